@@ -1,0 +1,108 @@
+/**
+ * buildApp: the whole service from a configuration, without reading the environment and without
+ * listening (server.ts does both). Tests build it with their own configuration and database file.
+ */
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { LoginThrottle } from './auth/throttle.js';
+import { TokenService } from './auth/tokens.js';
+import type { Config } from './config.js';
+import { ConfigError, sqlitePath } from './config.js';
+import { bearerGuard, registerAuthRoutes } from './http/auth.js';
+import { registerErrorHandling } from './http/errors.js';
+import { API_VERSION, SERVICE_NAME, registerPublicRoutes } from './http/public.js';
+import { registerRecordRoutes, routeWithAllow } from './http/routes.js';
+import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './http/schemas.js';
+import { recordSets } from './record-sets/index.js';
+import { SqliteStore } from './store/sqlite.js';
+import type { Store } from './store/store.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface AppOptions {
+  /** A store to serve instead of the one the configuration names (tests, the benchmark). */
+  store?: Store;
+  logger?: boolean;
+}
+
+function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** Outside the embedded demo the secret is the operator's own; server.ts fills in the demo's. */
+export const MIN_SECRET_BYTES = 32;
+
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  if (Buffer.byteLength(config.JWT_SECRET) < MIN_SECRET_BYTES) {
+    throw new ConfigError(`JWT_SECRET must be set to a secret of at least ${MIN_SECRET_BYTES} bytes (e.g. the output of: openssl rand -hex 32)`);
+  }
+  const tokens = new TokenService({
+    secret: config.JWT_SECRET,
+    algorithm: config.JWT_ALGORITHM,
+    lifetimeSeconds: config.ACCESS_TOKEN_EXPIRE_MINUTES * 60,
+  });
+  const throttle = new LoginThrottle({
+    maxPerUsername: config.LOGIN_MAX_FAILURES,
+    maxPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
+    windowMs: config.LOGIN_WINDOW_MINUTES * 60_000,
+  });
+  const store: Store = options.store ?? new SqliteStore(sqlitePath(config));
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.LOG_LEVEL,
+            redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'body.password', 'password'], censor: '[redacted]' },
+          },
+    genReqId: requestId,
+    bodyLimit: 16 * 1024,
+    return503OnClosing: true,
+    // Long path parameters reach the handler and get the same 422 as any other bad value.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16384 },
+    frameworkErrors: (_error, _request, reply) => {
+      void (reply as unknown as FastifyReply).code(400).type('application/json; charset=utf-8').send({ detail: 'Bad Request' });
+    },
+  });
+  // Parameters are parsed by the routes themselves, with the original's rules and error shapes.
+  app.setValidatorCompiler(() => () => true);
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  app.addHook('onClose', async () => {
+    await store.close();
+  });
+  registerErrorHandling(app);
+
+  for (const schema of [validationErrorSchema, httpValidationErrorSchema, errorMessageSchema]) app.addSchema(schema);
+  for (const rs of recordSets) {
+    app.addSchema(recordSchema(rs));
+    if (rs.paginated) app.addSchema(pageSchema(rs));
+  }
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: SERVICE_NAME,
+        version: API_VERSION,
+        description:
+          'What applies to a Mexican tariff fraction: duties, trade-agreement and ALADI preferences, quotas, compensatory duties, PROSEC, permits, regulations, NOMs, IEPS, estimated prices, vehicles, US equivalents and replaced fractions.',
+      },
+      components: { securitySchemes: { HTTPBearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: false });
+
+  const current = (): Store => store;
+  registerRecordRoutes(app, { store: current, protect: bearerGuard(current, tokens) });
+  registerAuthRoutes(app, { store: current, tokens, throttle, routeWithAllow });
+  registerPublicRoutes(app, { store: current, routeWithAllow });
+  return app;
+}

@@ -1,0 +1,159 @@
+/**
+ * Login, /auth/me and the bearer-token check that protects every business route (contract,
+ * "Authentication"). The check is one onRequest hook, attached by the routing table.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decoyHash, verifyPassword } from '../auth/passwords.js';
+import type { LoginThrottle } from '../auth/throttle.js';
+import type { TokenService } from '../auth/tokens.js';
+import type { Store, User } from '../store/store.js';
+import type { ValidationDetail } from './errors.js';
+import { HttpError, RequestValidationError } from './errors.js';
+import type { routeWithAllow } from './routes.js';
+
+const BEARER = { 'www-authenticate': 'Bearer' } as const;
+const notAuthenticated = (): HttpError => new HttpError(401, 'Not authenticated', BEARER);
+const invalidCredentials = (): HttpError => new HttpError(401, 'Could not validate credentials', BEARER);
+
+/** Longer than any username or password worth checking; refused like any wrong credential. */
+const MAX_USERNAME = 150;
+const MAX_PASSWORD = 1024;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user?: User;
+  }
+}
+
+export interface AuthContext {
+  readonly store: () => Store;
+  readonly tokens: TokenService;
+  readonly throttle: LoginThrottle;
+  readonly routeWithAllow: typeof routeWithAllow;
+}
+
+/** The onRequest hook of every protected route. */
+export function bearerGuard(store: () => Store, tokens: TokenService) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const header = request.headers.authorization;
+    if (!header) throw notAuthenticated();
+    const space = header.indexOf(' ');
+    const scheme = space < 0 ? header : header.slice(0, space);
+    const credentials = space < 0 ? '' : header.slice(space + 1).trim();
+    if (scheme.toLowerCase() !== 'bearer' || credentials === '') throw notAuthenticated();
+    const username = await tokens.verify(credentials);
+    if (username === null) throw invalidCredentials();
+    const user = await store().findUser(username);
+    if (!user || user.disabled) throw invalidCredentials();
+    request.user = user;
+  };
+}
+
+/** The login body as FastAPI validates a Pydantic model: every problem listed, in Pydantic's words. */
+function parseLoginBody(body: unknown): { username: string; password: string } {
+  if (body === undefined || body === null || body === '') {
+    throw new RequestValidationError([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
+  }
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new RequestValidationError([
+      { type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: body },
+    ]);
+  }
+  const record = body as Record<string, unknown>;
+  const errors: ValidationDetail[] = [];
+  for (const name of ['username', 'password']) {
+    const value = record[name];
+    if (value === undefined) errors.push({ type: 'missing', loc: ['body', name], msg: 'Field required', input: body });
+    else if (typeof value !== 'string') errors.push({ type: 'string_type', loc: ['body', name], msg: 'Input should be a valid string', input: value });
+  }
+  if (errors.length > 0) throw new RequestValidationError(errors);
+  return { username: record['username'] as string, password: record['password'] as string };
+}
+
+async function checkCredentials(store: Store, username: string, password: string): Promise<User | null> {
+  const plausible = username.length <= MAX_USERNAME && password.length <= MAX_PASSWORD;
+  const user = plausible ? await store.findUser(username) : undefined;
+  // The same scrypt work whether or not the user exists, so timing tells nothing.
+  const matches = await verifyPassword(password.slice(0, MAX_PASSWORD), user?.passwordHash ?? (await decoyHash()));
+  return user && matches && !user.disabled ? user : null;
+}
+
+export function registerAuthRoutes(app: FastifyInstance, ctx: AuthContext): void {
+  // Any body that is not JSON reaches the validation below as text, and is refused there with a 422.
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  ctx.routeWithAllow(app, {
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    schema: {
+      operationId: 'login',
+      summary: 'Exchange a username and password for a bearer access token',
+      tags: ['auth'],
+      body: {
+        type: 'object',
+        title: 'LoginRequest',
+        properties: { username: { type: 'string', title: 'Username' }, password: { type: 'string', title: 'Password', format: 'password' } },
+        required: ['username', 'password'],
+      },
+      response: {
+        200: {
+          description: 'Successful Response',
+          type: 'object',
+          title: 'Token',
+          properties: { access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'integer' } },
+          required: ['access_token', 'token_type', 'expires_in'],
+        },
+        401: { description: 'Incorrect username or password', $ref: 'ErrorMessage#' },
+        422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
+        429: { description: 'Too many failed attempts for this username or address; see Retry-After', $ref: 'ErrorMessage#' },
+      },
+    },
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const { username, password } = parseLoginBody(request.body);
+      const wait = ctx.throttle.retryAfter(username, request.ip);
+      if (wait > 0) {
+        throw new HttpError(429, 'Too many failed login attempts; try again later', { 'retry-after': String(wait) });
+      }
+      const user = await checkCredentials(ctx.store(), username, password);
+      if (!user) {
+        ctx.throttle.fail(username, request.ip);
+        request.log.info({ event: 'login_failed' }, 'login failed');
+        throw new HttpError(401, 'Incorrect username or password', BEARER);
+      }
+      ctx.throttle.succeed(username);
+      request.log.info({ event: 'login', user: user.username }, 'login');
+      return reply.header('cache-control', 'no-store').send(await ctx.tokens.issue(user.username));
+    },
+  });
+
+  ctx.routeWithAllow(app, {
+    method: 'GET',
+    url: '/api/v1/auth/me',
+    onRequest: bearerGuard(ctx.store, ctx.tokens),
+    schema: {
+      operationId: 'me',
+      summary: 'The user the token was issued to',
+      tags: ['auth'],
+      security: [{ HTTPBearer: [] }],
+      response: {
+        200: {
+          description: 'Successful Response',
+          type: 'object',
+          title: 'User',
+          properties: {
+            username: { type: 'string' },
+            full_name: { type: ['string', 'null'] },
+            email: { type: ['string', 'null'] },
+            disabled: { type: 'boolean' },
+          },
+          required: ['username', 'full_name', 'email', 'disabled'],
+        },
+        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
+      },
+    },
+    handler: (request) => {
+      const user = request.user!;
+      return { username: user.username, full_name: user.fullName, email: user.email, disabled: user.disabled };
+    },
+  });
+}

@@ -1,0 +1,70 @@
+/**
+ * Errors in the shapes of the original FastAPI implementation, mapped in one place. Handlers throw
+ * these (or anything else); the error handler turns them into responses and hides internals.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { StoreUnavailableError } from '../store/store.js';
+
+/** One entry of FastAPI's HTTPValidationError, as Pydantic v2 writes it. */
+export interface ValidationDetail {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export class RequestValidationError extends Error {
+  readonly statusCode = 422;
+  constructor(readonly detail: ValidationDetail[]) {
+    super('Request validation failed');
+  }
+}
+
+/** An error whose `detail` string is safe to show the client. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly detail: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export const notFound = (detail: string): HttpError => new HttpError(404, detail);
+
+const statusText = (code: number): string => STATUS_CODES[code] ?? 'Error';
+
+function send(reply: FastifyReply, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): FastifyReply {
+  return reply.code(status).headers(headers).type('application/json; charset=utf-8').send(body);
+}
+
+export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof RequestValidationError) return send(reply, 422, { detail: error.detail });
+  if (error instanceof HttpError) return send(reply, error.statusCode, { detail: error.detail }, error.headers);
+  if (error instanceof StoreUnavailableError) {
+    request.log.error({ err: error }, 'store unavailable');
+    return send(reply, 503, { detail: 'Service Unavailable' }, { 'retry-after': '5' });
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
+    return send(reply, 422, {
+      detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }],
+    });
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return send(reply, status, { detail: statusText(status) });
+  request.log.error({ err: error }, 'unexpected failure');
+  return send(reply, 500, { detail: 'Internal Server Error' });
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((_request, reply) => send(reply, 404, { detail: 'Not Found' }));
+}
+
+export function methodNotAllowed(allow: readonly string[]) {
+  return (_request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+    send(reply, 405, { detail: 'Method Not Allowed' }, { allow: allow.join(', ') });
+}

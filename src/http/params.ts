@@ -1,0 +1,155 @@
+/**
+ * Request parameters: declared once per route (derived from the registry), documented in the
+ * OpenAPI document from that declaration, and parsed with the original implementation's rules and
+ * Pydantic's error shapes (contract, "Search parameters" and "Errors").
+ */
+import type { ValidationDetail } from './errors.js';
+import { RequestValidationError } from './errors.js';
+
+export type ParamKind = 'int' | 'fraction' | 'us-fraction' | 'nico' | 'code' | 'text';
+
+export interface ParamSpec {
+  readonly name: string;
+  readonly in: 'query' | 'path';
+  readonly kind: ParamKind;
+  readonly description: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly default?: number;
+  readonly maxLength?: number;
+}
+
+export type ParsedValue = string | number;
+export type Parsed = Record<string, ParsedValue | undefined>;
+
+const FRACTION_PATTERN = '^[0-9]{1,8}$|^[0-9]{10}$';
+const US_FRACTION_PATTERN = '^[0-9]{1,10}$';
+const NICO_PATTERN = '^[0-9]{2}$';
+const INTEGER = /^\s*[+-]?\d+\s*$/;
+
+export const FRACTION_HELP =
+  'Tariff fraction: 8 digits (01012101), 10 digits for fraction + NICO (0101210100), or 1 to 7 digits for every fraction starting with them; dots and spaces are ignored (0101.21.01).';
+export const US_FRACTION_HELP =
+  'US HTS code of 1 to 10 digits, with or without dots: the line with that code and every line under it.';
+
+/** JSON Schema of one parameter, for the OpenAPI document. */
+export function paramSchema(p: ParamSpec): Record<string, unknown> {
+  const base = { description: p.description };
+  switch (p.kind) {
+    case 'int':
+      return { ...base, type: 'integer', minimum: p.minimum, maximum: p.maximum, default: p.default };
+    case 'fraction':
+      return { ...base, type: 'string', examples: ['0101.21.01'], 'x-accepted-pattern': FRACTION_PATTERN };
+    case 'us-fraction':
+      return { ...base, type: 'string', examples: ['0101.21.00.10'], 'x-accepted-pattern': US_FRACTION_PATTERN };
+    case 'nico':
+      return { ...base, type: 'string', pattern: NICO_PATTERN, examples: ['00'] };
+    case 'code':
+      return { ...base, type: 'string', maxLength: p.maxLength };
+    case 'text':
+      return { ...base, type: 'string' };
+  }
+}
+
+/** The `querystring` and `params` schemas Fastify and the OpenAPI generator take, for the parts a route has. */
+export function partSchemas(specs: readonly ParamSpec[]): { querystring?: object; params?: object } {
+  const part = (where: 'query' | 'path'): object | undefined => {
+    const mine = specs.filter((s) => s.in === where);
+    if (mine.length === 0) return undefined;
+    const properties = Object.fromEntries(mine.map((s) => [s.name, paramSchema(s)]));
+    return where === 'path' ? { type: 'object', properties, required: mine.map((s) => s.name) } : { type: 'object', properties };
+  };
+  const querystring = part('query');
+  const params = part('path');
+  return { ...(querystring && { querystring }), ...(params && { params }) };
+}
+
+/** The last value when a parameter is repeated, as FastAPI takes it for a scalar. */
+function single(value: unknown): string | undefined {
+  if (Array.isArray(value)) return single(value[value.length - 1]);
+  return typeof value === 'string' ? value : undefined;
+}
+
+type Outcome = { value: ParsedValue | undefined } | { error: Omit<ValidationDetail, 'loc'> };
+
+function parseOne(spec: ParamSpec, raw: string): Outcome {
+  switch (spec.kind) {
+    case 'int': {
+      if (!INTEGER.test(raw)) {
+        return {
+          error: { type: 'int_parsing', msg: 'Input should be a valid integer, unable to parse string as an integer', input: raw },
+        };
+      }
+      const n = Number(raw.trim());
+      if (spec.minimum !== undefined && n < spec.minimum) {
+        return {
+          error: {
+            type: 'greater_than_equal',
+            msg: `Input should be greater than or equal to ${spec.minimum}`,
+            input: raw,
+            ctx: { ge: spec.minimum },
+          },
+        };
+      }
+      if (spec.maximum !== undefined && n > spec.maximum) {
+        return {
+          error: { type: 'less_than_equal', msg: `Input should be less than or equal to ${spec.maximum}`, input: raw, ctx: { le: spec.maximum } },
+        };
+      }
+      // Beyond what any stored identifier or page can reach: keep it exact enough to find nothing.
+      return { value: Number.isSafeInteger(n) ? n : Math.sign(n) * Number.MAX_SAFE_INTEGER };
+    }
+    case 'fraction':
+    case 'us-fraction': {
+      const digits = raw.replace(/[.\s]/g, '');
+      if (digits === '' && raw.trim() === '') return { value: undefined };
+      const max = spec.kind === 'fraction' ? 8 : 10;
+      if (/^\d+$/.test(digits) && (digits.length <= max || (spec.kind === 'fraction' && digits.length === 10))) {
+        return { value: digits };
+      }
+      const pattern = spec.kind === 'fraction' ? FRACTION_PATTERN : US_FRACTION_PATTERN;
+      const accepted = spec.kind === 'fraction' ? FRACTION_HELP : US_FRACTION_HELP;
+      return { error: { type: 'string_pattern_mismatch', msg: accepted, input: raw, ctx: { pattern } } };
+    }
+    case 'nico': {
+      const value = raw.trim();
+      if (value === '') return { value: undefined };
+      if (/^\d{2}$/.test(value)) return { value };
+      return {
+        error: { type: 'string_pattern_mismatch', msg: `String should match pattern '${NICO_PATTERN}'`, input: raw, ctx: { pattern: NICO_PATTERN } },
+      };
+    }
+    case 'code': {
+      const value = raw.trim().toUpperCase();
+      return { value: value === '' ? undefined : value };
+    }
+    case 'text':
+      return { value: raw };
+  }
+}
+
+/**
+ * Parses path and query parameters together so that every failing one is reported in one 422,
+ * path first, then query, as FastAPI does. Empty strings count as not given; unknown names are ignored.
+ */
+export function parseParams(
+  specs: readonly ParamSpec[],
+  path: Readonly<Record<string, unknown>>,
+  query: Readonly<Record<string, unknown>>,
+): Parsed {
+  const parsed: Parsed = {};
+  const errors: ValidationDetail[] = [];
+  for (const spec of specs) {
+    const raw = single(spec.in === 'path' ? path[spec.name] : query[spec.name]);
+    if (raw === undefined || raw === '') {
+      if (spec.in === 'path') errors.push({ type: 'missing', loc: ['path', spec.name], msg: 'Field required', input: null });
+      parsed[spec.name] = spec.default;
+      continue;
+    }
+    const outcome = parseOne(spec, raw);
+    if ('error' in outcome) errors.push({ ...outcome.error, loc: [spec.in, spec.name] });
+    else parsed[spec.name] = outcome.value ?? spec.default;
+  }
+  if (errors.length > 0) throw new RequestValidationError(errors);
+  return parsed;
+}

@@ -1,0 +1,59 @@
+/**
+ * The routing table: every route of the service is registered here, from the registry for the
+ * record sets. Wrong methods on a known path answer 405 with Allow, as the original does.
+ */
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { recordSets } from '../record-sets/index.js';
+import type { Store } from '../store/store.js';
+import { methodNotAllowed } from './errors.js';
+import { parseParams, partSchemas } from './params.js';
+import { recordRoutes } from './records.js';
+
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+const errorResponses = {
+  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
+  422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
+};
+
+export interface RouteContext {
+  readonly store: () => Store;
+  /** The hook that protects a business route; one place decides what protection means. */
+  readonly protect: (request: FastifyRequest) => Promise<void>;
+}
+
+/** Registers a route and, for the methods it does not serve, a 405 that names the ones it does. */
+export function routeWithAllow(app: FastifyInstance, route: RouteOptions & { method: 'GET' | 'POST' }): void {
+  app.route(route);
+  const allowed = route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
+  app.route({
+    method: ALL_METHODS.filter((m) => !allowed.includes(m)),
+    url: route.url,
+    schema: { hide: true },
+    handler: methodNotAllowed(allowed),
+  });
+}
+
+export function registerRecordRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  for (const route of recordRoutes(recordSets)) {
+    routeWithAllow(app, {
+      method: 'GET',
+      url: route.url,
+      onRequest: ctx.protect,
+      schema: {
+        operationId: route.operationId,
+        summary: route.summary,
+        tags: [route.tag],
+        security: [{ HTTPBearer: [] }],
+        ...partSchemas(route.params),
+        response: {
+          200: { description: 'Successful Response', ...route.response },
+          ...(route.kind === 'lookup' ? { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } : {}),
+          ...errorResponses,
+        },
+      },
+      handler: (request) =>
+        route.run(ctx.store(), parseParams(route.params, request.params as Record<string, unknown>, request.query as Record<string, unknown>)),
+    });
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The shape of a record-set declaration. Everything the service does with a record set (table DDL,
+ * import validation, routes, request and response schemas, SQL, OpenAPI) is derived from one of these.
+ */
+
+export type FieldType =
+  | { readonly kind: 'int' }
+  | { readonly kind: 'str'; readonly length: number }
+  | { readonly kind: 'text' }
+  | { readonly kind: 'dec'; readonly precision: number; readonly scale: number }
+  | { readonly kind: 'date8' };
+
+export interface Field {
+  readonly name: string;
+  readonly type: FieldType;
+  readonly description?: string;
+}
+
+export const int = (): FieldType => ({ kind: 'int' });
+export const str = (length: number): FieldType => ({ kind: 'str', length });
+export const text = (): FieldType => ({ kind: 'text' });
+export const dec = (precision: number, scale: number): FieldType => ({ kind: 'dec', precision, scale });
+export const date8 = (): FieldType => ({ kind: 'date8' });
+
+/**
+ * How a query parameter narrows a search.
+ * - `fraction`: a Mexican tariff fraction in any typed form (contract: 8 digits exact, 10 digits
+ *   fraction + NICO, 1..7 a prefix). `fields` are the columns holding the 8-digit code (the first is
+ *   the undotted one; an optional second holds the same code with dots), `nicoField` the NICO column.
+ * - `us-fraction`: a US HTS code of up to 10 digits, matched as a prefix of `field`.
+ * - `nico`: exactly two digits, exact match.
+ * - `code`: exact match after trimming, case-insensitive (country, sector, article).
+ * - `int`: an integer, exact match.
+ */
+export type Filter =
+  | {
+      readonly param: string;
+      readonly rule: 'fraction';
+      readonly field: string;
+      readonly dottedField?: string;
+      readonly nicoField: string;
+    }
+  | { readonly param: string; readonly rule: 'us-fraction'; readonly field: string }
+  | { readonly param: string; readonly rule: 'nico'; readonly field: string }
+  | { readonly param: string; readonly rule: 'code'; readonly field: string }
+  | { readonly param: string; readonly rule: 'int'; readonly field: string };
+
+/** A further search under the record set's path whose records all hold fixed values (e.g. `/tipat`). */
+export interface FixedSearch {
+  readonly segment: string;
+  readonly summary: string;
+  readonly where: Readonly<Record<string, string>>;
+}
+
+export interface RecordSet {
+  /** Path segment under /api/v1, e.g. `precios-estimados2`. */
+  readonly path: string;
+  /** Response schema name of the interface, e.g. `Aladi2Response`. */
+  readonly schema: string;
+  /** Name used in messages such as "Aladi2 record not found". */
+  readonly label: string;
+  readonly table: string;
+  /** One line on what the record set means in Mexican trade practice. */
+  readonly description: string;
+  readonly fields: readonly Field[];
+  /** Identifier columns in order; their lower-case names are the lookup's path parameters. */
+  readonly key: readonly string[];
+  readonly filters: readonly Filter[];
+  readonly paginated: boolean;
+  readonly fixedSearches: readonly FixedSearch[];
+}
+
+export interface RecordSetInput {
+  path: string;
+  schema: string;
+  description: string;
+  fields: readonly Field[];
+  key?: readonly string[];
+  filters: readonly Filter[];
+  paginated?: boolean;
+  fixedSearches?: readonly FixedSearch[];
+}
+
+/** Builds a declaration, filling the names that follow from the others and checking it is coherent. */
+export function defineRecordSet(input: RecordSetInput): RecordSet {
+  const key = input.key ?? ['SYSID'];
+  const names = new Set(input.fields.map((f) => f.name));
+  const check = (name: string, what: string): void => {
+    if (!names.has(name)) throw new Error(`record set ${input.path}: ${what} ${name} is not a field`);
+  };
+  for (const k of key) check(k, 'key');
+  for (const f of input.filters) {
+    check(f.field, `filter ${f.param}`);
+    if (f.rule === 'fraction') {
+      check(f.nicoField, `filter ${f.param} NICO`);
+      if (f.dottedField) check(f.dottedField, `filter ${f.param} dotted`);
+    }
+  }
+  for (const s of input.fixedSearches ?? []) for (const name of Object.keys(s.where)) check(name, 'fixed search');
+  if (names.size !== input.fields.length) throw new Error(`record set ${input.path}: duplicate field`);
+  return {
+    path: input.path,
+    schema: input.schema,
+    label: input.schema.replace(/Response$/, ''),
+    table: input.path.replace(/-/g, '_'),
+    description: input.description,
+    fields: input.fields,
+    key,
+    filters: input.filters,
+    paginated: input.paginated ?? false,
+    fixedSearches: input.fixedSearches ?? [],
+  };
+}
+
+/** The usual filters: `fraccion` (with its NICO) and `nico`. */
+export function fractionFilters(field = 'FRACCION', nicoField = 'NICO'): Filter[] {
+  return [
+    { param: 'fraccion', rule: 'fraction', field, nicoField },
+    { param: 'nico', rule: 'nico', field: nicoField },
+  ];
+}
+
+type FieldSpec = FieldType | readonly [FieldType, string];
+
+/** Fields in declaration order, one line each: `NAME: type` or `NAME: [type, 'what it holds']`. */
+export function fields(spec: Readonly<Record<string, FieldSpec>>): Field[] {
+  return Object.entries(spec).map(([name, s]) =>
+    Array.isArray(s) ? { name, type: s[0] as FieldType, description: s[1] as string } : { name, type: s as FieldType },
+  );
+}

@@ -1,0 +1,21 @@
+// Correlation between a current fraction and the fraction(s) it replaced when the nomenclature changed.
+import { date8, defineRecordSet, fields, int, str } from './define.js';
+
+export const fraccionesAnteriores = defineRecordSet({
+  path: 'fracciones-anteriores',
+  schema: 'FraccionesAnterioresResponse',
+  description:
+    'Correlation between a current fraction and the fraction(s) it replaced when the nomenclature changed.',
+  fields: fields({
+    FRACCIONACTUAL: str(10),
+    NICOACTUAL: str(2),
+    FRACCIONANTERIOR: str(10),
+    NICOANTERIOR: str(2),
+    DOF: [date8(), 'publication of the correlation table'],
+    SYSID: int(),
+  }),
+  filters: [
+    { param: 'fraccion_actual', rule: 'fraction', field: 'FRACCIONACTUAL', nicoField: 'NICOACTUAL' },
+    { param: 'fraccion_anterior', rule: 'fraction', field: 'FRACCIONANTERIOR', nicoField: 'NICOANTERIOR' },
+  ],
+});

@@ -1,0 +1,26 @@
+// Preferential import rates under the Programas de Promoción Sectorial decree; ARTICULO is the article of the decree (4, 5) and SECTOR the sector (I Eléctrica … XXIV).
+import { date8, dec, defineRecordSet, fields, fractionFilters, int, str, text } from './define.js';
+
+export const prosec = defineRecordSet({
+  path: 'prosec',
+  schema: 'ProsecResponse',
+  description:
+    'Preferential import rates under the Programas de Promoción Sectorial decree; ARTICULO is the article of the decree (4, 5) and SECTOR the sector (I Eléctrica … XXIV).',
+  fields: fields({
+    FRACCION: str(10),
+    ARTICULO: [str(3), 'filter articulo'],
+    SECTOR: [str(6), 'filter sector'],
+    TASATXT: str(19),
+    TASANUM: dec(7, 2),
+    TIPOTASA: int(),
+    DOF: date8(),
+    OBSERVACION: text(),
+    NICO: str(2),
+    SYSID: int(),
+  }),
+  filters: [
+    ...fractionFilters(),
+    { param: 'sector', rule: 'code', field: 'SECTOR' },
+    { param: 'articulo', rule: 'code', field: 'ARTICULO' },
+  ],
+});

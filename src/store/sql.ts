@@ -1,0 +1,138 @@
+/**
+ * Pure SQL building from a record-set declaration: no database here, so every query shape can be
+ * tested on its own. Identifiers are always quoted (the registry's upper-case names survive on
+ * PostgreSQL too); values are always bound parameters.
+ */
+import type { Field, RecordSet } from '../record-sets/define.js';
+
+export type Condition =
+  | { readonly kind: 'eq'; readonly field: string; readonly value: string | number }
+  /** Text starting with `value`, written as a range so that a plain B-tree index serves it. */
+  | { readonly kind: 'prefix'; readonly field: string; readonly value: string }
+  /** Case-insensitive equality; `value` is already upper-case. */
+  | { readonly kind: 'ci'; readonly field: string; readonly value: string }
+  | { readonly kind: 'or'; readonly any: readonly Condition[] };
+
+export interface Dialect {
+  placeholder(index: number): string;
+}
+
+export const sqliteDialect: Dialect = { placeholder: () => '?' };
+export const postgresDialect: Dialect = { placeholder: (i) => `$${i}` };
+
+export interface SqlQuery {
+  readonly text: string;
+  readonly values: readonly (string | number)[];
+}
+
+export const quote = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`;
+
+/** The smallest string greater than every string that starts with `prefix`. */
+export function prefixUpperBound(prefix: string): string {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  return prefix.slice(0, -1) + String.fromCharCode(last + 1);
+}
+
+function columnList(rs: RecordSet): string {
+  return rs.fields.map((f) => quote(f.name)).join(', ');
+}
+
+function whereClause(conditions: readonly Condition[], dialect: Dialect, values: (string | number)[]): string {
+  const bind = (v: string | number): string => {
+    values.push(v);
+    return dialect.placeholder(values.length);
+  };
+  const render = (c: Condition): string => {
+    switch (c.kind) {
+      case 'eq':
+        return `${quote(c.field)} = ${bind(c.value)}`;
+      case 'prefix':
+        return `(${quote(c.field)} >= ${bind(c.value)} AND ${quote(c.field)} < ${bind(prefixUpperBound(c.value))})`;
+      case 'ci':
+        return `UPPER(${quote(c.field)}) = ${bind(c.value)}`;
+      case 'or':
+        return `(${c.any.map(render).join(' OR ')})`;
+    }
+  };
+  return conditions.length === 0 ? '' : ` WHERE ${conditions.map(render).join(' AND ')}`;
+}
+
+const orderBy = (rs: RecordSet): string => ` ORDER BY ${rs.key.map(quote).join(', ')}`;
+
+export function buildSearch(
+  rs: RecordSet,
+  conditions: readonly Condition[],
+  skip: number,
+  limit: number,
+  dialect: Dialect,
+): SqlQuery {
+  const values: (string | number)[] = [];
+  const where = whereClause(conditions, dialect, values);
+  const text = `SELECT ${columnList(rs)} FROM ${quote(rs.table)}${where}${orderBy(rs)} LIMIT ${bindNumber(values, limit, dialect)} OFFSET ${bindNumber(values, skip, dialect)}`;
+  return { text, values };
+}
+
+function bindNumber(values: (string | number)[], n: number, dialect: Dialect): string {
+  values.push(n);
+  return dialect.placeholder(values.length);
+}
+
+export function buildCount(rs: RecordSet, conditions: readonly Condition[], dialect: Dialect): SqlQuery {
+  const values: (string | number)[] = [];
+  const where = whereClause(conditions, dialect, values);
+  return { text: `SELECT COUNT(*) AS "total" FROM ${quote(rs.table)}${where}`, values };
+}
+
+/** Lookup by the identifier: its values are bound in the order of `rs.key`. */
+export function buildLookup(rs: RecordSet, dialect: Dialect): string {
+  const where = rs.key.map((k, i) => `${quote(k)} = ${dialect.placeholder(i + 1)}`).join(' AND ');
+  return `SELECT ${columnList(rs)} FROM ${quote(rs.table)} WHERE ${where}`;
+}
+
+export function buildInsert(rs: RecordSet, dialect: Dialect): string {
+  const marks = rs.fields.map((_, i) => dialect.placeholder(i + 1)).join(', ');
+  return `INSERT INTO ${quote(rs.table)} (${columnList(rs)}) VALUES (${marks})`;
+}
+
+export type ColumnType = (field: Field) => string;
+
+export function buildCreateTable(rs: RecordSet, columnType: ColumnType): string {
+  const columns = rs.fields.map((f) => {
+    const notNull = rs.key.includes(f.name) ? ' NOT NULL' : '';
+    return `  ${quote(f.name)} ${columnType(f)}${notNull}`;
+  });
+  columns.push(`  PRIMARY KEY (${rs.key.map(quote).join(', ')})`);
+  return `CREATE TABLE ${quote(rs.table)} (\n${columns.join(',\n')}\n)`;
+}
+
+/**
+ * One index per filter so that no search scans a table. Fraction filters index the code together
+ * with the NICO (both exact and prefix searches use the leading column); case-insensitive filters
+ * index the upper-cased value they are compared with.
+ */
+export function buildIndexes(rs: RecordSet): string[] {
+  const statements: string[] = [];
+  const add = (name: string, expression: string): void => {
+    statements.push(`CREATE INDEX ${quote(`${rs.table}_${name}`)} ON ${quote(rs.table)} (${expression})`);
+  };
+  const indexed = new Set<string>();
+  for (const f of rs.filters) {
+    if (indexed.has(f.field)) continue;
+    indexed.add(f.field);
+    switch (f.rule) {
+      case 'fraction':
+        add(f.field.toLowerCase(), `${quote(f.field)}, ${quote(f.nicoField)}`);
+        if (f.dottedField) add(f.dottedField.toLowerCase(), quote(f.dottedField));
+        break;
+      case 'code':
+        add(f.field.toLowerCase(), `UPPER(${quote(f.field)})`);
+        break;
+      default:
+        add(f.field.toLowerCase(), quote(f.field));
+    }
+  }
+  for (const s of rs.fixedSearches) {
+    add(s.segment, Object.keys(s.where).map(quote).join(', '));
+  }
+  return statements;
+}

@@ -1,0 +1,43 @@
+/** The store: where records live. Two implementations (SQLite, PostgreSQL) chosen by configuration. */
+import type { RecordSet } from '../record-sets/define.js';
+import type { Condition } from './sql.js';
+
+export type Row = Record<string, string | number | null>;
+
+export interface SearchQuery {
+  readonly conditions: readonly Condition[];
+  readonly skip: number;
+  readonly limit: number;
+}
+
+/** What is loaded: written by every load, shown by /health. */
+export interface DatasetInfo {
+  readonly source: string;
+  readonly importedAt: string;
+  readonly hash: string;
+  readonly counts: Readonly<Record<string, number>>;
+}
+
+export interface User {
+  readonly username: string;
+  readonly fullName: string | null;
+  readonly email: string | null;
+  readonly disabled: boolean;
+  readonly passwordHash: string;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  search(rs: RecordSet, query: SearchQuery): Promise<Row[]>;
+  count(rs: RecordSet, conditions: readonly Condition[]): Promise<number>;
+  lookup(rs: RecordSet, key: readonly (string | number)[]): Promise<Row | undefined>;
+  /** A real query against the store; throws when it cannot answer. */
+  dataset(): Promise<DatasetInfo | null>;
+  findUser(username: string): Promise<User | undefined>;
+  close(): Promise<void>;
+}
+
+/** The store could not be reached or could not answer in time: a 503, not a 500. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}
