@@ -24,47 +24,14 @@ export interface DemoRecord {
 type Row = Readonly<Record<string, string | undefined>>;
 type Rec = Record<string, unknown>;
 
-/** The marks every non-real record carries in its notes field; tests and docs rely on the words. */
+/** The marks non-real records carry in their notes field; tests and docs rely on these words. */
 export const DEMO_MARK = 'DEMO: registro generado, no es dato oficial.';
-export const HISTORIC_WORD = 'HISTÓRICO';
 const HIST_IGI =
   'HISTÓRICO: IGI/IGE de la TIGIE 2012 (nomenclatura anterior de 8 dígitos, SIICEX-CAAAREM, ca. 2014), ' +
   'asignados por coincidir la fracción de 8 dígitos; no son tasas vigentes.';
 const HIST_FICHA =
   'HISTÓRICO: ficha SIICEX-CAAAREM de la TIGIE 2012 (ca. 2017), asignada por coincidir la fracción de 8 dígitos; ' +
   'no es dato vigente.';
-
-/** Where each record set carries its mark (some record sets have no notes field). */
-export const MARK_FIELD: Readonly<Record<string, string>> = {
-  aladi2: 'NOTAS',
-  cuotas2: 'NOTAS',
-  cupos: 'NOTAS',
-  fracciones: 'NOTAS',
-  'fundamentos-tlc': 'NOTAS',
-  'informacion-general': 'NOTAS',
-  'precios-estimados2': 'NOTAS',
-  prosec: 'OBSERVACION',
-  rcg2: 'CONDICION',
-  reit: 'FUNDAMENTO',
-  'requisito-previo': 'NOTA',
-  tlcs: 'NOTAS',
-  'vehiculos-marcas': 'MARCA',
-  'vehiculos-modelos': 'MARCA',
-  regulaciones: 'COMPLEMENTO',
-  ieps: 'NOTAS',
-  noms: 'NOTAS',
-};
-
-/** The record sets made up entirely by the generator (no public data). */
-export const GENERATED_SETS: readonly string[] = [
-  'cuotas2',
-  'fundamentos-tlc',
-  'ieps',
-  'precios-estimados2',
-  'reit',
-  'vehiculos-marcas',
-  'vehiculos-modelos',
-];
 
 // ---------------------------------------------------------------------------------------------
 // Reading the sources
@@ -270,7 +237,10 @@ function checkedPermit(src: Sources, key: string): string {
 
 /** Sorts by fraction (then NICO, stable otherwise) and numbers from 1. */
 function numbered(records: Rec[], idField: string, fractionField = 'FRACCION', nicoField = 'NICO'): Rec[] {
-  const key = (r: Rec, f: string): string => (typeof r[f] === 'string' ? (r[f] as string) : '');
+  const key = (r: Rec, f: string): string => {
+    const value = r[f];
+    return typeof value === 'string' ? value : '';
+  };
   const sorted = records
     .map((r, i) => ({ r, i }))
     .sort(
@@ -1042,8 +1012,13 @@ function fraccionesAnteriores(src: Sources): Rec[] {
 // ---------------------------------------------------------------------------------------------
 // The generated record sets (no public data): real fractions and keys, made-up values, marked DEMO
 
-function codesUnder(src: Sources, prefixes: readonly string[], maxTextLength = Infinity): LigieCode[] {
-  return src.ligie.filter((c) => prefixes.some((p) => c.code10.startsWith(p)) && charCount(c.text) <= maxTextLength);
+function codesUnder(src: Sources, prefixes: readonly string[]): LigieCode[] {
+  return src.ligie.filter((c) => prefixes.some((p) => c.code10.startsWith(p)));
+}
+
+/** Codes whose own text can name a product: fits PRODUCTO and is not a residual "Los demás". */
+function namedProducts(codes: readonly LigieCode[]): LigieCode[] {
+  return codes.filter((c) => charCount(c.text) <= 300 && !/^(los|las) demás/i.test(c.text));
 }
 
 function cuotas2(src: Sources): Rec[] {
@@ -1052,7 +1027,7 @@ function cuotas2(src: Sources): Rec[] {
   if (!src.currencies.has('USD')) throw new Error('demo: USD missing from the currency catalog');
   const records: Rec[] = [];
   let resolution = 0;
-  for (const c of rng.sample(codesUnder(src, ['72', '73'], 300), 48)) {
+  for (const c of rng.sample(namedProducts(codesUnder(src, ['72', '73'])), 48)) {
     for (const country of rng.sample(countries, rng.int(1, 3))) {
       resolution++;
       const specific = rng.int(0, 1) === 1;
@@ -1091,7 +1066,7 @@ function cuotas2(src: Sources): Rec[] {
 function preciosEstimados2(src: Sources): Rec[] {
   const rng = new Rng('precios-estimados2');
   const records: Rec[] = [];
-  for (const c of rng.sample(codesUnder(src, ['61', '62', '64', '72', '73'], 300), 150)) {
+  for (const c of rng.sample(namedProducts(codesUnder(src, ['61', '62', '64', '72', '73'])), 150)) {
     const dof = rng.date(2016, 2024);
     records.push({
       FRACCION: c.fraction,
@@ -1142,9 +1117,12 @@ function vehicleMakes(src: Sources): { marcas: Rec[]; modelos: Rec[] } {
     for (const c of codes) marcas.push({ FRACCION: c.fraction, CLAVEMARCA: key, MARCA: make.name, TIPO: make.type, NICO: c.nico });
     for (const model of DEMO_MODELS[make.type] ?? []) {
       const c = rng.pick(codes);
+      const [low, high] = make.type === 'MOTOCICLETA' ? [1500, 15000] : make.type === 'CAMION' ? [18000, 120000] : [12000, 60000];
+      const baseCents = rng.int(low * 100, high * 100);
       for (let year = 2023; year <= 2025; year++) {
         if (rng.int(0, 3) === 0) continue;
-        const base = make.type === 'MOTOCICLETA' ? [1500, 15000] : make.type === 'CAMION' ? [18000, 120000] : [12000, 60000];
+        // The same model costs a little more each model year.
+        const cents = Math.round((baseCents * (100 + 3 * (year - 2023))) / 100);
         modelos.push({
           FRACCION: c.fraction,
           CLAVEMARCA: key,
@@ -1152,7 +1130,7 @@ function vehicleMakes(src: Sources): { marcas: Rec[]; modelos: Rec[] } {
           MODELO: `DEMO ${model}`,
           ANIOMODELO: year,
           TIPOVEHICULO: VEHICLE_TYPE_KEYS[make.type] ?? null,
-          PRECIOESTIMADO: rng.decimal(base[0] ?? 0, base[1] ?? 0, 2),
+          PRECIOESTIMADO: `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`,
           CLAVEMONEDA: 'USD',
           DOF: rng.date(year - 1, year),
           NICO: c.nico,

@@ -54,6 +54,8 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     });
   }
   const status = error.statusCode ?? 500;
+  // The unread rest of a refused body would keep the connection busy: close it instead.
+  if (status === 413) return send(reply, status, { detail: statusText(status) }, { connection: 'close' });
   if (status >= 400 && status < 500) return send(reply, status, { detail: statusText(status) });
   request.log.error({ err: error }, 'unexpected failure');
   return send(reply, 500, { detail: 'Internal Server Error' });

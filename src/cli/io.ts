@@ -1,0 +1,55 @@
+/** Terminal helpers of the command line: errors as one line, passwords read without echo. */
+
+export class CliError extends Error {
+  override readonly name = 'CliError';
+}
+
+async function readAllStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function promptHidden(question: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stdin = process.stdin;
+    process.stderr.write(question);
+    stdin.setRawMode(true);
+    stdin.resume();
+    let value = '';
+    const finish = (error?: Error): void => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      if (error) reject(error);
+      else resolve(value);
+    };
+    const onData = (data: Buffer): void => {
+      for (const ch of data.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') return finish();
+        if (ch === '\u0003') return finish(new CliError('cancelled'));
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else value += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+/**
+ * A new password: asked twice at a terminal, or the first line of standard input when it is piped.
+ * Never taken from the command line, where other users and shell history would see it.
+ */
+export async function readNewPassword(): Promise<string> {
+  let password: string;
+  if (process.stdin.isTTY) {
+    password = await promptHidden('Password: ');
+    const again = await promptHidden('Password again: ');
+    if (again !== password) throw new CliError('the two passwords differ');
+  } else {
+    password = (await readAllStdin()).split(/\r?\n/)[0] ?? '';
+  }
+  if (password === '') throw new CliError('the password is empty');
+  return password;
+}

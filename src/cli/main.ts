@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+/** The command line: `tariff-lookup <command>`. Results on stdout, errors as one line on stderr. */
+import { loadConfig } from '../config.js';
+import { CliError } from './io.js';
+import { serveCommand, serveHelp } from './serve.js';
+import { usersCommand, usersHelp } from './users.js';
+
+const help = `Usage: tariff-lookup <command> [options]
+
+Commands:
+  serve     start the service (the same as npm start)
+  users     manage the users who may log in (tariff-lookup users --help)
+
+Configuration comes from environment variables (see the README): DATABASE_URL names the database.`;
+
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...args] = argv;
+  switch (command) {
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      out(help);
+      return;
+    case 'serve':
+      if (args.includes('--help') || args.includes('-h')) return out(serveHelp);
+      return serveCommand(loadConfig(process.env));
+    case 'users':
+      return usersCommand(args, loadConfig(process.env), out);
+    default:
+      throw new CliError(`unknown command ${JSON.stringify(command)} (see tariff-lookup --help)`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`tariff-lookup: ${message}\n`);
+  process.exitCode = 1;
+});

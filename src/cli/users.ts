@@ -1,0 +1,104 @@
+/** `tariff-lookup users …`: user administration against the configured database. */
+import { parseArgs } from 'node:util';
+import { hashPassword } from '../auth/passwords.js';
+import type { Config } from '../config.js';
+import { sqlitePath } from '../config.js';
+import { SqliteUserAdmin } from '../store/sqlite.js';
+import { CliError, readNewPassword } from './io.js';
+
+export const usersHelp = `Usage: tariff-lookup users <command> [options]
+
+Manage the users who may log in. The database is the one DATABASE_URL names (the embedded demo
+database when it is empty). Passwords are read from a prompt, or from the first line of standard
+input when it is not a terminal; never from the command line.
+
+Commands:
+  add NAME [--full-name TEXT] [--email ADDRESS]   create a user (asks for the password)
+  list [--json]                                   list users
+  disable NAME                                    refuse the user's logins and tokens
+  enable NAME                                     allow them again
+  set-password NAME                               change the password (asks for it)
+  remove NAME                                     delete the user
+
+Example:
+  printf '%s\\n' "$PASSWORD" | tariff-lookup users add alice --full-name "Alice Pérez"`;
+
+function withAdmin<T>(config: Config, action: (admin: SqliteUserAdmin) => T): T {
+  const admin = new SqliteUserAdmin(sqlitePath(config));
+  try {
+    return action(admin);
+  } finally {
+    admin.close();
+  }
+}
+
+function oneName(positionals: string[], command: string): string {
+  const [name, ...rest] = positionals;
+  if (!name) throw new CliError(`users ${command}: a username is required`);
+  if (rest.length > 0) throw new CliError(`users ${command}: unexpected argument ${rest[0]} (a password is never given on the command line)`);
+  return name;
+}
+
+const noSuchUser = (name: string): CliError => new CliError(`no user named ${JSON.stringify(name)}`);
+
+export async function usersCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
+  const [command, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      'full-name': { type: 'string' },
+      email: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help || command === undefined || command === 'help') {
+    out(usersHelp);
+    return;
+  }
+  switch (command) {
+    case 'add': {
+      const name = oneName(positionals, command);
+      if (name.length > 150) throw new CliError('users add: the username is longer than 150 characters');
+      const hash = await hashPassword(await readNewPassword());
+      const added = withAdmin(config, (a) => a.add(name, hash, values['full-name'] ?? null, values.email ?? null));
+      if (!added) throw new CliError(`a user named ${JSON.stringify(name)} already exists`);
+      out(`added user ${name}`);
+      return;
+    }
+    case 'list': {
+      const users = withAdmin(config, (a) => a.list());
+      if (values.json) {
+        out(JSON.stringify(users));
+        return;
+      }
+      if (users.length === 0) out('no users');
+      for (const u of users) out([u.username, u.disabled ? 'disabled' : 'enabled', u.full_name ?? '', u.email ?? ''].join('\t'));
+      return;
+    }
+    case 'disable':
+    case 'enable': {
+      const name = oneName(positionals, command);
+      if (!withAdmin(config, (a) => a.setDisabled(name, command === 'disable'))) throw noSuchUser(name);
+      out(`${command}d user ${name}`);
+      return;
+    }
+    case 'set-password': {
+      const name = oneName(positionals, command);
+      if (!withAdmin(config, (a) => a.list().some((u) => u.username === name))) throw noSuchUser(name);
+      const hash = await hashPassword(await readNewPassword());
+      if (!withAdmin(config, (a) => a.setPassword(name, hash))) throw noSuchUser(name);
+      out(`changed the password of ${name}`);
+      return;
+    }
+    case 'remove': {
+      const name = oneName(positionals, command);
+      if (!withAdmin(config, (a) => a.remove(name))) throw noSuchUser(name);
+      out(`removed user ${name}`);
+      return;
+    }
+    default:
+      throw new CliError(`users: unknown command ${JSON.stringify(command)} (see tariff-lookup users --help)`);
+  }
+}
