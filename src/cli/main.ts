@@ -3,7 +3,7 @@
 import { loadConfig } from '../config.js';
 import { CliError } from './io.js';
 import { serveCommand, serveHelp } from './serve.js';
-import { usersCommand, usersHelp } from './users.js';
+import { usersCommand } from './users.js';
 
 const help = `Usage: tariff-lookup <command> [options]
 
