@@ -3,6 +3,9 @@
  * listening (server.ts does both). Tests build it with their own configuration and database file.
  */
 import { randomUUID } from 'node:crypto';
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
+import etag from '@fastify/etag';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify from 'fastify';
@@ -12,9 +15,10 @@ import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
 import { ConfigError, sqlitePath } from './config.js';
 import { bearerGuard, registerAuthRoutes } from './http/auth.js';
+import { ResponseCache } from './http/cache.js';
 import { registerErrorHandling } from './http/errors.js';
 import { API_VERSION, SERVICE_NAME, registerPublicRoutes } from './http/public.js';
-import { registerRecordRoutes, routeWithAllow } from './http/routes.js';
+import { CORS_PREFLIGHT, registerRecordRoutes, routeWithAllow } from './http/routes.js';
 import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './http/schemas.js';
 import { recordSets } from './record-sets/index.js';
 import { SqliteStore } from './store/sqlite.js';
@@ -85,6 +89,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     if (rs.paginated) app.addSchema(pageSchema(rs));
   }
 
+  // Every GET answer carries an ETag (a hash of its body) and If-None-Match gives 304; bodies worth it go out compressed.
+  await app.register(etag);
+  await app.register(compress, { encodings: ['br', 'gzip'], threshold: 1024 });
+  if (config.CORS_ORIGINS !== '') {
+    await app.register(cors, { origin: config.CORS_ORIGINS.split(',').map((o) => o.trim()), methods: ['GET', 'HEAD', 'POST'] });
+    app.decorate(CORS_PREFLIGHT, true);
+  }
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -101,7 +113,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: false });
 
   const current = (): Store => store;
-  registerRecordRoutes(app, { store: current, protect: bearerGuard(current, tokens) });
+  const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
+  registerRecordRoutes(app, { store: current, protect: bearerGuard(current, tokens), cache });
   registerAuthRoutes(app, { store: current, tokens, throttle, routeWithAllow });
   registerPublicRoutes(app, { store: current, routeWithAllow });
   return app;

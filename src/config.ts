@@ -31,6 +31,9 @@ export const ConfigSchema = Type.Object({
   LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, description: 'Failed logins allowed per username in the window' }),
   LOGIN_MAX_FAILURES_PER_ADDRESS: Type.Integer({ default: 20, minimum: 1, description: 'Failed logins allowed per client address in the window' }),
   LOGIN_WINDOW_MINUTES: Type.Integer({ default: 15, minimum: 1 }),
+  RESPONSE_CACHE_ENTRIES: Type.Integer({ default: 10000, minimum: 0, description: 'Answers kept in memory per dataset; 0 turns the cache off' }),
+  RESPONSE_CACHE_MB: Type.Integer({ default: 64, minimum: 0, description: 'Memory the answer cache may use' }),
+  CORS_ORIGINS: Type.String({ default: '', description: 'Comma-separated origins allowed to call from a browser; empty: CORS off' }),
 });
 
 export type Config = Static<typeof ConfigSchema>;

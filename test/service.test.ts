@@ -116,6 +116,38 @@ describe('HTTP behaviour', () => {
   });
 });
 
+describe('conditional requests, compression, CORS', () => {
+  test('GET answers carry an ETag; If-None-Match with it gives 304 without a body', async () => {
+    const first = await server.get('/api/v1/tlcs/?limit=5', auth());
+    const tag = first.headers.get('etag');
+    assert.ok(tag);
+    assert.equal(first.headers.get('cache-control'), 'private, no-cache');
+    await first.arrayBuffer();
+    const again = await server.get('/api/v1/tlcs/?limit=5', { ...auth(), 'if-none-match': tag });
+    assert.equal(again.status, 304);
+    assert.equal(await again.text(), '');
+    const other = await server.get('/api/v1/tlcs/?limit=4', { ...auth(), 'if-none-match': tag });
+    assert.equal(other.status, 200);
+    assert.notEqual(other.headers.get('etag'), tag);
+    await other.arrayBuffer();
+  });
+
+  test('bodies worth compressing go out with gzip or brotli as the client accepts', async () => {
+    const plain = await (await server.get('/api/v1/fracciones/', auth())).text();
+    for (const encoding of ['gzip', 'br']) {
+      const response = await server.get('/api/v1/fracciones/', { ...auth(), 'accept-encoding': encoding });
+      assert.equal(response.headers.get('content-encoding'), encoding);
+      assert.equal(await response.text(), plain, 'fetch decodes it back to the same body');
+    }
+  });
+
+  test('CORS is off unless origins are configured', async () => {
+    const response = await server.get('/health', { origin: 'https://example.org' });
+    assert.equal(response.headers.get('access-control-allow-origin'), null);
+    await response.arrayBuffer();
+  });
+});
+
 describe('domain cases', () => {
   test('TIPAT lists only records whose FUNDAMENTO2 is TIPAT, and still filters', async () => {
     const { status, body } = await server.json<Record<string, unknown>[]>('/api/v1/fundamentos-tlc/tipat');

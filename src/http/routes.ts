@@ -5,9 +5,13 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { recordSets } from '../record-sets/index.js';
 import type { Store } from '../store/store.js';
+import type { ResponseCache } from './cache.js';
 import { methodNotAllowed } from './errors.js';
 import { parseParams, partSchemas } from './params.js';
 import { recordRoutes } from './records.js';
+
+/** Decorated on the app when CORS is configured. */
+export const CORS_PREFLIGHT = 'corsPreflight';
 
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
@@ -20,14 +24,17 @@ export interface RouteContext {
   readonly store: () => Store;
   /** The hook that protects a business route; one place decides what protection means. */
   readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly cache: ResponseCache;
 }
 
 /** Registers a route and, for the methods it does not serve, a 405 that names the ones it does. */
 export function routeWithAllow(app: FastifyInstance, route: RouteOptions & { method: 'GET' | 'POST' }): void {
   app.route(route);
   const allowed = route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
+  // With CORS on, OPTIONS belongs to the preflight answer.
+  const taken = app.hasDecorator(CORS_PREFLIGHT) ? [...allowed, 'OPTIONS'] : allowed;
   app.route({
-    method: ALL_METHODS.filter((m) => !allowed.includes(m)),
+    method: ALL_METHODS.filter((m) => !taken.includes(m)),
     url: route.url,
     schema: { hide: true },
     handler: methodNotAllowed(allowed),
@@ -52,8 +59,14 @@ export function registerRecordRoutes(app: FastifyInstance, ctx: RouteContext): v
           ...errorResponses,
         },
       },
-      handler: (request) =>
-        route.run(ctx.store(), parseParams(route.params, request.params as Record<string, unknown>, request.query as Record<string, unknown>)),
+      handler: async (request, reply) => {
+        const params = parseParams(route.params, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
+        const store = ctx.store();
+        // Parsed parameters are normalised (fraction digits, upper-case codes, defaults), so equal questions share an answer.
+        const key = `${route.operationId}?${JSON.stringify(params)}`;
+        const body = await ctx.cache.getOrCompute(store, key, async () => reply.serialize(await route.run(store, params)) as string);
+        return reply.header('cache-control', 'private, no-cache').type('application/json; charset=utf-8').send(body);
+      },
     });
   }
 }

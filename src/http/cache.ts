@@ -1,0 +1,74 @@
+/**
+ * Answers cached in memory by normalised request. The data only changes when a new dataset is
+ * switched in, and a switch brings a new Store object: caches are kept per store (a WeakMap), so a
+ * switch drops every cached answer without anyone having to remember to clear them.
+ */
+import type { Store } from '../store/store.js';
+
+export interface CacheLimits {
+  readonly maxEntries: number;
+  readonly maxBytes: number;
+}
+
+/** Least-recently-used by insertion order of a Map: a hit moves the entry to the end. */
+class Lru {
+  private readonly entries = new Map<string, string>();
+  private bytes = 0;
+
+  constructor(private readonly limits: CacheLimits) {}
+
+  get(key: string): string | undefined {
+    const value = this.entries.get(key);
+    if (value === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    return value;
+  }
+
+  set(key: string, value: string): void {
+    const size = value.length + key.length;
+    if (size > this.limits.maxBytes / 4) return;
+    const previous = this.entries.get(key);
+    if (previous !== undefined) {
+      this.bytes -= previous.length + key.length;
+      this.entries.delete(key);
+    }
+    this.entries.set(key, value);
+    this.bytes += size;
+    for (const [oldest, v] of this.entries) {
+      if (this.entries.size <= this.limits.maxEntries && this.bytes <= this.limits.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= v.length + oldest.length;
+    }
+  }
+}
+
+export class ResponseCache {
+  private readonly perStore = new WeakMap<Store, Lru>();
+
+  constructor(private readonly limits: CacheLimits) {}
+
+  get enabled(): boolean {
+    return this.limits.maxEntries > 0 && this.limits.maxBytes > 0;
+  }
+
+  private lru(store: Store): Lru {
+    let lru = this.perStore.get(store);
+    if (!lru) {
+      lru = new Lru(this.limits);
+      this.perStore.set(store, lru);
+    }
+    return lru;
+  }
+
+  /** The serialised answer for `key` on this store's data, computed once. */
+  async getOrCompute(store: Store, key: string, compute: () => Promise<string>): Promise<string> {
+    if (!this.enabled) return compute();
+    const lru = this.lru(store);
+    const hit = lru.get(key);
+    if (hit !== undefined) return hit;
+    const body = await compute();
+    lru.set(key, body);
+    return body;
+  }
+}
