@@ -114,8 +114,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const current = (): Store => store;
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
-  registerRecordRoutes(app, { store: current, protect: bearerGuard(current, tokens), cache });
-  registerAuthRoutes(app, { store: current, tokens, throttle, routeWithAllow });
+  const protect = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
+  registerRecordRoutes(app, { store: current, protect, cache });
+  registerAuthRoutes(app, { store: current, tokens, throttle, protect, routeWithAllow });
   registerPublicRoutes(app, { store: current, routeWithAllow });
   return app;
 }

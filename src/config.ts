@@ -12,6 +12,10 @@ export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const defaultDatabasePath = fileURLToPath(new URL('../../data/tariff.sqlite', import.meta.url));
 export const demoSourcesDir = fileURLToPath(new URL('../../data/sources/', import.meta.url));
 
+/** libpq's sslmode values that a Node.js client can honour, weakest first. */
+export const TLS_MODES = ['disable', 'require', 'verify-ca', 'verify-full'] as const;
+export type TlsMode = (typeof TLS_MODES)[number];
+
 const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)));
 
 export const ConfigSchema = Type.Object({
@@ -19,7 +23,39 @@ export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ default: 8000, minimum: 0, maximum: 65535, description: 'Port to listen on' }),
   DATABASE_URL: Type.String({
     default: '',
-    description: 'sqlite:PATH, or empty for the embedded demo database in the data folder',
+    pattern: '^$|^sqlite:.|^postgres(ql)?://',
+    description:
+      'sqlite:PATH; postgres://USER:PASSWORD@HOST:PORT/DATABASE (or postgresql://) for PostgreSQL; empty for the embedded demo database in the data folder',
+  }),
+  PG_POOL_SIZE: Type.Integer({
+    default: 0,
+    minimum: 0,
+    maximum: 1000,
+    description: 'PostgreSQL connections per service process; 0 sizes the pool to this machine (twice its CPUs, from 4 to 20)',
+  }),
+  PG_STATEMENT_TIMEOUT_MS: Type.Integer({
+    default: 5000,
+    minimum: 1,
+    maximum: 600000,
+    description: 'Longest a PostgreSQL query of the service may run; past it the query is cancelled and the request answered 503',
+  }),
+  PG_CONNECT_TIMEOUT_MS: Type.Integer({
+    default: 5000,
+    minimum: 1,
+    maximum: 600000,
+    description: 'Longest wait for a PostgreSQL connection (a new one, or a free one of the pool) before the request is answered 503',
+  }),
+  PG_SSL: Type.Union(
+    TLS_MODES.map((m) => Type.Literal(m)),
+    {
+      default: 'disable',
+      description:
+        "TLS to PostgreSQL, with libpq's sslmode meanings: disable, require (encrypted, certificate not checked), verify-ca, verify-full; an sslmode in DATABASE_URL counts too, the stricter wins",
+    },
+  ),
+  PG_SSL_CA: Type.String({
+    default: '',
+    description: 'PEM file of the CA that signs the PostgreSQL server certificate (verify-ca, verify-full); empty: the system CAs',
   }),
   LOG_LEVEL: Type.Unsafe<'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'>({
     ...LogLevel,
@@ -31,6 +67,11 @@ export const ConfigSchema = Type.Object({
   LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, description: 'Failed logins allowed per username in the window' }),
   LOGIN_MAX_FAILURES_PER_ADDRESS: Type.Integer({ default: 20, minimum: 1, description: 'Failed logins allowed per client address in the window' }),
   LOGIN_WINDOW_MINUTES: Type.Integer({ default: 15, minimum: 1 }),
+  AUTH_USER_CACHE_SECONDS: Type.Integer({
+    default: 2,
+    minimum: 0,
+    description: 'How long a user found enabled stays trusted without asking the store again; a disabled user loses access within it',
+  }),
   RESPONSE_CACHE_ENTRIES: Type.Integer({ default: 10000, minimum: 0, description: 'Answers kept in memory per dataset; 0 turns the cache off' }),
   RESPONSE_CACHE_MB: Type.Integer({ default: 64, minimum: 0, description: 'Memory the answer cache may use' }),
   CORS_ORIGINS: Type.String({ default: '', description: 'Comma-separated origins allowed to call from a browser; empty: CORS off' }),
@@ -54,9 +95,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const first = errors[0];
   if (first) {
     const name = first.path.replace(/^\//, '');
-    throw new ConfigError(`invalid ${name}=${JSON.stringify(env[name] ?? '')}: ${first.message}`);
+    const given = env[name] ?? '';
+    // The database URL may hold a password: it is shown without it, here as everywhere.
+    const shown = name === 'DATABASE_URL' ? redactDatabaseUrl(given) : given;
+    throw new ConfigError(`invalid ${name}=${JSON.stringify(shown)}: ${first.message}`);
   }
-  return withDefaults as Config;
+  const config = withDefaults as Config;
+  if (storeKind(config) === 'postgres') postgresSettings(config);
+  return config;
 }
 
 /** The embedded demo: no database configured, so the project's own demo file is served. */
@@ -67,4 +113,80 @@ export function sqlitePath(config: Config): string {
   const match = /^sqlite:(.+)$/.exec(config.DATABASE_URL);
   if (!match?.[1]) throw new ConfigError(`invalid DATABASE_URL: expected sqlite:PATH`);
   return match[1];
+}
+
+export type StoreKind = 'sqlite' | 'postgres';
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+export const storeKind = (config: Config): StoreKind => (POSTGRES_URL.test(config.DATABASE_URL) ? 'postgres' : 'sqlite');
+
+/** A database URL as it may be shown in logs and errors: any password replaced by `***`. */
+export function redactDatabaseUrl(value: string): string {
+  if (!POSTGRES_URL.test(value)) return value;
+  try {
+    const url = new URL(value);
+    if (url.password !== '') url.password = '***';
+    if (url.searchParams.has('password')) url.searchParams.set('password', '***');
+    return url.toString();
+  } catch {
+    return 'postgres://(not shown: not a valid URL)';
+  }
+}
+
+/** Where and how to reach PostgreSQL: DATABASE_URL taken apart and merged with the PG_* variables. */
+export interface PostgresSettings {
+  readonly host: string;
+  readonly port: number;
+  /** Absent: the server's default, the user's name. */
+  readonly database: string | undefined;
+  /** Absent: the driver's defaults (PGUSER, PGPASSWORD, ~/.pgpass). */
+  readonly user: string | undefined;
+  readonly password: string | undefined;
+  readonly tls: TlsMode;
+  readonly tlsCaFile: string | undefined;
+  readonly applicationName: string;
+  /** Server settings the URL asks for (`options=-c search_path=…`), kept so they can be combined with the service's own. */
+  readonly options: string;
+  /** The URL without its password, for messages. */
+  readonly shown: string;
+}
+
+/** Query parameters of DATABASE_URL that mean the same as in libpq; anything else is refused, not silently ignored. */
+const URL_PARAMETERS = ['host', 'sslmode', 'sslrootcert', 'application_name', 'options'];
+
+const isTlsMode = (value: string): value is TlsMode => (TLS_MODES as readonly string[]).includes(value);
+
+export function postgresSettings(config: Config): PostgresSettings {
+  const shown = redactDatabaseUrl(config.DATABASE_URL);
+  let url: URL;
+  try {
+    url = new URL(config.DATABASE_URL);
+  } catch {
+    throw new ConfigError('invalid DATABASE_URL: not a URL of the form postgres://USER:PASSWORD@HOST:PORT/DATABASE (not shown: it may hold a password)');
+  }
+  const invalid = (why: string): ConfigError => new ConfigError(`invalid DATABASE_URL=${JSON.stringify(shown)}: ${why}`);
+  for (const name of url.searchParams.keys()) {
+    if (!URL_PARAMETERS.includes(name)) {
+      throw invalid(`parameter ${name} is not supported (supported: ${URL_PARAMETERS.join(', ')}; pool, timeouts and TLS are PG_* variables)`);
+    }
+  }
+  const sslmode = url.searchParams.get('sslmode') ?? 'disable';
+  if (!isTlsMode(sslmode)) throw invalid(`sslmode must be one of ${TLS_MODES.join(', ')}`);
+  const port = url.port === '' ? 5432 : Number(url.port);
+  const host = url.searchParams.get('host') ?? decodeURIComponent(url.hostname).replace(/^\[(.*)\]$/, '$1');
+  if (host === '') throw invalid('no host');
+  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  return {
+    host,
+    port,
+    database: database === '' ? undefined : database,
+    user: url.username === '' ? undefined : decodeURIComponent(url.username),
+    password: url.password === '' ? undefined : decodeURIComponent(url.password),
+    tls: TLS_MODES[Math.max(TLS_MODES.indexOf(config.PG_SSL), TLS_MODES.indexOf(sslmode))] ?? 'disable',
+    tlsCaFile: config.PG_SSL_CA || url.searchParams.get('sslrootcert') || undefined,
+    applicationName: url.searchParams.get('application_name') ?? 'tariff-lookup',
+    options: url.searchParams.get('options') ?? '',
+    shown,
+  };
 }

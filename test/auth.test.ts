@@ -17,7 +17,13 @@ const key = new TextEncoder().encode(TEST_SECRET);
 before(async () => {
   dbPath = join(tmp.dir, 'fixture.sqlite');
   writeFixtureDatabase(dbPath);
-  server = await startServer({ DATABASE_URL: `sqlite:${dbPath}`, LOGIN_MAX_FAILURES: '50', LOGIN_MAX_FAILURES_PER_ADDRESS: '500' });
+  // The user-state cache off: a change of a user's state must show on the very next request.
+  server = await startServer({
+    DATABASE_URL: `sqlite:${dbPath}`,
+    LOGIN_MAX_FAILURES: '50',
+    LOGIN_MAX_FAILURES_PER_ADDRESS: '500',
+    AUTH_USER_CACHE_SECONDS: '0',
+  });
 });
 
 after(async () => {
@@ -162,6 +168,27 @@ describe('protection', () => {
       await expect401(bearer(token), 'Could not validate credentials');
     } finally {
       admin.close();
+    }
+  });
+
+  test('with the user-state cache on, a disabled user loses access within its time', async () => {
+    const local = await startServer({ DATABASE_URL: `sqlite:${dbPath}`, AUTH_USER_CACHE_SECONDS: '1' });
+    const admin = new SqliteUserAdmin(dbPath);
+    try {
+      await addUser(local.config, 'cached', 'cached password');
+      const token = ((await (await login(local.base, 'cached', 'cached password')).json()) as { access_token: string }).access_token;
+      const call = async (): Promise<number> => {
+        const response = await local.get('/api/v1/aladi2/?limit=1', bearer(token));
+        await response.arrayBuffer();
+        return response.status;
+      };
+      assert.equal(await call(), 200);
+      admin.setDisabled('cached', true);
+      await new Promise((r) => setTimeout(r, 1100));
+      assert.equal(await call(), 401);
+    } finally {
+      admin.close();
+      await local.close();
     }
   });
 

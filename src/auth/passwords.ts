@@ -4,15 +4,41 @@
  */
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import type { ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 const KEY_LENGTH = 32;
 const DEFAULTS = { N: 2 ** 15, r: 8, p: 1 } as const;
 
+/**
+ * Each scrypt run holds 128·N·r bytes (32 MiB with the defaults): running them one at a time per
+ * half of the cores keeps a burst of logins from multiplying memory, at no loss of throughput since
+ * the work is CPU-bound anyway.
+ */
+const MAX_CONCURRENT = Math.max(1, Math.floor(availableParallelism() / 2));
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function withSlot<T>(work: () => Promise<T>): Promise<T> {
+  // A finishing run hands its slot straight to the next waiter, so the count never overshoots.
+  if (running < MAX_CONCURRENT) running++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)));
-  });
+  return withSlot(
+    () =>
+      new Promise((resolve, reject) => {
+        scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)));
+      }),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {

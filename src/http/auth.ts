@@ -29,11 +29,27 @@ export interface AuthContext {
   readonly store: () => Store;
   readonly tokens: TokenService;
   readonly throttle: LoginThrottle;
+  readonly protect: (request: FastifyRequest) => Promise<void>;
   readonly routeWithAllow: typeof routeWithAllow;
 }
 
-/** The onRequest hook of every protected route. */
-export function bearerGuard(store: () => Store, tokens: TokenService) {
+/**
+ * The onRequest hook of every protected route. The user's state (exists, enabled) is remembered for
+ * `userCacheMs` so that a client reusing its token does not cost a store query per request; a user
+ * disabled or removed loses access within that time (0: checked on every request).
+ */
+export function bearerGuard(store: () => Store, tokens: TokenService, userCacheMs: number) {
+  const known = new Map<string, { user: User | undefined; until: number }>();
+  const findUser = async (username: string): Promise<User | undefined> => {
+    if (userCacheMs <= 0) return store().findUser(username);
+    const now = Date.now();
+    const hit = known.get(username);
+    if (hit && hit.until > now) return hit.user;
+    const user = await store().findUser(username);
+    if (known.size >= 10_000) known.clear();
+    known.set(username, { user, until: now + userCacheMs });
+    return user;
+  };
   return async (request: FastifyRequest): Promise<void> => {
     const header = request.headers.authorization;
     if (!header) throw notAuthenticated();
@@ -43,7 +59,7 @@ export function bearerGuard(store: () => Store, tokens: TokenService) {
     if (scheme.toLowerCase() !== 'bearer' || credentials === '') throw notAuthenticated();
     const username = await tokens.verify(credentials);
     if (username === null) throw invalidCredentials();
-    const user = await store().findUser(username);
+    const user = await findUser(username);
     if (!user || user.disabled) throw invalidCredentials();
     request.user = user;
   };
@@ -129,7 +145,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AuthContext): void
   ctx.routeWithAllow(app, {
     method: 'GET',
     url: '/api/v1/auth/me',
-    onRequest: bearerGuard(ctx.store, ctx.tokens),
+    onRequest: ctx.protect,
     schema: {
       operationId: 'me',
       summary: 'The user the token was issued to',

@@ -3,6 +3,7 @@
  * switched in, and a switch brings a new Store object: caches are kept per store (a WeakMap), so a
  * switch drops every cached answer without anyone having to remember to clear them.
  */
+import { createHash } from 'node:crypto';
 import type { Store } from '../store/store.js';
 
 export interface CacheLimits {
@@ -10,14 +11,24 @@ export interface CacheLimits {
   readonly maxBytes: number;
 }
 
+/** A serialised answer and its entity tag, computed together once. */
+export interface CachedAnswer {
+  readonly body: string;
+  readonly etag: string;
+}
+
+export function answer(body: string): CachedAnswer {
+  return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+}
+
 /** Least-recently-used by insertion order of a Map: a hit moves the entry to the end. */
 class Lru {
-  private readonly entries = new Map<string, string>();
+  private readonly entries = new Map<string, CachedAnswer>();
   private bytes = 0;
 
   constructor(private readonly limits: CacheLimits) {}
 
-  get(key: string): string | undefined {
+  get(key: string): CachedAnswer | undefined {
     const value = this.entries.get(key);
     if (value === undefined) return undefined;
     this.entries.delete(key);
@@ -25,12 +36,12 @@ class Lru {
     return value;
   }
 
-  set(key: string, value: string): void {
-    const size = value.length + key.length;
+  set(key: string, value: CachedAnswer): void {
+    const size = value.body.length + key.length;
     if (size > this.limits.maxBytes / 4) return;
     const previous = this.entries.get(key);
     if (previous !== undefined) {
-      this.bytes -= previous.length + key.length;
+      this.bytes -= previous.body.length + key.length;
       this.entries.delete(key);
     }
     this.entries.set(key, value);
@@ -38,7 +49,7 @@ class Lru {
     for (const [oldest, v] of this.entries) {
       if (this.entries.size <= this.limits.maxEntries && this.bytes <= this.limits.maxBytes) break;
       this.entries.delete(oldest);
-      this.bytes -= v.length + oldest.length;
+      this.bytes -= v.body.length + oldest.length;
     }
   }
 }
@@ -62,13 +73,13 @@ export class ResponseCache {
   }
 
   /** The serialised answer for `key` on this store's data, computed once. */
-  async getOrCompute(store: Store, key: string, compute: () => Promise<string>): Promise<string> {
-    if (!this.enabled) return compute();
+  async getOrCompute(store: Store, key: string, compute: () => Promise<string>): Promise<CachedAnswer> {
+    if (!this.enabled) return answer(await compute());
     const lru = this.lru(store);
     const hit = lru.get(key);
     if (hit !== undefined) return hit;
-    const body = await compute();
-    lru.set(key, body);
-    return body;
+    const computed = answer(await compute());
+    lru.set(key, computed);
+    return computed;
   }
 }

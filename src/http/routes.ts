@@ -64,8 +64,8 @@ export function registerRecordRoutes(app: FastifyInstance, ctx: RouteContext): v
         const store = ctx.store();
         // Parsed parameters are normalised (fraction digits, upper-case codes, defaults), so equal questions share an answer.
         const key = `${route.operationId}?${JSON.stringify(params)}`;
-        const body = await ctx.cache.getOrCompute(store, key, async () => reply.serialize(await route.run(store, params)) as string);
-        return reply.header('cache-control', 'private, no-cache').type('application/json; charset=utf-8').send(body);
+        const { body, etag } = await ctx.cache.getOrCompute(store, key, async () => reply.serialize(await route.run(store, params)) as string);
+        return reply.headers({ 'cache-control': 'private, no-cache', etag }).type('application/json; charset=utf-8').send(body);
       },
     });
   }
