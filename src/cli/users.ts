@@ -53,7 +53,7 @@ export async function usersCommand(args: string[], config: Config, out: (line: s
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help || command === undefined || command === 'help') {
+  if (values.help || command === undefined || ['help', '--help', '-h'].includes(command)) {
     out(usersHelp);
     return;
   }
