@@ -8,23 +8,37 @@ import cors from '@fastify/cors';
 import etag from '@fastify/etag';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
-import { ConfigError, sqlitePath } from './config.js';
+import { ConfigError } from './config.js';
 import { bearerGuard, registerAuthRoutes } from './http/auth.js';
 import { ResponseCache } from './http/cache.js';
+import { registerFicha } from './http/ficha.js';
+import { registerObservability } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
 import { API_VERSION, SERVICE_NAME, registerPublicRoutes } from './http/public.js';
 import { CORS_PREFLIGHT, registerRecordRoutes, routeWithAllow } from './http/routes.js';
 import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './http/schemas.js';
 import { recordSets } from './record-sets/index.js';
+import { openStore } from './store/open.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/store.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** How often the served SQLite file is checked for a replacement by `import`; SIGHUP reloads at once. */
+const RELOAD_CHECK_MS = 2000;
+/** How long a replaced store stays open for the requests that began on it (they need milliseconds). */
+const RETIRE_AFTER_MS = 5000;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Opens the served SQLite file anew and serves it from now on; false when the store is not a file the app opened. */
+    reloadStore(reason: string): Promise<boolean>;
+  }
+}
 
 export interface AppOptions {
   /** A store to serve instead of the one the configuration names (tests, the benchmark). */
@@ -54,7 +68,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     maxPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
     windowMs: config.LOGIN_WINDOW_MINUTES * 60_000,
   });
-  const store: Store = options.store ?? new SqliteStore(sqlitePath(config));
+  let store: Store = options.store ?? openStore(config);
   const app = Fastify({
     logger:
       options.logger === false
@@ -64,6 +78,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
             redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'body.password', 'password'], censor: '[redacted]' },
           },
     genReqId: requestId,
+    // One line per request, written when it is answered (src/http/observe.ts), instead of two.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024,
     return503OnClosing: true,
     // Long path parameters reach the handler and get the same 422 as any other bad value.
@@ -113,10 +129,74 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: false });
 
   const current = (): Store => store;
+  serveReplacedFiles(app, {
+    current,
+    swap: (next) => {
+      store = next;
+    },
+    reloadable: options.store === undefined,
+  });
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const protect = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
-  registerRecordRoutes(app, { store: current, protect, cache });
+  const timer = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
+  registerRecordRoutes(app, { store: current, protect, cache, timer });
   registerAuthRoutes(app, { store: current, tokens, throttle, protect, routeWithAllow });
+  registerFicha(app, { recordSets, store: current, protect, cache, routeWithAllow });
   registerPublicRoutes(app, { store: current, routeWithAllow });
   return app;
+}
+
+interface StoreSlot {
+  readonly current: () => Store;
+  readonly swap: (next: Store) => void;
+  /** Only a store the app opened itself is reopened (and closed); an injected one belongs to its caller. */
+  readonly reloadable: boolean;
+}
+
+/**
+ * `import` renames a new SQLite file over the served one. The routes read the store through
+ * `current()`, so switching is one assignment: requests already running finish on the old store, which
+ * is closed a few seconds later, and no request fails. The switch happens on `reloadStore()` (SIGHUP)
+ * or when a cheap periodic check sees another file at the path (docs/adr/0002-import-and-reload.md).
+ */
+function serveReplacedFiles(app: FastifyInstance, slot: StoreSlot): void {
+  const retiring = new Map<Store, NodeJS.Timeout>();
+  let lastFailure = '';
+  const reloadStore = async (reason: string): Promise<boolean> => {
+    const open = slot.current();
+    if (!slot.reloadable || !(open instanceof SqliteStore)) return false;
+    const next = new SqliteStore(open.path);
+    // A file that cannot answer is not switched to: the service keeps serving the one it has.
+    const info = await next.dataset().catch(async (error: unknown) => {
+      await next.close();
+      throw error;
+    });
+    const previous = slot.current();
+    slot.swap(next);
+    const timer = setTimeout(() => {
+      retiring.delete(previous);
+      void previous.close();
+    }, RETIRE_AFTER_MS).unref();
+    retiring.set(previous, timer);
+    lastFailure = '';
+    app.log.info({ reason, source: info?.source, imported_at: info?.importedAt, hash: info?.hash }, 'serving the SQLite file anew');
+    return true;
+  };
+  app.decorate('reloadStore', reloadStore);
+  const check = setInterval(() => {
+    const open = slot.current();
+    if (!(open instanceof SqliteStore) || !open.replaced()) return;
+    reloadStore('another file at the path').catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      if (message !== lastFailure) app.log.error({ err: error }, 'the new SQLite file cannot be served; still serving the previous one');
+      lastFailure = message;
+    });
+  }, RELOAD_CHECK_MS).unref();
+  app.addHook('onClose', async () => {
+    clearInterval(check);
+    for (const [store, timer] of retiring) {
+      clearTimeout(timer);
+      await store.close();
+    }
+  });
 }

@@ -74,6 +74,8 @@ export const ConfigSchema = Type.Object({
   }),
   RESPONSE_CACHE_ENTRIES: Type.Integer({ default: 10000, minimum: 0, description: 'Answers kept in memory per dataset; 0 turns the cache off' }),
   RESPONSE_CACHE_MB: Type.Integer({ default: 64, minimum: 0, description: 'Memory the answer cache may use' }),
+  METRICS_ENABLED: Type.Boolean({ default: true, description: 'Serve Prometheus metrics at /metrics' }),
+  METRICS_TOKEN: Type.String({ default: '', description: 'When set, /metrics requires Authorization: Bearer <this token>' }),
   CORS_ORIGINS: Type.String({ default: '', description: 'Comma-separated origins allowed to call from a browser; empty: CORS off' }),
 });
 
@@ -123,14 +125,15 @@ export const storeKind = (config: Config): StoreKind => (POSTGRES_URL.test(confi
 
 /** A database URL as it may be shown in logs and errors: any password replaced by `***`. */
 export function redactDatabaseUrl(value: string): string {
-  if (!POSTGRES_URL.test(value)) return value;
+  // sqlite:PATH holds no secret; anything with an authority may (mysql://…, a mistyped postgres URL).
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
   try {
     const url = new URL(value);
     if (url.password !== '') url.password = '***';
     if (url.searchParams.has('password')) url.searchParams.set('password', '***');
     return url.toString();
   } catch {
-    return 'postgres://(not shown: not a valid URL)';
+    return '(not shown: not a valid URL)';
   }
 }
 

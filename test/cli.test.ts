@@ -4,13 +4,12 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { writeFixtureDatabase } from './fixtures.js';
-import type { Running } from './helpers.js';
-import { login, startServer, tempDir } from './helpers.js';
+import type { Running, TestDatabase } from './helpers.js';
+import { createTestDatabase, login, startServer, storeKinds, tempDir } from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const tmp = tempDir();
-let dbPath: string;
+let db: TestDatabase;
 let server: Running;
 
 interface Outcome {
@@ -22,7 +21,7 @@ interface Outcome {
 function run(args: string[], input = '', env: Record<string, string> = {}): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
-      env: { ...process.env, DATABASE_URL: `sqlite:${dbPath}`, ...env },
+      env: { ...process.env, DATABASE_URL: db.url, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -35,88 +34,93 @@ function run(args: string[], input = '', env: Record<string, string> = {}): Prom
   });
 }
 
-before(async () => {
-  dbPath = join(tmp.dir, 'cli.sqlite');
-  writeFixtureDatabase(dbPath);
-  server = await startServer({ DATABASE_URL: `sqlite:${dbPath}`, AUTH_USER_CACHE_SECONDS: '0' });
-});
+after(() => tmp.remove());
 
-after(async () => {
-  await server.close();
-  tmp.remove();
-});
+for (const kind of await storeKinds()) {
+  describe(`${kind} store`, () => {
+    before(async () => {
+      db = await createTestDatabase(kind);
+      server = await startServer({ DATABASE_URL: db.url, AUTH_USER_CACHE_SECONDS: '0' });
+    });
 
-describe('tariff-lookup users', () => {
-  test('add reads the password from standard input; the user can log in', async () => {
-    const added = await run(['users', 'add', 'alice', '--full-name', 'Alice Pérez', '--email', 'alice@example.org'], 'alice password\n');
-    assert.equal(added.code, 0, added.stderr);
-    assert.match(added.stdout, /added user alice/);
-    const response = await login(server.base, 'alice', 'alice password');
-    assert.equal(response.status, 200);
-    const token = ((await response.json()) as { access_token: string }).access_token;
-    const me = await server.get('/api/v1/auth/me', { authorization: `Bearer ${token}` });
-    assert.deepEqual(await me.json(), { username: 'alice', full_name: 'Alice Pérez', email: 'alice@example.org', disabled: false });
+    after(async () => {
+      await server.close();
+      await db.drop();
+    });
+
+    describe('tariff-lookup users', () => {
+      test('add reads the password from standard input; the user can log in', async () => {
+        const added = await run(['users', 'add', 'alice', '--full-name', 'Alice Pérez', '--email', 'alice@example.org'], 'alice password\n');
+        assert.equal(added.code, 0, added.stderr);
+        assert.match(added.stdout, /added user alice/);
+        const response = await login(server.base, 'alice', 'alice password');
+        assert.equal(response.status, 200);
+        const token = ((await response.json()) as { access_token: string }).access_token;
+        const me = await server.get('/api/v1/auth/me', { authorization: `Bearer ${token}` });
+        assert.deepEqual(await me.json(), { username: 'alice', full_name: 'Alice Pérez', email: 'alice@example.org', disabled: false });
+      });
+
+      test('list shows users, as text and as JSON, never their hashes', async () => {
+        const text = await run(['users', 'list']);
+        assert.equal(text.code, 0);
+        assert.match(text.stdout, /^alice\tenabled\tAlice Pérez/m);
+        const json = await run(['users', 'list', '--json']);
+        const users = JSON.parse(json.stdout) as { username: string }[];
+        assert.ok(users.some((u) => u.username === 'alice'));
+        assert.ok(!json.stdout.includes('scrypt'));
+      });
+
+      test('disable refuses logins, enable allows them again', async () => {
+        assert.equal((await run(['users', 'disable', 'alice'])).code, 0);
+        assert.equal((await login(server.base, 'alice', 'alice password')).status, 401);
+        assert.match((await run(['users', 'list'])).stdout, /^alice\tdisabled/m);
+        assert.equal((await run(['users', 'enable', 'alice'])).code, 0);
+        assert.equal((await login(server.base, 'alice', 'alice password')).status, 200);
+      });
+
+      test('set-password replaces the password', async () => {
+        const changed = await run(['users', 'set-password', 'alice'], 'new alice password\n');
+        assert.equal(changed.code, 0, changed.stderr);
+        assert.equal((await login(server.base, 'alice', 'alice password')).status, 401);
+        assert.equal((await login(server.base, 'alice', 'new alice password')).status, 200);
+      });
+
+      test('remove deletes the user', async () => {
+        assert.equal((await run(['users', 'remove', 'alice'])).code, 0);
+        assert.equal((await login(server.base, 'alice', 'new alice password')).status, 401);
+      });
+
+      test('every error is one clear line on stderr and a non-zero exit', async () => {
+        const cases: [string[], string, RegExp][] = [
+          [['users', 'disable', 'nobody'], '', /no user named "nobody"/],
+          [['users', 'add', 'tester'], 'x\n', /already exists/],
+          [['users', 'add', 'bob'], '', /password is empty/],
+          [['users', 'add', 'bob', 'secret'], 'x\n', /never given on the command line/],
+          [['users', 'add'], '', /username is required/],
+          [['users', 'frobnicate'], '', /unknown command/],
+          [['frobnicate'], '', /unknown command/],
+        ];
+        for (const [args, input, message] of cases) {
+          const outcome = await run(args, input);
+          assert.notEqual(outcome.code, 0, args.join(' '));
+          assert.match(outcome.stderr, message, args.join(' '));
+          assert.equal(outcome.stderr.trim().split('\n').length, 1, `one line: ${outcome.stderr}`);
+        }
+        const missing = await run(['users', 'list'], '', { DATABASE_URL: `sqlite:${join(tmp.dir, 'absent.sqlite')}` });
+        assert.notEqual(missing.code, 0);
+        assert.match(missing.stderr, /not found/);
+        const badConfig = await run(['users', 'list'], '', { PORT: 'eighty' });
+        assert.notEqual(badConfig.code, 0);
+        assert.match(badConfig.stderr, /PORT/);
+      });
+
+      test('--help describes each command', async () => {
+        for (const args of [['--help'], ['users', '--help'], ['serve', '--help']]) {
+          const outcome = await run(args);
+          assert.equal(outcome.code, 0);
+          assert.match(outcome.stdout, /Usage: tariff-lookup/);
+        }
+      });
+    });
   });
-
-  test('list shows users, as text and as JSON, never their hashes', async () => {
-    const text = await run(['users', 'list']);
-    assert.equal(text.code, 0);
-    assert.match(text.stdout, /^alice\tenabled\tAlice Pérez/m);
-    const json = await run(['users', 'list', '--json']);
-    const users = JSON.parse(json.stdout) as { username: string }[];
-    assert.ok(users.some((u) => u.username === 'alice'));
-    assert.ok(!json.stdout.includes('scrypt'));
-  });
-
-  test('disable refuses logins, enable allows them again', async () => {
-    assert.equal((await run(['users', 'disable', 'alice'])).code, 0);
-    assert.equal((await login(server.base, 'alice', 'alice password')).status, 401);
-    assert.match((await run(['users', 'list'])).stdout, /^alice\tdisabled/m);
-    assert.equal((await run(['users', 'enable', 'alice'])).code, 0);
-    assert.equal((await login(server.base, 'alice', 'alice password')).status, 200);
-  });
-
-  test('set-password replaces the password', async () => {
-    const changed = await run(['users', 'set-password', 'alice'], 'new alice password\n');
-    assert.equal(changed.code, 0, changed.stderr);
-    assert.equal((await login(server.base, 'alice', 'alice password')).status, 401);
-    assert.equal((await login(server.base, 'alice', 'new alice password')).status, 200);
-  });
-
-  test('remove deletes the user', async () => {
-    assert.equal((await run(['users', 'remove', 'alice'])).code, 0);
-    assert.equal((await login(server.base, 'alice', 'new alice password')).status, 401);
-  });
-
-  test('every error is one clear line on stderr and a non-zero exit', async () => {
-    const cases: [string[], string, RegExp][] = [
-      [['users', 'disable', 'nobody'], '', /no user named "nobody"/],
-      [['users', 'add', 'tester'], 'x\n', /already exists/],
-      [['users', 'add', 'bob'], '', /password is empty/],
-      [['users', 'add', 'bob', 'secret'], 'x\n', /never given on the command line/],
-      [['users', 'add'], '', /username is required/],
-      [['users', 'frobnicate'], '', /unknown command/],
-      [['frobnicate'], '', /unknown command/],
-    ];
-    for (const [args, input, message] of cases) {
-      const outcome = await run(args, input);
-      assert.notEqual(outcome.code, 0, args.join(' '));
-      assert.match(outcome.stderr, message, args.join(' '));
-      assert.equal(outcome.stderr.trim().split('\n').length, 1, `one line: ${outcome.stderr}`);
-    }
-    const missing = await run(['users', 'list'], '', { DATABASE_URL: `sqlite:${join(tmp.dir, 'absent.sqlite')}` });
-    assert.notEqual(missing.code, 0);
-    assert.match(missing.stderr, /not found/);
-    const badConfig = await run(['users', 'list'], '', { PORT: 'eighty' });
-    assert.notEqual(badConfig.code, 0);
-    assert.match(badConfig.stderr, /PORT/);
-  });
-
-  test('--help describes each command', async () => {
-    for (const args of [['--help'], ['users', '--help'], ['serve', '--help']]) {
-      const outcome = await run(args);
-      assert.equal(outcome.code, 0);
-      assert.match(outcome.stdout, /Usage: tariff-lookup/);
-    }
-  });
-});
+}

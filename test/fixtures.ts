@@ -7,6 +7,7 @@
 import type { Field, RecordSet } from '../src/record-sets/define.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { recordToRow } from '../src/data/load.js';
+import type { DatasetWriter } from '../src/store/sqlite.js';
 import { writeSqliteDatabase } from '../src/store/sqlite.js';
 
 export type FixtureRecord = Record<string, string | number | null>;
@@ -65,8 +66,11 @@ export function fixtureRecords(rs: RecordSet): FixtureRecord[] {
   return FRACTIONS.map((_, i) => Object.fromEntries(rs.fields.map((f) => [f.name, value(rs, f, i)])));
 }
 
+/** The fixture's rows, for a loader of either store. */
+export function fillFixture(writer: DatasetWriter): void {
+  for (const rs of recordSets) for (const record of fixtureRecords(rs)) writer.insert(rs, recordToRow(rs, record));
+}
+
 export function writeFixtureDatabase(path: string): void {
-  writeSqliteDatabase(path, 'test fixture', (writer) => {
-    for (const rs of recordSets) for (const record of fixtureRecords(rs)) writer.insert(rs, recordToRow(rs, record));
-  });
+  writeSqliteDatabase(path, 'test fixture', fillFixture);
 }

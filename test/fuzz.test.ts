@@ -60,7 +60,7 @@ function assertContractShape(status: number, body: unknown, what: string): void 
   assert.ok([200, 304, 400, 401, 404, 405, 413, 422, 429].includes(status), `${what}: ${status}`);
   if (status === 200) return;
   assert.ok(body !== null && typeof body === 'object' && 'detail' in body, `${what}: ${JSON.stringify(body)}`);
-  const detail = (body as { detail: unknown }).detail;
+  const detail = body.detail;
   if (status === 422) {
     assert.ok(Array.isArray(detail), what);
     for (const d of detail as Record<string, unknown>[]) {

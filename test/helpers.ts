@@ -1,17 +1,31 @@
-/** Test helpers: a real server on a free port over a real SQLite file, called with fetch. */
+/**
+ * Test helpers: a real server on a free port over a real database, called with fetch. Suites that
+ * touch the store run once per store kind (storeKinds): SQLite always, PostgreSQL when it answers at
+ * TEST_DATABASE_URL (and with CI=true it must), each over a database of its own made for the file.
+ */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { hashPassword } from '../src/auth/passwords.js';
-import type { Config } from '../src/config.js';
-import { loadConfig, sqlitePath } from '../src/config.js';
-import { SqliteUserAdmin } from '../src/store/sqlite.js';
+import type { Config, StoreKind } from '../src/config.js';
+import { loadConfig, redactDatabaseUrl } from '../src/config.js';
+import { withUserAdmin } from '../src/store/open.js';
+import { writePostgresDatabase } from '../src/store/postgres.js';
+import type { DatasetWriter } from '../src/store/sqlite.js';
+import { writeSqliteDatabase } from '../src/store/sqlite.js';
+import { fillFixture } from './fixtures.js';
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
 export const TEST_USER = 'tester';
 export const TEST_PASSWORD = 'correct horse battery staple';
+
+/** An administrative connection to a PostgreSQL server, where test databases are created and dropped. */
+export const TEST_DATABASE_URL = process.env['TEST_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface Running {
   readonly app: FastifyInstance;
@@ -31,13 +45,94 @@ export function tempDir(prefix = 'tariff-test-'): { dir: string; remove: () => v
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function addUser(config: Config, username: string, password: string): Promise<void> {
-  const admin = new SqliteUserAdmin(sqlitePath(config));
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
   try {
-    admin.add(username, await hashPassword(password), null, null);
+    await client.connect();
+    await client.query(sql);
   } finally {
-    admin.close();
+    await client.end().catch(() => undefined);
   }
+}
+
+let postgresAnswer: Promise<string | null> | undefined;
+
+/** Null when PostgreSQL answers at TEST_DATABASE_URL, else why not. */
+function postgresProblem(): Promise<string | null> {
+  postgresAnswer ??= adminQuery('SELECT 1').then(
+    () => null,
+    (error: unknown) => (error instanceof Error ? error.message || String((error as { code?: string }).code) : String(error)),
+  );
+  return postgresAnswer;
+}
+
+let skipReported = false;
+
+/**
+ * The stores a suite runs on. Without PostgreSQL the suite runs on SQLite and says, as a skipped
+ * test, why not on PostgreSQL; with CI=true a missing PostgreSQL fails the file instead.
+ */
+export async function storeKinds(): Promise<StoreKind[]> {
+  const problem = await postgresProblem();
+  if (problem === null) return ['sqlite', 'postgres'];
+  const where = redactDatabaseUrl(TEST_DATABASE_URL);
+  if (process.env['CI'] === 'true') throw new Error(`CI=true needs PostgreSQL at ${where} (TEST_DATABASE_URL): ${problem}`);
+  if (!skipReported) test('the same suite on PostgreSQL', { skip: `PostgreSQL is not reachable at ${where}: ${problem}` }, () => undefined);
+  skipReported = true;
+  return ['sqlite'];
+}
+
+export interface TestDatabase {
+  readonly kind: StoreKind;
+  /** The DATABASE_URL that names it. */
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** The admin URL with another database name: the same server, user and password. */
+export function postgresUrl(database: string): string {
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/**
+ * An empty PostgreSQL database of its own. Its default collation is a linguistic one, as production
+ * databases usually have (es_MX, en_US): the store must answer as SQLite does whatever the collation.
+ */
+export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `tariff_test_${randomBytes(6).toString('hex')}`;
+  try {
+    await adminQuery(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'es-MX' LOCALE 'C.UTF-8'`);
+  } catch {
+    // A server without ICU or without that locale: its default collation then.
+    await adminQuery(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8'`);
+  }
+  return { url: postgresUrl(name), drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+/** A database of the given kind holding the fixture (or what `fill` writes), with `source` 'test fixture'. */
+export async function createTestDatabase(kind: StoreKind, fill: (writer: DatasetWriter) => void = fillFixture): Promise<TestDatabase> {
+  if (kind === 'sqlite') {
+    const tmp = tempDir();
+    const path = join(tmp.dir, 'fixture.sqlite');
+    writeSqliteDatabase(path, 'test fixture', fill);
+    return { kind, url: `sqlite:${path}`, drop: () => Promise.resolve(tmp.remove()) };
+  }
+  const db = await createPostgresDatabase();
+  try {
+    await writePostgresDatabase(db.url, 'test fixture', fill);
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
+  return { kind, url: db.url, drop: db.drop };
+}
+
+export async function addUser(config: Config, username: string, password: string): Promise<void> {
+  const hash = await hashPassword(password);
+  await withUserAdmin(config, (admin) => admin.add(username, hash, null, null));
 }
 
 export async function login(base: string, username: string, password: string): Promise<Response> {
@@ -49,9 +144,9 @@ export async function login(base: string, username: string, password: string): P
 }
 
 /** Starts the service over the database the environment names, with a test user logged in. */
-export async function startServer(env: Record<string, string>): Promise<Running> {
+export async function startServer(env: Record<string, string>, options: { user?: boolean } = {}): Promise<Running> {
   const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_SECRET, ...env });
-  await addUser(config, TEST_USER, TEST_PASSWORD);
+  if (options.user !== false) await addUser(config, TEST_USER, TEST_PASSWORD);
   const app = await buildApp(config);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -59,7 +154,7 @@ export async function startServer(env: Record<string, string>): Promise<Running>
   const base = `http://127.0.0.1:${address.port}`;
   const get = (path: string, headers: Record<string, string> = {}): Promise<Response> => fetch(base + path, { headers });
   const answer = await login(base, TEST_USER, TEST_PASSWORD);
-  const { access_token: token } = (await answer.json()) as { access_token: string };
+  const token = answer.ok ? ((await answer.json()) as { access_token: string }).access_token : '';
   return {
     app,
     base,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The command line: `tariff-lookup <command>`. Results on stdout, errors as one line on stderr. */
 import { loadConfig } from '../config.js';
+import { dataCommand } from './import.js';
 import { CliError } from './io.js';
 import { serveCommand, serveHelp } from './serve.js';
 import { usersCommand } from './users.js';
@@ -10,6 +11,8 @@ const help = `Usage: tariff-lookup <command> [options]
 Commands:
   serve     start the service (the same as npm start)
   users     manage the users who may log in (tariff-lookup users --help)
+  import    load a folder of CSV or JSON-lines files, one per record set (tariff-lookup import --help)
+  export    write the database as one CSV file per record set
 
 Configuration comes from environment variables (see the README): DATABASE_URL names the database.`;
 
@@ -31,6 +34,9 @@ async function main(argv: string[]): Promise<void> {
       return serveCommand(loadConfig(process.env));
     case 'users':
       return usersCommand(args, loadConfig(process.env), out);
+    case 'import':
+    case 'export':
+      return dataCommand(command, args, loadConfig(process.env), out);
     default:
       throw new CliError(`unknown command ${JSON.stringify(command)} (see tariff-lookup --help)`);
   }

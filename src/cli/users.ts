@@ -2,14 +2,13 @@
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../auth/passwords.js';
 import type { Config } from '../config.js';
-import { sqlitePath } from '../config.js';
-import { SqliteUserAdmin } from '../store/sqlite.js';
+import { withUserAdmin as withAdmin } from '../store/open.js';
 import { CliError, readNewPassword } from './io.js';
 
 export const usersHelp = `Usage: tariff-lookup users <command> [options]
 
-Manage the users who may log in. The database is the one DATABASE_URL names (the embedded demo
-database when it is empty). Passwords are read from a prompt, or from the first line of standard
+Manage the users who may log in. The database is the one DATABASE_URL names: a SQLite file, or
+PostgreSQL (whose tables are created if missing); the embedded demo database when it is empty. Passwords are read from a prompt, or from the first line of standard
 input when it is not a terminal; never from the command line.
 
 Commands:
@@ -22,15 +21,6 @@ Commands:
 
 Example:
   printf '%s\\n' "$PASSWORD" | tariff-lookup users add alice --full-name "Alice Pérez"`;
-
-function withAdmin<T>(config: Config, action: (admin: SqliteUserAdmin) => T): T {
-  const admin = new SqliteUserAdmin(sqlitePath(config));
-  try {
-    return action(admin);
-  } finally {
-    admin.close();
-  }
-}
 
 function oneName(positionals: string[], command: string): string {
   const [name, ...rest] = positionals;
@@ -62,13 +52,13 @@ export async function usersCommand(args: string[], config: Config, out: (line: s
       const name = oneName(positionals, command);
       if (name.length > 150) throw new CliError('users add: the username is longer than 150 characters');
       const hash = await hashPassword(await readNewPassword());
-      const added = withAdmin(config, (a) => a.add(name, hash, values['full-name'] ?? null, values.email ?? null));
+      const added = await withAdmin(config, (a) => a.add(name, hash, values['full-name'] ?? null, values.email ?? null));
       if (!added) throw new CliError(`a user named ${JSON.stringify(name)} already exists`);
       out(`added user ${name}`);
       return;
     }
     case 'list': {
-      const users = withAdmin(config, (a) => a.list());
+      const users = await withAdmin(config, (a) => a.list());
       if (values.json) {
         out(JSON.stringify(users));
         return;
@@ -80,21 +70,21 @@ export async function usersCommand(args: string[], config: Config, out: (line: s
     case 'disable':
     case 'enable': {
       const name = oneName(positionals, command);
-      if (!withAdmin(config, (a) => a.setDisabled(name, command === 'disable'))) throw noSuchUser(name);
+      if (!(await withAdmin(config, (a) => a.setDisabled(name, command === 'disable')))) throw noSuchUser(name);
       out(`${command}d user ${name}`);
       return;
     }
     case 'set-password': {
       const name = oneName(positionals, command);
-      if (!withAdmin(config, (a) => a.list().some((u) => u.username === name))) throw noSuchUser(name);
+      if (!(await withAdmin(config, async (a) => (await a.list()).some((u) => u.username === name)))) throw noSuchUser(name);
       const hash = await hashPassword(await readNewPassword());
-      if (!withAdmin(config, (a) => a.setPassword(name, hash))) throw noSuchUser(name);
+      if (!(await withAdmin(config, (a) => a.setPassword(name, hash)))) throw noSuchUser(name);
       out(`changed the password of ${name}`);
       return;
     }
     case 'remove': {
       const name = oneName(positionals, command);
-      if (!withAdmin(config, (a) => a.remove(name))) throw noSuchUser(name);
+      if (!(await withAdmin(config, (a) => a.remove(name)))) throw noSuchUser(name);
       out(`removed user ${name}`);
       return;
     }

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hashPassword } from '../auth/passwords.js';
 import type { Config } from '../config.js';
-import { demoSourcesDir, isEmbeddedDemo, sqlitePath } from '../config.js';
+import { demoSourcesDir, isEmbeddedDemo, sqlitePath, storeKind } from '../config.js';
 import { recordSets } from '../record-sets/index.js';
 import type { DatasetInfo } from '../store/store.js';
 import { SqliteUserAdmin, writeSqliteDatabase } from '../store/sqlite.js';
@@ -45,6 +45,8 @@ export interface Prepared {
 
 export async function prepareStartup(config: Config): Promise<Prepared> {
   const notes: string[] = [];
+  // A PostgreSQL database is loaded and given users by its operator; nothing is built at start.
+  if (storeKind(config) === 'postgres') return { config, notes };
   const path = sqlitePath(config);
   if (!existsSync(path)) {
     const started = Date.now();

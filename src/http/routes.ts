@@ -7,6 +7,7 @@ import { recordSets } from '../record-sets/index.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
 import { methodNotAllowed } from './errors.js';
+import type { StoreTimer } from './observe.js';
 import { parseParams, partSchemas } from './params.js';
 import { recordRoutes } from './records.js';
 
@@ -25,6 +26,7 @@ export interface RouteContext {
   /** The hook that protects a business route; one place decides what protection means. */
   readonly protect: (request: FastifyRequest) => Promise<void>;
   readonly cache: ResponseCache;
+  readonly timer: StoreTimer;
 }
 
 /** Registers a route and, for the methods it does not serve, a 405 that names the ones it does. */
@@ -64,7 +66,8 @@ export function registerRecordRoutes(app: FastifyInstance, ctx: RouteContext): v
         const store = ctx.store();
         // Parsed parameters are normalised (fraction digits, upper-case codes, defaults), so equal questions share an answer.
         const key = `${route.operationId}?${JSON.stringify(params)}`;
-        const { body, etag } = await ctx.cache.getOrCompute(store, key, async () => reply.serialize(await route.run(store, params)) as string);
+        const compute = async (): Promise<string> => reply.serialize(await ctx.timer.time(route.tag, route.kind, () => route.run(store, params))) as string;
+        const { body, etag } = await ctx.cache.getOrCompute(store, key, compute);
         return reply.headers({ 'cache-control': 'private, no-cache', etag }).type('application/json; charset=utf-8').send(body);
       },
     });

@@ -11,6 +11,7 @@ export type Condition =
   | { readonly kind: 'prefix'; readonly field: string; readonly value: string }
   /** Case-insensitive equality; `value` is already upper-case. */
   | { readonly kind: 'ci'; readonly field: string; readonly value: string }
+  | { readonly kind: 'null'; readonly field: string }
   | { readonly kind: 'or'; readonly any: readonly Condition[] };
 
 export interface Dialect {
@@ -50,6 +51,8 @@ function whereClause(conditions: readonly Condition[], dialect: Dialect, values:
         return `(${quote(c.field)} >= ${bind(c.value)} AND ${quote(c.field)} < ${bind(prefixUpperBound(c.value))})`;
       case 'ci':
         return `UPPER(${quote(c.field)}) = ${bind(c.value)}`;
+      case 'null':
+        return `${quote(c.field)} IS NULL`;
       case 'or':
         return `(${c.any.map(render).join(' OR ')})`;
     }

@@ -1,14 +1,15 @@
 /**
  * The embedded store: one SQLite file, opened read-only by the service. Statements are prepared
  * once per SQL text and reused. Data is written only by building a new file beside the served one
- * and renaming it into place (see writeSqliteDatabase), so a reader never sees a half-written load.
+ * and renaming it into place (see SqliteDatasetBuild), so a reader never sees a half-written load.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Field, RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
-import { buildCount, buildCreateTable, buildIndexes, buildInsert, buildLookup, buildSearch, sqliteDialect } from './sql.js';
+import { buildCount, buildCreateTable, buildIndexes, buildInsert, buildLookup, buildSearch, quote, sqliteDialect } from './sql.js';
 import type { Condition, SqlQuery } from './sql.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User } from './store.js';
 import { StoreUnavailableError } from './store.js';
@@ -33,11 +34,6 @@ const META_DDL = [
 )`,
 ];
 
-export function sqliteSchema(): string[] {
-  const statements = recordSets.flatMap((rs) => [buildCreateTable(rs, columnType), ...buildIndexes(rs)]);
-  return [...statements, ...META_DDL];
-}
-
 interface UserRow {
   username: string;
   full_name: string | null;
@@ -51,8 +47,13 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
 
+  /** Which file is open: an import replaces the file at `path` by renaming another one over it. */
+  private readonly file: string;
+
   constructor(readonly path: string) {
-    if (!existsSync(path)) throw new StoreUnavailableError(`SQLite database not found: ${path}`);
+    const identity = fileIdentity(path);
+    if (identity === null) throw new StoreUnavailableError(`SQLite database not found: ${path}`);
+    this.file = identity;
     this.db = new Database(path, { readonly: true, fileMustExist: true });
     this.db.pragma('query_only = ON');
     this.db.pragma('mmap_size = 268435456');
@@ -105,10 +106,24 @@ export class SqliteStore implements Store {
     return Promise.resolve(row && toUser(row));
   }
 
+  /**
+   * Whether `path` now names another file than the one open. The inode tells: this store keeps the old
+   * file open, so the new one cannot have its number. Changes made inside the file (users) do not count.
+   */
+  replaced(): boolean {
+    const identity = fileIdentity(this.path);
+    return identity !== null && identity !== this.file;
+  }
+
   close(): Promise<void> {
     this.db.close();
     return Promise.resolve();
   }
+}
+
+function fileIdentity(path: string): string | null {
+  const stats = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return stats === undefined ? null : `${stats.dev}:${stats.ino}`;
 }
 
 function toUser(row: UserRow): User {
@@ -131,39 +146,83 @@ function readDatasetInfo(db: Database.Database): DatasetInfo | null {
 
 /** Receives rows for one record set at a time, already checked against the registry. */
 export interface DatasetWriter {
-  insert(rs: RecordSet, row: readonly (string | number | null)[]): void;
+  /** Adds a row; false, and nothing added, when the record set already holds a row with its identifier. */
+  insert(rs: RecordSet, row: readonly (string | number | null)[]): boolean;
 }
 
+export interface BuildOptions {
+  /** Record sets copied as they are from the file currently at the path, instead of being filled. */
+  readonly keep?: readonly RecordSet[];
+  /** Carries the users over from the file currently at the path, so that a load logs nobody out. */
+  readonly keepUsers?: boolean;
+}
+
+/** How long a build waits for a user change on the served file to finish (milliseconds) before giving up. */
+const LOCK_WAIT_MS = 1000;
+
+const selectAll = (rs: RecordSet): string =>
+  `SELECT ${rs.fields.map((f) => quote(f.name)).join(', ')} FROM ${quote(rs.table)} ORDER BY ${rs.key.map(quote).join(', ')}`;
+
 /**
- * Builds a complete database in `path + '.building'` and renames it over `path` only when every row
- * is in: an interrupted or failed build leaves the file at `path` exactly as it was.
+ * A new database built in a file of its own beside `path` (`PATH.building-PID`) and renamed over
+ * `path` by commit, so the file at `path` is only ever the old dataset or the complete new one: a
+ * failed, abandoned or killed build leaves it exactly as it was. While a build runs it holds a write
+ * lock on the served file: a second build is refused, and no user change can be made and then lost
+ * with the old file (readers, the service included, are not blocked).
  */
-export function writeSqliteDatabase(
-  path: string,
-  source: string,
-  fill: (writer: DatasetWriter) => void,
-  keepUsersFrom?: string,
-): DatasetInfo {
-  const building = `${path}.building`;
-  rmSync(building, { force: true });
-  const db = new Database(building);
-  try {
-    db.pragma('journal_mode = OFF');
-    db.pragma('synchronous = OFF');
-    for (const statement of sqliteSchema()) db.exec(statement);
-    const inserts = new Map(recordSets.map((rs) => [rs.path, db.prepare(buildInsert(rs, sqliteDialect))]));
-    const content = createHash('sha256');
-    const load = db.transaction(() =>
-      fill({
-        insert: (rs, row) => {
-          content.update(rs.path).update(JSON.stringify(row));
-          inserts.get(rs.path)!.run(...row);
-        },
-      }),
-    );
-    load();
-    if (keepUsersFrom && existsSync(keepUsersFrom)) copyUsers(db, keepUsersFrom);
-    const info = datasetInfo(db, source, content.digest('hex'));
+export class SqliteDatasetBuild implements DatasetWriter {
+  private readonly inserts: ReadonlyMap<string, Database.Statement>;
+
+  private constructor(
+    private readonly path: string,
+    private readonly building: string,
+    private readonly db: Database.Database,
+    private readonly served: Database.Database | null,
+    private readonly options: BuildOptions,
+  ) {
+    // Conflicts are reported to the caller (a duplicate identifier is a refused row, not a failure).
+    this.inserts = new Map(recordSets.map((rs) => [rs.path, db.prepare(`${buildInsert(rs, sqliteDialect)} ON CONFLICT DO NOTHING`)]));
+  }
+
+  static start(path: string, options: BuildOptions = {}): SqliteDatasetBuild {
+    const served = lockServedFile(path);
+    try {
+      removeStaleBuilds(path);
+      const building = `${path}.building-${process.pid}`;
+      rmSync(building, { force: true });
+      const db = new Database(building);
+      // The file is private until the rename and thrown away on any failure, so no journal is needed on
+      // disk. (OFF is refused in the defensive mode better-sqlite3 opens connections in; in MEMORY only
+      // the pages that existed at BEGIN, the empty tables, are journaled, so it stays small.)
+      db.pragma('journal_mode = MEMORY');
+      db.pragma('synchronous = OFF');
+      db.pragma('main.locking_mode = EXCLUSIVE');
+      db.pragma('cache_size = -65536');
+      for (const statement of [...recordSets.map((rs) => buildCreateTable(rs, columnType)), ...META_DDL]) db.exec(statement);
+      db.exec('BEGIN');
+      return new SqliteDatasetBuild(path, building, db, served, options);
+    } catch (error) {
+      served?.close();
+      throw error;
+    }
+  }
+
+  /** Whether there is a file at the path to keep record sets and users from. */
+  get replacesExisting(): boolean {
+    return this.served !== null;
+  }
+
+  insert(rs: RecordSet, row: readonly (string | number | null)[]): boolean {
+    return this.inserts.get(rs.path)!.run(...row).changes === 1;
+  }
+
+  /** Completes the new database and puts it in place of the served one. */
+  commit(source: string): DatasetInfo {
+    const { db } = this;
+    db.exec('COMMIT');
+    if (this.served) this.copyFromServed();
+    for (const statement of recordSets.flatMap(buildIndexes)) db.exec(statement);
+    const info = datasetInfo(db, source, contentHash(db));
     db.prepare('INSERT INTO "dataset_info" ("id", "source", "imported_at", "hash", "counts") VALUES (1, ?, ?, ?, ?)').run(
       info.source,
       info.importedAt,
@@ -172,19 +231,146 @@ export function writeSqliteDatabase(
     );
     db.exec('ANALYZE');
     db.close();
-    renameSync(building, path);
+    // Without these a power failure right after the rename could leave a renamed but incomplete file.
+    syncToDisk(this.building);
+    renameSync(this.building, this.path);
+    try {
+      syncToDisk(dirname(this.path));
+    } catch {
+      // Some file systems cannot sync a directory; the rename is atomic all the same.
+    }
+    this.served?.close();
     return info;
+  }
+
+  /** Throws the new database away; the served file was never touched. */
+  abandon(): void {
+    if (this.db.open) this.db.close();
+    rmSync(this.building, { force: true });
+    this.served?.close();
+  }
+
+  private copyFromServed(): void {
+    const { db } = this;
+    db.prepare('ATTACH DATABASE ? AS "previous"').run(this.path);
+    try {
+      db.transaction(() => {
+        for (const rs of this.options.keep ?? []) copyRecordSet(db, rs);
+        if (this.options.keepUsers) db.exec('INSERT INTO "users" SELECT * FROM "previous"."users"');
+      })();
+    } finally {
+      db.exec('DETACH DATABASE "previous"');
+    }
+  }
+}
+
+/**
+ * Builds a complete database from `fill` (see SqliteDatasetBuild). Two rows with one identifier are
+ * an error here: the callers (demo build, fixtures) generate their rows and must not make any.
+ */
+export function writeSqliteDatabase(
+  path: string,
+  source: string,
+  fill: (writer: DatasetWriter) => void,
+  options: BuildOptions = {},
+): DatasetInfo {
+  const build = SqliteDatasetBuild.start(path, options);
+  try {
+    fill({
+      insert: (rs, row) => {
+        if (!build.insert(rs, row)) throw new Error(`${rs.path}: a second record with the identifier of ${JSON.stringify(row)}`);
+        return true;
+      },
+    });
+    return build.commit(source);
   } catch (error) {
-    if (db.open) db.close();
-    rmSync(building, { force: true });
+    build.abandon();
     throw error;
   }
 }
 
-function copyUsers(db: Database.Database, from: string): void {
-  db.prepare('ATTACH DATABASE ? AS "previous"').run(from);
-  db.exec('INSERT INTO "users" SELECT * FROM "previous"."users"');
-  db.exec('DETACH DATABASE "previous"');
+/** Every row of every record set of the file at `path`, in identifier order, as stored. */
+export function readSqliteDataset(path: string, visit: (rs: RecordSet, rows: Iterable<(string | number | null)[]>) => void): void {
+  if (!existsSync(path)) throw new StoreUnavailableError(`SQLite database not found: ${path}`);
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    for (const rs of recordSets) visit(rs, db.prepare(selectAll(rs)).raw().iterate() as Iterable<(string | number | null)[]>);
+  } finally {
+    db.close();
+  }
+}
+
+/** A write lock on the file being replaced, or null when there is none yet. */
+function lockServedFile(path: string): Database.Database | null {
+  if (!existsSync(path)) return null;
+  const db = new Database(path, { fileMustExist: true, timeout: LOCK_WAIT_MS });
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    return db;
+  } catch (error) {
+    db.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') {
+      throw new Error(`${path} is locked: another import is running, or a user change did not finish`);
+    }
+    throw error;
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+/**
+ * Build files left by a killed build (its process is gone) only take space: they are removed, with
+ * any SQLite side file, and so is the `.building` of versions that did not name the process.
+ */
+function removeStaleBuilds(path: string): void {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.building`;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    const match = /^(?:-(\d+))?(?:-journal|-wal|-shm)?$/.exec(name.slice(prefix.length));
+    if (!match) continue;
+    const pid = match[1];
+    if (pid !== undefined && isRunning(Number(pid))) continue;
+    rmSync(join(dir, name), { force: true });
+  }
+}
+
+function syncToDisk(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Copies a record set as it is; a served file from an older schema cannot be kept silently. */
+function copyRecordSet(db: Database.Database, rs: RecordSet): void {
+  const present = new Set((db.pragma(`"previous".table_info(${quote(rs.table)})`) as { name: string }[]).map((c) => c.name));
+  if (present.size === 0) throw new Error(`cannot keep ${rs.path}: the current database has no table ${rs.table}`);
+  const missing = rs.fields.filter((f) => !present.has(f.name)).map((f) => f.name);
+  if (missing.length > 0) throw new Error(`cannot keep ${rs.path}: the current database has no column ${missing.join(', ')}`);
+  const columns = rs.fields.map((f) => quote(f.name)).join(', ');
+  db.exec(`INSERT INTO ${quote(rs.table)} (${columns}) SELECT ${columns} FROM "previous".${quote(rs.table)}`);
+}
+
+/**
+ * The hash of the content only: every record set's rows in identifier order, so the same data gives
+ * the same hash however it was loaded (from files, copied from the previous file, in any row order).
+ */
+function contentHash(db: Database.Database): string {
+  const hash = createHash('sha256');
+  for (const rs of recordSets) {
+    for (const row of db.prepare(selectAll(rs)).raw().iterate()) hash.update(`${rs.path}\t${JSON.stringify(row)}\n`);
+  }
+  return hash.digest('hex');
 }
 
 function datasetInfo(db: Database.Database, source: string, hash: string): DatasetInfo {

@@ -1,0 +1,103 @@
+/** `tariff-lookup import DIR` and `tariff-lookup export DIR`: the data in and out of the configured SQLite file. */
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.js';
+import { sqlitePath, storeKind } from '../config.js';
+import { exportDatabase } from '../data/export.js';
+import { formatReport, runImport } from '../data/import.js';
+import { CliError } from './io.js';
+
+export const importHelp = `Usage: tariff-lookup import DIR [--strict] [--empty-missing] [--json] [--source TEXT]
+
+Loads DIR into the database DATABASE_URL names (the embedded demo database when it is empty). DIR
+holds one file per record set, named after its path: aladi2.csv, fracciones-usa.csv, ... (CSV as
+RFC 4180 with a header of field names in any order), or aladi2.jsonl, ... (one JSON object a line);
+UTF-8, a BOM accepted. A file replaces its record set; record sets with no file stay as they are.
+
+The new data is built beside the served file and renamed over it only when complete, so a failed or
+interrupted import changes nothing. A running service switches to it within 2 seconds, or at once
+on SIGHUP, without a restart.
+
+Options:
+  --strict          stop at the first refused row, importing nothing
+  --empty-missing   empty the record sets that have no file instead of keeping them
+  --json            print the report as JSON
+  --source TEXT     where the data comes from, shown by /health (default: the folder's name)
+
+Exit status: 0 imported; 1 nothing imported (the data served is unchanged); 2 imported without the
+refused rows the report lists.`;
+
+export const exportHelp = `Usage: tariff-lookup export DIR [--json]
+
+Writes the database DATABASE_URL names as one CSV file per record set in DIR (created if needed;
+files of the same names are replaced), in the form import reads back.`;
+
+const flags = {
+  strict: { type: 'boolean', default: false },
+  'empty-missing': { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+  source: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+function oneFolder(command: string, positionals: readonly string[]): string {
+  const [directory, ...rest] = positionals;
+  if (directory === undefined) throw new CliError(`${command}: a folder is required (see tariff-lookup ${command} --help)`);
+  if (rest.length > 0) throw new CliError(`${command}: unexpected argument ${rest[0]}`);
+  return directory;
+}
+
+function sqliteFile(command: string, config: Config): string {
+  if (storeKind(config) !== 'sqlite') throw new CliError(`${command} works on a SQLite database (DATABASE_URL=sqlite:PATH); DATABASE_URL names PostgreSQL`);
+  return sqlitePath(config);
+}
+
+/** Progress on one rewritten line, only for a person watching a terminal. */
+function progressLine(): { show: (file: string, rows: number) => void; clear: () => void } | undefined {
+  if (!process.stdout.isTTY) return undefined;
+  let last = 0;
+  return {
+    show: (file, rows) => {
+      if (Date.now() - last < 200) return;
+      last = Date.now();
+      process.stdout.write(`\r\x1b[K${file}: ${rows.toLocaleString('en-US')} rows`);
+    },
+    clear: () => process.stdout.write('\r\x1b[K'),
+  };
+}
+
+async function importCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: flags });
+  if (values.help) return out(importHelp);
+  const directory = oneFolder('import', positionals);
+  const progress = values.json ? undefined : progressLine();
+  const report = await runImport({
+    directory,
+    database: sqliteFile('import', config),
+    strict: values.strict,
+    emptyMissing: values['empty-missing'],
+    source: values.source,
+    onProgress: progress?.show,
+  });
+  progress?.clear();
+  if (values.json) out(JSON.stringify(report, null, 2));
+  else for (const line of formatReport(report)) out(line);
+  if (report.failure !== null) throw new CliError(`import failed, nothing changed: ${report.failure}`);
+  if (report.refusedRows > 0) {
+    process.stderr.write(`tariff-lookup: ${report.refusedRows} rows refused (listed in the report); the other rows were imported\n`);
+    process.exitCode = 2;
+  }
+}
+
+function exportCommand(args: string[], config: Config, out: (line: string) => void): void {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: flags.json, help: flags.help } });
+  if (values.help) return out(exportHelp);
+  const report = exportDatabase(sqliteFile('export', config), oneFolder('export', positionals));
+  if (values.json) return out(JSON.stringify(report, null, 2));
+  for (const f of report.files) out(`${f.file}\t${f.rows}`);
+  out(`${report.rows.toLocaleString('en-US')} rows written to ${report.directory} in ${report.seconds.toFixed(2)} s`);
+}
+
+export async function dataCommand(command: 'import' | 'export', args: string[], config: Config, out: (line: string) => void): Promise<void> {
+  if (command === 'import') return importCommand(args, config, out);
+  exportCommand(args, config, out);
+}

@@ -1,0 +1,134 @@
+/**
+ * `GET /api/v1/ficha/{fraccion}`: everything about one fraction in one call, the question a customs
+ * broker actually asks. Built from the registry like every other route: each record set with a
+ * `fraccion` filter contributes its records; the correlation table both ways; the US lines of the
+ * same HS subheading.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RecordSet } from '../record-sets/define.js';
+import type { Condition } from '../store/sql.js';
+import type { Row, Store } from '../store/store.js';
+import type { ResponseCache } from './cache.js';
+import { notFound } from './errors.js';
+import type { ParamSpec } from './params.js';
+import { parseParams, partSchemas } from './params.js';
+import { conditionsFor } from './records.js';
+import type { routeWithAllow } from './routes.js';
+
+/** More than any fraction has in any record set; a ficha is one answer, not a page. */
+const PER_SET_LIMIT = 1000;
+
+const PARAMS: readonly ParamSpec[] = [
+  {
+    name: 'fraccion',
+    in: 'path',
+    kind: 'fraction',
+    description: 'Tariff fraction of 8 digits, or 10 for fraction + NICO; dots and spaces are ignored (0101.21.01.00).',
+  },
+  { name: 'nico', in: 'query', kind: 'nico', description: 'NICO: only records of this NICO and those that apply to the whole fraction' },
+  { name: 'pais', in: 'query', kind: 'code', maxLength: 3, description: 'Country key: only records for this country and those for every country' },
+];
+
+export interface FichaContext {
+  readonly recordSets: readonly RecordSet[];
+  readonly store: () => Store;
+  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly cache: ResponseCache;
+  readonly routeWithAllow: typeof routeWithAllow;
+}
+
+const hasField = (rs: RecordSet, name: string): boolean => rs.fields.some((f) => f.name === name);
+const fractionFilterOf = (rs: RecordSet) => rs.filters.find((f) => f.rule === 'fraction' && f.param === 'fraccion');
+
+/** Records that apply to the whole fraction or to every country carry no NICO or PAIS: they stay. */
+function narrowing(rs: RecordSet, nicoField: string | undefined, nico: string | undefined, pais: string | undefined): Condition[] {
+  const conditions: Condition[] = [];
+  if (nico && nicoField) conditions.push({ kind: 'or', any: [{ kind: 'eq', field: nicoField, value: nico }, { kind: 'null', field: nicoField }] });
+  if (pais && hasField(rs, 'PAIS')) conditions.push({ kind: 'or', any: [{ kind: 'ci', field: 'PAIS', value: pais }, { kind: 'null', field: 'PAIS' }] });
+  return conditions;
+}
+
+async function all(store: Store, rs: RecordSet, conditions: Condition[]): Promise<Row[]> {
+  return store.search(rs, { conditions, skip: 0, limit: PER_SET_LIMIT });
+}
+
+async function ficha(ctx: FichaContext, store: Store, digits: string, nicoParam: string | undefined, pais: string | undefined) {
+  const fraction = digits.slice(0, 8);
+  const nico = digits.length === 10 ? digits.slice(8) : nicoParam;
+  if (digits.length === 10 && nicoParam !== undefined && nicoParam !== nico) throw notFound('Fraction not found');
+  const byPath = new Map(ctx.recordSets.map((rs) => [rs.path, rs]));
+  const fracciones = byPath.get('fracciones')!;
+  const master = await all(store, fracciones, [...conditionsFor(fracciones, { fraccion: fraction }), ...narrowing(fracciones, 'NICO', nico, undefined)]);
+  if (master.length === 0) throw notFound('Fraction not found');
+
+  const result: Record<string, unknown> = { fraccion: fraction, nico: nico ?? null };
+  for (const rs of ctx.recordSets) {
+    const filter = fractionFilterOf(rs);
+    if (!filter || filter.rule !== 'fraction') continue;
+    result[rs.path] = await all(store, rs, [...conditionsFor(rs, { fraccion: fraction }), ...narrowing(rs, filter.nicoField, nico, pais)]);
+  }
+  const anteriores = byPath.get('fracciones-anteriores')!;
+  result['fracciones-anteriores'] = {
+    reemplaza: await all(store, anteriores, [...conditionsFor(anteriores, { fraccion_actual: fraction }), ...narrowing(anteriores, 'NICOACTUAL', nico, undefined)]),
+    reemplazada_por: await all(store, anteriores, [...conditionsFor(anteriores, { fraccion_anterior: fraction }), ...narrowing(anteriores, 'NICOANTERIOR', nico, undefined)]),
+  };
+  const usa = byPath.get('fracciones-usa')!;
+  result['fracciones-usa'] = await all(store, usa, conditionsFor(usa, { fraccion: fraction.slice(0, 6) }));
+  return result;
+}
+
+export function fichaSchema(recordSets: readonly RecordSet[]): Record<string, unknown> {
+  const arrayOf = (rs: RecordSet) => ({ type: 'array', items: { $ref: `${rs.schema}#` } });
+  const anteriores = recordSets.find((rs) => rs.path === 'fracciones-anteriores')!;
+  const properties: Record<string, unknown> = {
+    fraccion: { type: 'string', description: 'The 8-digit fraction' },
+    nico: { type: ['string', 'null'], description: 'The NICO asked for, if any' },
+  };
+  // The fraction's own records first, then every other record set in the registry's order.
+  const first = ['fracciones', 'informacion-general'];
+  const ordered = [...recordSets.filter((rs) => first.includes(rs.path)), ...recordSets.filter((rs) => !first.includes(rs.path))];
+  for (const rs of ordered) if (fractionFilterOf(rs)) properties[rs.path] = arrayOf(rs);
+  properties['fracciones-anteriores'] = {
+    type: 'object',
+    description: 'The fractions this one replaced (reemplaza) and those that replaced it (reemplazada_por)',
+    properties: { reemplaza: arrayOf(anteriores), reemplazada_por: arrayOf(anteriores) },
+    required: ['reemplaza', 'reemplazada_por'],
+  };
+  properties['fracciones-usa'] = { ...arrayOf(recordSets.find((rs) => rs.path === 'fracciones-usa')!), description: 'US HTS lines of the same HS subheading' };
+  return { $id: 'Ficha', title: 'Ficha', type: 'object', properties, required: Object.keys(properties) };
+}
+
+export function registerFicha(app: FastifyInstance, ctx: FichaContext): void {
+  app.addSchema(fichaSchema(ctx.recordSets));
+  ctx.routeWithAllow(app, {
+    method: 'GET',
+    url: '/api/v1/ficha/:fraccion',
+    onRequest: ctx.protect,
+    schema: {
+      operationId: 'get_ficha',
+      summary: 'Everything that applies to one fraction, in one answer',
+      tags: ['ficha'],
+      security: [{ HTTPBearer: [] }],
+      ...partSchemas(PARAMS),
+      response: {
+        200: { description: 'Successful Response', $ref: 'Ficha#' },
+        404: { description: 'No such fraction', $ref: 'ErrorMessage#' },
+        422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
+      },
+    },
+    handler: async (request, reply) => {
+      const p = parseParams(PARAMS, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
+      const digits = String(p['fraccion']);
+      if (digits.length !== 8 && digits.length !== 10) {
+        return reply.code(422).send({
+          detail: [{ type: 'string_pattern_mismatch', loc: ['path', 'fraccion'], msg: 'A ficha is for one fraction: 8 digits, or 10 for fraction + NICO', input: (request.params as Record<string, string>)['fraccion'], ctx: { pattern: '^[0-9]{8}([0-9]{2})?$' } }],
+        });
+      }
+      const store = ctx.store();
+      const key = `ficha?${JSON.stringify(p)}`;
+      const pais = p['pais'] as string | undefined;
+      const { body, etag } = await ctx.cache.getOrCompute(store, key, async () => reply.serialize(await ficha(ctx, store, digits, p['nico'] as string | undefined, pais)) as string);
+      return reply.headers({ 'cache-control': 'private, no-cache', etag }).type('application/json; charset=utf-8').send(body);
+    },
+  });
+}

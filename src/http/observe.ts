@@ -1,0 +1,113 @@
+/**
+ * What an operator sees: one structured log line per request (id, method, route, status, duration,
+ * user) and Prometheus metrics at /metrics (request counts and durations by route template and
+ * status, store query durations, the dataset loaded, process metrics).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RecordSet } from '../record-sets/define.js';
+import type { Store } from '../store/store.js';
+import { HttpError } from './errors.js';
+
+export interface ObserveOptions {
+  readonly enabled: boolean;
+  /** When set, /metrics requires `Authorization: Bearer <token>`. */
+  readonly token: string;
+  readonly store: () => Store;
+  readonly recordSets: readonly RecordSet[];
+}
+
+export interface StoreTimer {
+  time<T>(recordSet: string, operation: string, work: () => Promise<T>): Promise<T>;
+}
+
+export function registerObservability(app: FastifyInstance, options: ObserveOptions): StoreTimer {
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unknown',
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+        user: request.user?.username,
+      },
+      'request',
+    );
+    done();
+  });
+  if (!options.enabled) return { time: (_rs, _op, work) => work() };
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labels = ['method', 'route', 'status'] as const;
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames: labels, registers: [registry] });
+  const durations = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer HTTP requests',
+    labelNames: labels,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const queries = new Histogram({
+    name: 'store_query_duration_seconds',
+    help: 'Time the store took to answer, by record set and operation (answers served from the cache are not counted)',
+    labelNames: ['record_set', 'operation'],
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'dataset_records',
+    help: 'Records of each record set in the dataset being served',
+    labelNames: ['record_set'],
+    registers: [registry],
+    async collect() {
+      const info = await options.store().dataset().catch(() => null);
+      this.reset();
+      for (const [recordSet, count] of Object.entries(info?.counts ?? {})) this.set({ record_set: recordSet }, count);
+    },
+  });
+  new Gauge({
+    name: 'dataset_info',
+    help: 'The dataset being served (1), labelled with its source, import time and content hash',
+    labelNames: ['source', 'imported_at', 'hash'],
+    registers: [registry],
+    async collect() {
+      const info = await options.store().dataset().catch(() => null);
+      this.reset();
+      if (info) this.set({ source: info.source, imported_at: info.importedAt, hash: info.hash }, 1);
+    },
+  });
+
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unknown';
+    if (route !== '/metrics') {
+      const l = { method: request.method, route, status: String(reply.statusCode) };
+      requests.inc(l);
+      durations.observe(l, reply.elapsedTime / 1000);
+    }
+    done();
+  });
+
+  const guard = (request: FastifyRequest): void => {
+    if (options.token === '') return;
+    if (request.headers.authorization !== `Bearer ${options.token}`) {
+      throw new HttpError(401, 'Not authenticated', { 'www-authenticate': 'Bearer' });
+    }
+  };
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    guard(request);
+    const text = await registry.metrics();
+    return reply.header('cache-control', 'no-store').type(registry.contentType).send(text);
+  });
+
+  return {
+    async time(recordSet, operation, work) {
+      const end = queries.startTimer({ record_set: recordSet, operation });
+      try {
+        return await work();
+      } finally {
+        end();
+      }
+    },
+  };
+}

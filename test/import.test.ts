@@ -1,0 +1,556 @@
+/**
+ * The import pipeline over real files: refused rows and refused files, strict mode, the CLI as a
+ * process (killed with SIGKILL half-way), a real server switching to new data under load and on
+ * SIGHUP, and the demo dataset through export → import with its known real records.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { buildDemoDatabase } from '../src/data/ensure.js';
+import { exportDatabase } from '../src/data/export.js';
+import { runImport } from '../src/data/import.js';
+import type { ImportReport } from '../src/data/import.js';
+import { conditionsFor } from '../src/http/records.js';
+import type { Filter } from '../src/record-sets/define.js';
+import { recordSets } from '../src/record-sets/index.js';
+import { buildCount, buildSearch, sqliteDialect } from '../src/store/sql.js';
+import { SqliteDatasetBuild } from '../src/store/sqlite.js';
+import { writeFixtureDatabase } from './fixtures.js';
+import type { Running } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, login, startServer, tempDir } from './helpers.js';
+
+const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const tmp = tempDir('tariff-import-');
+const fixture = join(tmp.dir, 'fixture.sqlite');
+const demo = join(tmp.dir, 'demo.sqlite');
+const demoCsv = join(tmp.dir, 'demo-csv');
+let demoInfo: ReturnType<typeof buildDemoDatabase>;
+
+before(() => {
+  writeFixtureDatabase(fixture);
+  demoInfo = buildDemoDatabase(demo);
+  exportDatabase(demo, demoCsv);
+});
+
+after(() => tmp.remove());
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+let folders = 0;
+/** A folder holding the given files, under a fresh name. */
+function folder(files: Record<string, string | Buffer>): string {
+  const dir = join(tmp.dir, `in-${++folders}`);
+  mkdirSync(dir);
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+let copies = 0;
+/** A served database: a fresh copy of the fixture. */
+function servedCopy(): string {
+  const path = join(tmp.dir, `served-${++copies}.sqlite`);
+  copyFileSync(fixture, path);
+  return path;
+}
+
+/** A fresh served copy of the fixture with a real server over it, for the tests of one describe. */
+function serving(): { served: string; server: Running } {
+  const ctx = {} as { served: string; server: Running };
+  before(async () => {
+    ctx.served = servedCopy();
+    ctx.server = await startServer({ DATABASE_URL: `sqlite:${ctx.served}` });
+  });
+  after(() => ctx.server.close());
+  return ctx;
+}
+
+const fileHash = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function startCli(args: string[], database: string, env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [cli, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${database}`, ...env } });
+}
+
+function finished(child: ChildProcessWithoutNullStreams): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const runCli = (args: string[], database: string): Promise<Outcome> => finished(startCli(args, database));
+
+async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function servedHash(server: Running): Promise<string | undefined> {
+  const health = (await (await server.get('/health')).json()) as { dataset: { hash: string } | null };
+  return health.dataset?.hash;
+}
+
+const imported = (directory: string, database: string, options: { strict?: boolean; emptyMissing?: boolean; source?: string } = {}) =>
+  runImport({ directory, database, ...options });
+
+const summary = (r: ImportReport): string => JSON.stringify({ failure: r.failure, refusals: r.refusals.slice(0, 5) });
+
+// ---------------------------------------------------------------------------------------------
+// Inputs
+
+/** A BOM, CRLF, columns in another order than the registry's, quotes, a comma and a line break inside fields. */
+const ALADI2_GOOD = `\uFEFFSYSID,NICO,FRACCION,PAIS,ACUERDO,TASANUM,TIPOTASA,DOF,NOTAS,OBSERVACIONES\r
+10,00,01012101,ARG,ACE No. 6,10.5,1,20200115,"con coma, y ""comillas""","dos\r
+líneas"\r
+11,00,01012999,BRA,AR.PAR 4,,,20210101,,\r
+`;
+
+const USA_GOOD = [
+  { CONSECUTIVO: 1, FRACCION_SIN_PUNTO: '0101210010', FRACCION_CON_PUNTO: '0101.21.00.10', NIVEL: 2, DESCRIPCION: 'Males' },
+  { CONSECUTIVO: 2, FRACCION_SIN_PUNTO: '0101210020', FRACCION_CON_PUNTO: '0101.21.00.20', NIVEL: 2, DESCRIPCION: 'Females' },
+]
+  .map((r) => JSON.stringify(r))
+  .join('\n');
+
+/** One row of each kind of refusal among good ones; the comment is the physical line. */
+const ALADI2_MIXED = [
+  'SYSID,FRACCION,NICO,PAIS,TASANUM,TIPOTASA,DOF,NOTAS', // 1
+  '1,01012101,00,USA,10.5,1,20200101,good', // 2
+  '2,01012101,00,USA,1,x,20200101,bad int', // 3
+  '3,01012101,00,USAX,1,1,20200101,too long', // 4
+  '4,01012101,00,USA,1.234,1,20200101,bad decimal', // 5
+  '5,01012101,00,USA,1,1,2020-01-01,bad date', // 6
+  ',01012101,00,USA,1,1,20200101,missing id', // 7
+  '1,01012999,00,USA,1,1,20200101,duplicate id', // 8
+  '8,01012101,00,USA,1,1,20200101,too,many', // 9
+  '9,01012101,00,USA,1,1,20200101,"two', // 10
+  'lines"', // 11
+  '10,01012101,00,USA,123456,1,20200101,decimal too large', // 12
+  '', // 13: empty lines are skipped
+  '11,01012101,00,USA,1,1,20200101,good', // 14
+].join('\n');
+
+const MIXED_REFUSALS: [line: number, field: string | null, reason: RegExp][] = [
+  [3, 'TIPOTASA', /not an integer/],
+  [4, 'PAIS', /longer than 3/],
+  [5, 'TASANUM', /not a decimal/],
+  [6, 'DOF', /YYYYMMDD/],
+  [7, 'SYSID', /identifier missing/],
+  [8, 'SYSID', /duplicate identifier SYSID=1/],
+  [9, null, /9 fields where the header has 8/],
+  [12, 'TASANUM', /not a decimal/],
+];
+
+// ---------------------------------------------------------------------------------------------
+
+describe('a good import', () => {
+  const ctx = serving();
+
+  test('replaces the record sets it has files for, keeps the others and the users, and the service switches by itself', async () => {
+    const { served, server } = ctx;
+    const before = await servedHash(server);
+    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD, 'fracciones-usa.jsonl': USA_GOOD, 'notes.txt': 'x' }), served, {
+      source: 'vendor drop 2026-06',
+    });
+    assert.equal(report.failure, null, summary(report));
+    assert.deepEqual(
+      report.files.map((f) => [f.file, f.rows, f.imported, f.refused]),
+      [
+        ['aladi2.csv', 2, 2, 0],
+        ['fracciones-usa.jsonl', 2, 2, 0],
+      ],
+    );
+    assert.deepEqual(report.ignored, [{ file: 'notes.txt', reason: 'not a .csv or .jsonl file' }]);
+    assert.equal(report.kept.length, recordSets.length - 2);
+    assert.ok(report.rowsPerSecond > 0);
+
+    await waitFor('the service to switch', async () => (await servedHash(server)) === report.dataset?.hash);
+    assert.notEqual(report.dataset?.hash, before);
+    const health = (await (await server.get('/health')).json()) as { dataset: { source: string; counts: Record<string, number> } };
+    assert.equal(health.dataset.source, 'vendor drop 2026-06');
+    assert.equal(health.dataset.counts['aladi2'], 2);
+    assert.equal(health.dataset.counts['cupos'], 8, 'a record set with no file is kept');
+
+    const aladi2 = await server.json<Record<string, unknown>[]>('/api/v1/aladi2/');
+    assert.equal(aladi2.status, 200, 'the token issued before the import still works: users are carried over');
+    assert.deepEqual(
+      aladi2.body.map((r) => [r['SYSID'], r['TASANUM'], r['NOTAS'], r['OBSERVACIONES'], r['TASATXT']]),
+      [
+        [10, '10.50', 'con coma, y "comillas"', 'dos\r\nlíneas', null],
+        [11, null, null, null, null],
+      ],
+    );
+    const usa = await server.json<{ items: Record<string, unknown>[] }>('/api/v1/fracciones-usa/?fraccion=0101.21.00.10');
+    assert.deepEqual(
+      usa.body.items.map((r) => r['DESCRIPCION']),
+      ['Males'],
+    );
+    assert.equal((await login(server.base, TEST_USER, TEST_PASSWORD)).status, 200);
+  });
+
+  test('--empty-missing empties the record sets that have no file', async () => {
+    const { served } = ctx;
+    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), served, { emptyMissing: true });
+    assert.equal(report.failure, null, summary(report));
+    assert.equal(report.emptied.length, recordSets.length - 1);
+    assert.deepEqual(report.kept, []);
+    assert.equal(report.dataset?.counts['cupos'], 0);
+    assert.equal(report.dataset?.counts['aladi2'], 2);
+  });
+
+  test('characters cut across read chunks arrive whole', async () => {
+    const { served } = ctx;
+    const notes = 'Ñandú café ü 🐎 '.repeat(25);
+    const rows = Array.from({ length: 400 }, (_, i) => `${i + 1},01012101,"${notes}"`);
+    const report = await imported(folder({ 'aladi2.csv': ['SYSID,FRACCION,OBSERVACIONES', ...rows].join('\n') }), served);
+    assert.equal(report.failure, null, summary(report));
+    assert.equal(report.files[0]?.imported, 400);
+    const db = new Database(served, { readonly: true });
+    try {
+      const values = db.prepare('SELECT DISTINCT "OBSERVACIONES" FROM "aladi2"').pluck().all();
+      assert.deepEqual(values, [notes]);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('refused rows', () => {
+  let served: string;
+  before(() => {
+    served = servedCopy();
+  });
+
+  test('each kind is listed with its file, line, field and reason; the valid rows are imported', async () => {
+    const report = await imported(folder({ 'aladi2.csv': ALADI2_MIXED }), served);
+    assert.equal(report.failure, null);
+    assert.equal(report.imported, true);
+    assert.deepEqual(
+      report.refusals.map((r) => [r.file, r.line, r.field]),
+      MIXED_REFUSALS.map(([line, field]) => ['aladi2.csv', line, field]),
+    );
+    report.refusals.forEach((r, i) => assert.match(r.reason, MIXED_REFUSALS[i]![2], r.reason));
+    assert.equal(report.refusedRows, MIXED_REFUSALS.length);
+    assert.deepEqual(
+      report.files.map((f) => [f.rows, f.imported, f.refused]),
+      [[11, 3, 8]],
+    );
+    assert.equal(report.dataset?.counts['aladi2'], 3);
+  });
+
+  test('unknown columns are reported and ignored; absent ones are reported and stored empty', async () => {
+    const report = await imported(folder({ 'aladi2.csv': 'SYSID,FRACCION,COLOR\n1,01012101,azul\n' }), served);
+    assert.equal(report.failure, null);
+    assert.deepEqual(report.files[0]?.unknownColumns, ['COLOR']);
+    assert.ok(report.files[0]?.absentColumns.includes('PAIS'));
+    assert.equal(report.refusedRows, 0);
+    assert.equal(report.dataset?.counts['aladi2'], 1);
+  });
+
+  test('JSON lines: a line that is not JSON, not an object, or not valid is refused with its line', async () => {
+    const lines = [
+      '{"CONSECUTIVO": 1, "FRACCION_SIN_PUNTO": "0101210010"}',
+      'not json',
+      '[1, 2]',
+      '{"CONSECUTIVO": 2, "NIVEL": 1.5}',
+      '',
+      '{"FRACCION_SIN_PUNTO": "01"}',
+      '{"CONSECUTIVO": 3, "EXTRA": true}',
+    ];
+    const report = await imported(folder({ 'fracciones-usa.jsonl': lines.join('\n') }), served);
+    assert.equal(report.failure, null);
+    assert.deepEqual(
+      report.refusals.map((r) => [r.line, r.field]),
+      [
+        [2, null],
+        [3, null],
+        [4, 'NIVEL'],
+        [6, 'CONSECUTIVO'],
+      ],
+    );
+    assert.deepEqual(report.files[0]?.unknownColumns, ['EXTRA']);
+    assert.equal(report.dataset?.counts['fracciones-usa'], 2);
+  });
+
+  test('the CLI prints the report, one line on stderr, and exits 2', async () => {
+    const outcome = await runCli(['import', folder({ 'aladi2.csv': ALADI2_MIXED })], served);
+    assert.equal(outcome.code, 2, outcome.stderr);
+    assert.match(outcome.stdout, /^ {2}aladi2\.csv:3: TIPOTASA: not an integer: x$/m);
+    assert.match(outcome.stdout, /rows\/s/);
+    assert.equal(outcome.stderr.trim().split('\n').length, 1);
+    assert.match(outcome.stderr, /8 rows refused/);
+  });
+});
+
+describe('refused files: nothing is imported and the served file is untouched', () => {
+  let served: string;
+  before(() => {
+    served = servedCopy();
+  });
+  const latin1 = Buffer.concat([Buffer.from('SYSID,NOTAS\n1,ok\n2,'), Buffer.from('café', 'latin1'), Buffer.from('\n3,ok\n')]);
+  // More than one 64 KiB read chunk before the bad byte.
+  const manyRows = Array.from({ length: 8000 }, (_, i) => `${i + 1},fila ${i + 1}`).join('\n');
+  const cases: [name: string, files: Record<string, string | Buffer>, message: RegExp][] = [
+    ['a header without the identifier', { 'aladi2.csv': 'FRACCION,PAIS\n01012101,USA\n' }, /^aladi2\.csv:1: the header has no SYSID column/],
+    ['a header without part of a two-column identifier', { 'tlcs.csv': 'SYSID,PAIS\n1,USA\n' }, /^tlcs\.csv:1: the header has no FRACCION column/],
+    ['Latin-1 text', { 'aladi2.csv': latin1 }, /^aladi2\.csv:3: not valid UTF-8/],
+    [
+      'invalid UTF-8 past the first read chunk',
+      { 'aladi2.csv': Buffer.concat([Buffer.from(`SYSID,NOTAS\n${manyRows}\n`), Buffer.from([0x31, 0x2c, 0xff, 0x0a])]) },
+      /^aladi2\.csv:8002: not valid UTF-8/,
+    ],
+    ['UTF-16', { 'aladi2.csv': Buffer.from('\uFEFFSYSID,NOTAS\n1,ok\n', 'utf16le') }, /^aladi2\.csv:1: not valid UTF-8/],
+    ['a file cut inside a character', { 'aladi2.csv': Buffer.concat([Buffer.from('SYSID,NOTAS\n1,caf'), Buffer.from([0xc3])]) }, /^aladi2\.csv:2: not valid UTF-8/],
+    ['a gzip file', { 'aladi2.csv': gzipSync('SYSID\n1\n') }, /^aladi2\.csv:1: not valid UTF-8/],
+    ['a stray quote', { 'aladi2.csv': 'SYSID,NOTAS\n1,ok\n2,a "quoted" word\n' }, /^aladi2\.csv:3: not CSV/],
+    ['a quote never closed', { 'aladi2.csv': 'SYSID,NOTAS\n1,"open\n2,x\n' }, /^aladi2\.csv:\d+: not CSV/],
+    ['an empty file', { 'aladi2.csv': '' }, /^aladi2\.csv:1: empty/],
+    ['a column named twice', { 'aladi2.csv': 'SYSID,PAIS,PAIS\n1,USA,MEX\n' }, /^aladi2\.csv:1: the header names the column PAIS twice/],
+    ['two files for one record set', { 'aladi2.csv': ALADI2_GOOD, 'aladi2.jsonl': '{}' }, /^aladi2\.jsonl: aladi2\.csv holds aladi2 too/],
+    ['no file that names a record set', { 'README.md': '# data', 'aranceles.csv': 'SYSID\n1\n' }, /no file names a record set/],
+    ['a good file beside a bad one', { 'aladi2.csv': ALADI2_GOOD, 'cupos.csv': 'FRACCION\n01012101\n' }, /^cupos\.csv:1: the header has no SYSID/],
+  ];
+
+  for (const [name, files, message] of cases) {
+    test(name, async () => {
+      const before = fileHash(served);
+      const report = await imported(folder(files), served);
+      assert.equal(report.imported, false);
+      assert.match(report.failure ?? '', message);
+      assert.equal(fileHash(served), before);
+      assert.deepEqual(
+        readdirSync(tmp.dir).filter((f) => f.includes('.building')),
+        [],
+        'the build file is removed',
+      );
+    });
+  }
+
+  test('the CLI says it in one line on stderr and exits 1', async () => {
+    const before = fileHash(served);
+    const outcome = await runCli(['import', folder({ 'aladi2.csv': latin1 })], served);
+    assert.equal(outcome.code, 1);
+    assert.equal(outcome.stderr, 'tariff-lookup: import failed, nothing changed: aladi2.csv:3: not valid UTF-8 (a file saved as Latin-1, Windows-1252 or UTF-16 must be converted to UTF-8)\n');
+    assert.equal(fileHash(served), before);
+  });
+
+  test('a folder that does not exist', async () => {
+    const outcome = await runCli(['import', join(tmp.dir, 'nowhere')], served);
+    assert.equal(outcome.code, 1);
+    assert.match(outcome.stderr, /^tariff-lookup: import failed, nothing changed: .*nowhere: cannot read the folder/);
+  });
+
+  test('a second import while one runs is refused', async () => {
+    const running = SqliteDatasetBuild.start(served, {});
+    try {
+      const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), served);
+      assert.match(report.failure ?? '', /is locked: another import is running/);
+    } finally {
+      running.abandon();
+    }
+  });
+});
+
+describe('--strict', () => {
+  test('the first refused row fails the whole import: exit 1, the served file untouched', async () => {
+    const served = servedCopy();
+    const before = fileHash(served);
+    const outcome = await runCli(['import', folder({ 'aladi2.csv': ALADI2_MIXED }), '--strict', '--json'], served);
+    assert.equal(outcome.code, 1);
+    assert.match(outcome.stderr, /^tariff-lookup: import failed, nothing changed: aladi2\.csv:3: TIPOTASA: not an integer: x \(--strict/);
+    const report = JSON.parse(outcome.stdout) as ImportReport;
+    assert.equal(report.imported, false);
+    assert.equal(report.refusals.length, 1);
+    assert.equal(fileHash(served), before);
+  });
+});
+
+describe('an import killed half-way', () => {
+  const ctx = serving();
+
+  test('leaves the served file and the data served exactly as they were; the next import succeeds', async () => {
+    const { served, server } = ctx;
+    const before = fileHash(served);
+    const hashBefore = await servedHash(server);
+    const child = startCli(['import', demoCsv], served);
+    const outcome = finished(child);
+    const building = `${served}.building-${child.pid}`;
+    await waitFor('the import to start building', () => existsSync(building));
+    // The whole demo takes seconds to load: a fraction of a second in, it is half-way.
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGKILL');
+    assert.equal((await outcome).code, null, 'killed, not finished');
+    assert.ok(existsSync(building), 'a stale build file is left behind');
+    assert.equal(fileHash(served), before);
+    assert.equal(await servedHash(server), hashBefore);
+    assert.equal((await server.json('/api/v1/aladi2/')).status, 200);
+
+    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), served);
+    assert.equal(report.failure, null, summary(report));
+    assert.equal(existsSync(building), false, 'the stale build file is removed');
+  });
+});
+
+describe('switching under load', () => {
+  const ctx = serving();
+
+  test('requests running through an import and the switch all succeed', async () => {
+    const { served, server } = ctx;
+    const paths = ['/api/v1/fracciones/?fraccion=0101&limit=5', '/api/v1/aladi2/?fraccion=01', '/api/v1/fracciones-usa/?fraccion=0101', '/health'];
+    const statuses = new Map<string, number>();
+    let running = true;
+    const worker = async (n: number): Promise<void> => {
+      for (let i = n; running; i++) {
+        const path = paths[i % paths.length]!;
+        let outcome: string;
+        try {
+          const response = await fetch(server.base + path, { headers: { authorization: `Bearer ${server.token}` } });
+          await response.arrayBuffer();
+          outcome = String(response.status);
+        } catch (error) {
+          outcome = `${(error as Error).message} on ${path}`;
+        }
+        statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
+      }
+    };
+    const workers = Array.from({ length: 8 }, (_, n) => worker(n));
+    try {
+      const outcome = await runCli(['import', folder({ 'fracciones.csv': readFileSync(join(demoCsv, 'fracciones.csv')) }), '--json'], served);
+      assert.equal(outcome.code, 0, outcome.stderr);
+      const report = JSON.parse(outcome.stdout) as ImportReport;
+      await waitFor('the service to switch', async () => (await servedHash(server)) === report.dataset?.hash);
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      running = false;
+      await Promise.all(workers);
+    }
+    assert.deepEqual([...statuses.keys()], ['200']);
+    assert.ok(statuses.get('200')! > 100, `only ${statuses.get('200')} requests`);
+    const page = await server.json<{ items: Record<string, unknown>[] }>('/api/v1/fracciones/?fraccion=0101.21.01.00');
+    assert.equal(page.body.items[0]?.['DESCRIPCION'], 'Reproductores de raza pura', 'the new data is served');
+  });
+});
+
+describe('serve reloads on SIGHUP', () => {
+  test('the served process switches to the imported file at once', async () => {
+    const served = servedCopy();
+    const child = startCli(['serve'], served, { PORT: '0', HOST: '127.0.0.1', JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'info' });
+    const logs: Record<string, unknown>[] = [];
+    let buffered = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) if (line.startsWith('{')) logs.push(JSON.parse(line) as Record<string, unknown>);
+    });
+    const exited = finished(child);
+    try {
+      await waitFor('the server to listen', () => logs.some((l) => String(l['msg']).startsWith('Server listening at')));
+      const base = /http:\/\/[\d.:]+/.exec(String(logs.find((l) => String(l['msg']).startsWith('Server listening at'))?.['msg']))?.[0];
+      const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), served);
+      assert.equal(report.failure, null, summary(report));
+      child.kill('SIGHUP');
+      await waitFor('the SIGHUP reload', () => logs.some((l) => l['reason'] === 'SIGHUP' && l['hash'] === report.dataset?.hash), 5000);
+      const health = (await (await fetch(`${base}/health`)).json()) as { dataset: { hash: string } };
+      assert.equal(health.dataset.hash, report.dataset?.hash);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+});
+
+describe('the demo dataset through export and import', () => {
+  const database = join(tmp.dir, 'empty', 'roundtrip.sqlite');
+  let report: ImportReport;
+  let server: Running;
+
+  before(async () => {
+    report = await imported(demoCsv, database, { source: 'demo export' });
+    server = await startServer({ DATABASE_URL: `sqlite:${database}` });
+  });
+  after(() => server.close());
+
+  test('loads into an empty file in seconds, with the same content hash and counts', (t) => {
+    assert.equal(report.failure, null, summary(report));
+    assert.equal(report.refusedRows, 0);
+    assert.deepEqual(report.dataset?.counts, demoInfo.counts);
+    assert.equal(report.dataset?.hash, demoInfo.hash, 'the hash depends on the content only');
+    const rows = report.files.reduce((sum, f) => sum + f.rows, 0);
+    t.diagnostic(`${rows} rows in ${report.seconds.toFixed(2)} s: ${report.rowsPerSecond} rows/s`);
+    assert.ok(report.seconds < 60, `${report.seconds} s`);
+  });
+
+  test('serves the known real records', async () => {
+    const mx = await server.json<{ items: Record<string, unknown>[] }>('/api/v1/fracciones/?fraccion=0101.21.01&nico=00');
+    assert.deepEqual(
+      mx.body.items.map((r) => [r['FRACCIONPUNTO'], r['NICO'], r['DESCRIPCION']]),
+      [['0101.21.01', '00', 'Reproductores de raza pura']],
+    );
+    const us = await server.json<{ items: Record<string, unknown>[] }>('/api/v1/fracciones-usa/?fraccion=0101.21.00.10');
+    assert.deepEqual(
+      us.body.items.map((r) => [r['FRACCION_CON_PUNTO'], r['DESCRIPCION']]),
+      [['0101.21.00.10', 'Males']],
+    );
+  });
+
+  test('no filtered search scans a table', () => {
+    const samples: Record<Filter['rule'], (string | number)[]> = {
+      fraction: ['01', '0101', '010121', '01012101', '0101210100'],
+      'us-fraction': ['01', '0101210010'],
+      nico: ['00'],
+      code: ['USA'],
+      int: [3],
+    };
+    const db = new Database(database, { readonly: true });
+    try {
+      const plan = (text: string, values: readonly (string | number)[]): string[] =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...values) as { detail: string }[]).map((r) => r.detail);
+      for (const rs of recordSets) {
+        for (const f of rs.filters) {
+          if (f.rule === 'nico') {
+            // NICO alone has a handful of values: its index exists, and the planner may rightly prefer a scan of a small table.
+            const indexed = db.prepare(`SELECT 1 FROM pragma_index_list(?) l JOIN pragma_index_info(l.name) i WHERE i.seqno = 0 AND i.name = ?`);
+            assert.ok(indexed.get(rs.table, f.field), `${rs.path}: no index on ${f.field}`);
+            continue;
+          }
+          for (const value of samples[f.rule]) {
+            const conditions = conditionsFor(rs, { [f.param]: value });
+            for (const q of [buildSearch(rs, conditions, 0, 100, sqliteDialect), buildCount(rs, conditions, sqliteDialect)]) {
+              const steps = plan(q.text, q.values);
+              assert.ok(!steps.some((s) => s.startsWith('SCAN')), `${rs.path}?${f.param}=${value}: ${steps.join('; ')}`);
+            }
+          }
+        }
+        for (const s of rs.fixedSearches) {
+          const conditions = Object.entries(s.where).map(([field, value]) => ({ kind: 'eq' as const, field, value }));
+          const q = buildSearch(rs, conditions, 0, 100, sqliteDialect);
+          const steps = plan(q.text, q.values);
+          assert.ok(!steps.some((step) => step.startsWith('SCAN')), `${rs.path}/${s.segment}: ${steps.join('; ')}`);
+        }
+      }
+    } finally {
+      db.close();
+    }
+  });
+});
