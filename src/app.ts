@@ -16,6 +16,7 @@ import type { Config } from './config.js';
 import { ConfigError } from './config.js';
 import { bearerGuard, registerAuthRoutes } from './http/auth.js';
 import { ResponseCache } from './http/cache.js';
+import { registerBuscar } from './http/buscar.js';
 import { registerFicha } from './http/ficha.js';
 import { registerObservability } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
@@ -142,6 +143,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerRecordRoutes(app, { store: current, protect, cache, timer });
   registerAuthRoutes(app, { store: current, tokens, throttle, protect, routeWithAllow });
   registerFicha(app, { recordSets, store: current, protect, cache, routeWithAllow });
+  registerBuscar(app, { store: current, protect, cache, routeWithAllow });
   registerPublicRoutes(app, { store: current, routeWithAllow });
   return app;
 }

@@ -1,11 +1,11 @@
 /** Login, tokens and the protection of every business route, over real HTTP. */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { recordSets } from '../src/record-sets/index.js';
 import { openUserAdmin } from '../src/store/open.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, login, startServer, storeKinds } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, login, serveFixture, startServer, storeKinds } from './helpers.js';
 
 let server: Running;
 let db: TestDatabase;
@@ -29,20 +29,10 @@ function signed(claims: Record<string, unknown>, options: { alg?: string; secret
 
 for (const kind of await storeKinds()) {
   describe(`${kind} store`, () => {
-    before(async () => {
-      db = await createTestDatabase(kind);
-      // The user-state cache off: a change of a user's state must show on the very next request.
-      server = await startServer({
-        DATABASE_URL: db.url,
-        LOGIN_MAX_FAILURES: '50',
-        LOGIN_MAX_FAILURES_PER_ADDRESS: '500',
-        AUTH_USER_CACHE_SECONDS: '0',
-      });
-    });
-
-    after(async () => {
-      await server.close();
-      await db.drop();
+    // The user-state cache off: a change of a user's state must show on the very next request.
+    serveFixture(kind, { LOGIN_MAX_FAILURES: '50', LOGIN_MAX_FAILURES_PER_ADDRESS: '500', AUTH_USER_CACHE_SECONDS: '0' }, (running, made) => {
+      server = running;
+      db = made;
     });
 
     describe('login', () => {

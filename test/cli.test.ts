@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { Running, TestDatabase } from './helpers.js';
-import { createTestDatabase, login, startServer, storeKinds, tempDir } from './helpers.js';
+import { login, serveFixture, storeKinds, tempDir } from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const tmp = tempDir();
@@ -38,14 +38,9 @@ after(() => tmp.remove());
 
 for (const kind of await storeKinds()) {
   describe(`${kind} store`, () => {
-    before(async () => {
-      db = await createTestDatabase(kind);
-      server = await startServer({ DATABASE_URL: db.url, AUTH_USER_CACHE_SECONDS: '0' });
-    });
-
-    after(async () => {
-      await server.close();
-      await db.drop();
+    serveFixture(kind, { AUTH_USER_CACHE_SECONDS: '0' }, (running, made) => {
+      server = running;
+      db = made;
     });
 
     describe('tariff-lookup users', () => {

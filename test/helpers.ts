@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
@@ -128,6 +128,24 @@ export async function createTestDatabase(kind: StoreKind, fill: (writer: Dataset
     throw error;
   }
   return { kind, url: db.url, drop: db.drop };
+}
+
+/**
+ * Inside a describe: a database of `kind` holding the fixture and a server over it, made before the
+ * suite's tests and removed after them; `use` receives both once they are ready.
+ */
+export function serveFixture(kind: StoreKind, env: Record<string, string>, use: (server: Running, db: TestDatabase) => void): void {
+  let db: TestDatabase | undefined;
+  let server: Running | undefined;
+  before(async () => {
+    db = await createTestDatabase(kind);
+    server = await startServer({ DATABASE_URL: db.url, ...env });
+    use(server, db);
+  });
+  after(async () => {
+    await server?.close();
+    await db?.drop();
+  });
 }
 
 export async function addUser(config: Config, username: string, password: string): Promise<void> {

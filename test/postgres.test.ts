@@ -27,7 +27,7 @@ import {
 import { StoreUnavailableError } from '../src/store/store.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createPostgresDatabase, createTestDatabase, login, startServer, storeKinds } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createPostgresDatabase, login, serveFixture, startServer, storeKinds } from './helpers.js';
 
 const SECRET_PASSWORD = 'hunter2-do-not-show';
 const UNREACHABLE = `postgres://tariff:${SECRET_PASSWORD}@127.0.0.1:1/nowhere`;
@@ -233,16 +233,10 @@ if (kinds.includes('postgres')) {
   describe('PostgreSQL store', () => {
     let db: TestDatabase;
     let server: Running;
-
-    before(async () => {
-      db = await createTestDatabase('postgres');
-      // No answer cache: these tests change the data under the service and must see every change.
-      server = await startServer({ DATABASE_URL: db.url, RESPONSE_CACHE_ENTRIES: '0', AUTH_USER_CACHE_SECONDS: '0' });
-    });
-
-    after(async () => {
-      await server.close();
-      await db.drop();
+    // No answer cache: these tests change the data under the service and must see every change.
+    serveFixture('postgres', { RESPONSE_CACHE_ENTRIES: '0', AUTH_USER_CACHE_SECONDS: '0' }, (running, made) => {
+      server = running;
+      db = made;
     });
 
     test('service connections cannot change data, and run with the statement timeout', async () => {

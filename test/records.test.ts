@@ -5,13 +5,13 @@
  * find and 404.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Filter, RecordSet } from '../src/record-sets/define.js';
 import { recordSets } from '../src/record-sets/index.js';
 import type { FixtureRecord } from './fixtures.js';
 import { fixtureRecords } from './fixtures.js';
-import type { Running, TestDatabase } from './helpers.js';
-import { createTestDatabase, startServer, storeKinds } from './helpers.js';
+import type { Running } from './helpers.js';
+import { serveFixture, storeKinds } from './helpers.js';
 
 const byKey = (rs: RecordSet) => (a: FixtureRecord, b: FixtureRecord): number => {
   for (const k of rs.key) {
@@ -174,19 +174,8 @@ function recordSetSuites(server: () => Running): void {
 
 for (const kind of await storeKinds()) {
   describe(`${kind} store`, () => {
-    let db: TestDatabase;
     let server: Running;
-
-    before(async () => {
-      db = await createTestDatabase(kind);
-      server = await startServer({ DATABASE_URL: db.url });
-    });
-
-    after(async () => {
-      await server.close();
-      await db.drop();
-    });
-
+    serveFixture(kind, {}, (running) => (server = running));
     recordSetSuites(() => server);
   });
 }

@@ -1,27 +1,17 @@
 /** The public endpoints, the HTTP behaviour every route shares, and the OpenAPI document. */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { recordSets } from '../src/record-sets/index.js';
-import type { Running, TestDatabase } from './helpers.js';
-import { createTestDatabase, startServer, storeKinds } from './helpers.js';
+import type { Running } from './helpers.js';
+import { serveFixture, storeKinds } from './helpers.js';
 
 let server: Running;
 const auth = (): Record<string, string> => ({ authorization: `Bearer ${server.token}` });
 
 for (const kind of await storeKinds()) {
   describe(`${kind} store`, () => {
-    let db: TestDatabase;
-
-    before(async () => {
-      db = await createTestDatabase(kind);
-      server = await startServer({ DATABASE_URL: db.url });
-    });
-
-    after(async () => {
-      await server.close();
-      await db.drop();
-    });
+    serveFixture(kind, {}, (running) => (server = running));
 
     describe('public endpoints', () => {
       test('GET / names the service and its documentation', async () => {

@@ -189,8 +189,9 @@ if (kinds.includes('postgres')) {
 
       if (rs.filters.length === 0) continue;
       test(`${rs.path}: every filter`, async () => {
-        for (const filter of rs.filters) {
-          for (const condition of conditionsOf(filter)) {
+        const empty = rs.fields.map((f): Condition => ({ kind: 'null', field: f.name }));
+        for (const filter of [...rs.filters, { rule: 'empty' as const, param: 'empty' }]) {
+          for (const condition of filter.rule === 'empty' ? empty : conditionsOf(filter)) {
             const what = `${filter.param} ${JSON.stringify(condition)}`;
             await same(what, (s) => s.search(rs, { conditions: [condition], skip: 0, limit: 1000 }));
             await same(`count ${what}`, (s) => s.count(rs, [condition]));

@@ -17,7 +17,15 @@ export interface ParamSpec {
   readonly maximum?: number;
   readonly default?: number;
   readonly maxLength?: number;
+  /** Query parameters are optional unless this says otherwise; path parameters always required. */
+  readonly required?: boolean;
 }
+
+/** skip and limit, as every search has them. */
+export const PAGING: readonly ParamSpec[] = [
+  { name: 'skip', in: 'query', kind: 'int', minimum: 0, default: 0, description: 'Number of records to skip' },
+  { name: 'limit', in: 'query', kind: 'int', minimum: 1, maximum: 1000, default: 100, description: 'Maximum number of records returned' },
+];
 
 export type ParsedValue = string | number;
 export type Parsed = Record<string, ParsedValue | undefined>;
@@ -47,7 +55,7 @@ export function paramSchema(p: ParamSpec): Record<string, unknown> {
     case 'code':
       return { ...base, type: 'string', maxLength: p.maxLength };
     case 'text':
-      return { ...base, type: 'string' };
+      return { ...base, type: 'string', minLength: p.required ? 1 : undefined, maxLength: p.maxLength };
   }
 }
 
@@ -57,7 +65,8 @@ export function partSchemas(specs: readonly ParamSpec[]): { querystring?: object
     const mine = specs.filter((s) => s.in === where);
     if (mine.length === 0) return undefined;
     const properties = Object.fromEntries(mine.map((s) => [s.name, paramSchema(s)]));
-    return where === 'path' ? { type: 'object', properties, required: mine.map((s) => s.name) } : { type: 'object', properties };
+    const required = mine.filter((s) => where === 'path' || s.required).map((s) => s.name);
+    return required.length > 0 ? { type: 'object', properties, required } : { type: 'object', properties };
   };
   const querystring = part('query');
   const params = part('path');

@@ -8,7 +8,7 @@ import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
 import { notFound } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
-import { FRACTION_HELP, US_FRACTION_HELP } from './params.js';
+import { FRACTION_HELP, PAGING, US_FRACTION_HELP } from './params.js';
 import { pageSchemaName } from './schemas.js';
 
 export interface Page {
@@ -29,10 +29,6 @@ export interface RecordRoute {
   readonly run: (store: Store, params: Parsed) => Promise<Row[] | Page | Row>;
 }
 
-const PAGING: readonly ParamSpec[] = [
-  { name: 'skip', in: 'query', kind: 'int', minimum: 0, default: 0, description: 'Number of records to skip' },
-  { name: 'limit', in: 'query', kind: 'int', minimum: 1, maximum: 1000, default: 100, description: 'Maximum number of records returned' },
-];
 
 function fieldLength(rs: RecordSet, name: string): number | undefined {
   const type = rs.fields.find((f) => f.name === name)?.type;

@@ -18,7 +18,9 @@ import type { Config, PostgresSettings } from '../config.js';
 import { ConfigError, loadConfig, postgresSettings } from '../config.js';
 import type { Field, RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
-import { buildCount, buildCreateTable, buildIndexes, buildLookup, buildSearch, postgresDialect, quote } from './sql.js';
+import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
+import { postgresFullText } from './postgres-fulltext.js';
+import { DATASET_INFO_DDL, buildCount, buildCreateTable, buildIndexes, buildLookup, buildSearch, postgresDialect, quote } from './sql.js';
 import type { Condition } from './sql.js';
 import type { BuildOptions, DatasetWriter, UserSummary } from './sqlite.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User } from './store.js';
@@ -43,15 +45,9 @@ function columnType(f: Field): string {
   }
 }
 
-/** The same columns as SQLite's; `counts` stays JSON text because jsonb would reorder its keys. */
+/** SQLite's tables; `counts` stays JSON text because jsonb would reorder its keys. */
 const META_DDL = [
-  `CREATE TABLE IF NOT EXISTS "dataset_info" (
-  "id" INTEGER PRIMARY KEY CHECK ("id" = 1),
-  "source" TEXT NOT NULL,
-  "imported_at" TEXT NOT NULL,
-  "hash" TEXT NOT NULL,
-  "counts" TEXT NOT NULL
-)`,
+  DATASET_INFO_DDL,
   `CREATE TABLE IF NOT EXISTS "users" (
   "username" TEXT COLLATE "C" PRIMARY KEY,
   "full_name" TEXT,
@@ -304,6 +300,14 @@ export class PostgresStore implements Store {
     const row = (await this.db.query<UserRow>(USER_SQL, [username])).rows[0];
     if (!row) return undefined;
     return { username: row.username, fullName: row.full_name, email: row.email, disabled: row.disabled, passwordHash: row.password_hash };
+  }
+
+  async fullText(query: FullTextQuery): Promise<FullTextResult> {
+    const sql = postgresFullText(query);
+    if (sql === null) return { hits: [], total: 0 };
+    const hits = (await this.db.query<FullTextHit>(sql.page.text, sql.page.values)).rows;
+    const total = (await this.db.query<{ total: number }>(sql.total.text, sql.total.values)).rows[0]?.total ?? 0;
+    return { hits, total };
   }
 
   close(): Promise<void> {

@@ -97,6 +97,15 @@ export function buildInsert(rs: RecordSet, dialect: Dialect): string {
   return `INSERT INTO ${quote(rs.table)} (${columnList(rs)}) VALUES (${marks})`;
 }
 
+/** Which dataset is loaded: one row, written by every load and shown by /health; the same on both stores. */
+export const DATASET_INFO_DDL = `CREATE TABLE IF NOT EXISTS "dataset_info" (
+  "id" INTEGER PRIMARY KEY CHECK ("id" = 1),
+  "source" TEXT NOT NULL,
+  "imported_at" TEXT NOT NULL,
+  "hash" TEXT NOT NULL,
+  "counts" TEXT NOT NULL
+)`;
+
 export type ColumnType = (field: Field) => string;
 
 export function buildCreateTable(rs: RecordSet, columnType: ColumnType): string {

@@ -9,21 +9,17 @@ import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Field, RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
-import { buildCount, buildCreateTable, buildIndexes, buildInsert, buildLookup, buildSearch, quote, sqliteDialect } from './sql.js';
+import { DATASET_INFO_DDL, buildCount, buildCreateTable, buildIndexes, buildInsert, buildLookup, buildSearch, quote, sqliteDialect } from './sql.js';
 import type { Condition, SqlQuery } from './sql.js';
+import type { FullTextQuery, FullTextResult } from './fulltext.js';
+import { SQLITE_FULLTEXT_BUILD, SqliteFullText, hasFullText } from './sqlite-fulltext.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User } from './store.js';
 import { StoreUnavailableError } from './store.js';
 
 const columnType = (f: Field): string => (f.type.kind === 'int' ? 'INTEGER' : 'TEXT');
 
 const META_DDL = [
-  `CREATE TABLE "dataset_info" (
-  "id" INTEGER PRIMARY KEY CHECK ("id" = 1),
-  "source" TEXT NOT NULL,
-  "imported_at" TEXT NOT NULL,
-  "hash" TEXT NOT NULL,
-  "counts" TEXT NOT NULL
-)`,
+  DATASET_INFO_DDL,
   `CREATE TABLE "users" (
   "username" TEXT PRIMARY KEY,
   "full_name" TEXT,
@@ -57,6 +53,16 @@ export class SqliteStore implements Store {
     this.db = new Database(path, { readonly: true, fileMustExist: true });
     this.db.pragma('query_only = ON');
     this.db.pragma('mmap_size = 268435456');
+    this.text = hasFullText(this.db) ? new SqliteFullText(this.db) : null;
+  }
+
+  /** Null for a file built before the search index existed: searching it says so until data is loaded again. */
+  private readonly text: SqliteFullText | null;
+
+  fullText(query: FullTextQuery): Promise<FullTextResult> {
+    const text = this.text;
+    if (!text) throw new StoreUnavailableError('this database has no search index: load the data again (tariff-lookup import)');
+    return Promise.resolve(this.run(() => text.search(query)));
   }
 
   private prepare(sql: string): Database.Statement {
@@ -222,6 +228,7 @@ export class SqliteDatasetBuild implements DatasetWriter {
     db.exec('COMMIT');
     if (this.served) this.copyFromServed();
     for (const statement of recordSets.flatMap(buildIndexes)) db.exec(statement);
+    for (const statement of SQLITE_FULLTEXT_BUILD) db.exec(statement);
     const info = datasetInfo(db, source, contentHash(db));
     db.prepare('INSERT INTO "dataset_info" ("id", "source", "imported_at", "hash", "counts") VALUES (1, ?, ?, ?, ?)').run(
       info.source,

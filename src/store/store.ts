@@ -1,5 +1,6 @@
 /** The store: where records live. Two implementations (SQLite, PostgreSQL) chosen by configuration. */
 import type { RecordSet } from '../record-sets/define.js';
+import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import type { Condition } from './sql.js';
 
 export type Row = Record<string, string | number | null>;
@@ -34,6 +35,8 @@ export interface Store {
   /** A real query against the store; throws when it cannot answer. */
   dataset(): Promise<DatasetInfo | null>;
   findUser(username: string): Promise<User | undefined>;
+  /** Fractions by description or code, ranked by relevance (`/api/v1/buscar`). */
+  fullText(query: FullTextQuery): Promise<FullTextResult>;
   close(): Promise<void>;
 }
 
