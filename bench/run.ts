@@ -153,6 +153,8 @@ async function main(): Promise<void> {
     ['search by 8-digit fraction (tlcs)', tlcFractions.map((f) => get(`/api/v1/tlcs/?fraccion=${f}`))],
     ['page of 100 fracciones', Array.from({ length: 20 }, (_, i) => get(`/api/v1/fracciones/?skip=${i * 500}&limit=100`))],
     ['search returning nothing', [get('/api/v1/aladi2/?fraccion=99999999')]],
+    ['ficha (every record set for one fraction)', tlcFractions.map((f) => get(`/api/v1/ficha/${f}`))],
+    ['buscar (full text, 20 hits)', ['cafe', 'refrig', 'tomates', 'motor', 'acero'].map((q) => get(`/api/v1/buscar?q=${q}&limit=20`))],
     ['login', [{ method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: loginBody }]],
   ];
   for (const [name, requests] of scenarios) figures.push(await measure(name, url, requests));
