@@ -7,6 +7,7 @@ import type { FullTextQuery } from '../store/fulltext.js';
 import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, queryCode, queryTerms } from '../store/fulltext.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
+import { sendCached } from './cache.js';
 import { RequestValidationError } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { PAGING, parseParams, partSchemas } from './params.js';
@@ -124,11 +125,10 @@ export function registerBuscar(app: FastifyInstance, ctx: BuscarContext): void {
       };
       const store = ctx.store();
       const key = `buscar?${JSON.stringify(search)}`;
-      const { body, etag } = await ctx.cache.getOrCompute(store, key, async () => {
+      return sendCached(reply, ctx.cache, store, key, async () => {
         const { hits, total } = await store.fullText(search);
-        return reply.serialize({ items: hits, total, skip: search.skip, limit: search.limit }) as string;
+        return { items: hits, total, skip: search.skip, limit: search.limit };
       });
-      return reply.headers({ 'cache-control': 'private, no-cache', etag }).type('application/json; charset=utf-8').send(body);
     },
   });
 }

@@ -4,6 +4,7 @@
  * switch drops every cached answer without anyone having to remember to clear them.
  */
 import { createHash } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
 import type { Store } from '../store/store.js';
 
 export interface CacheLimits {
@@ -82,4 +83,19 @@ export class ResponseCache {
     lru.set(key, computed);
     return computed;
   }
+}
+
+/**
+ * Answers a GET from the cache, computing and serialising the payload (through the route's response
+ * schema) on a miss. Every cached route answers this way, with the same headers.
+ */
+export async function sendCached(
+  reply: FastifyReply,
+  cache: ResponseCache,
+  store: Store,
+  key: string,
+  payload: () => Promise<unknown>,
+): Promise<FastifyReply> {
+  const { body, etag } = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string);
+  return reply.headers({ 'cache-control': 'private, no-cache', etag }).type('application/json; charset=utf-8').send(body);
 }

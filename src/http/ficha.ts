@@ -9,6 +9,7 @@ import type { RecordSet } from '../record-sets/define.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
+import { sendCached } from './cache.js';
 import { notFound } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { parseParams, partSchemas } from './params.js';
@@ -127,8 +128,7 @@ export function registerFicha(app: FastifyInstance, ctx: FichaContext): void {
       const store = ctx.store();
       const key = `ficha?${JSON.stringify(p)}`;
       const pais = p['pais'] as string | undefined;
-      const { body, etag } = await ctx.cache.getOrCompute(store, key, async () => reply.serialize(await ficha(ctx, store, digits, p['nico'] as string | undefined, pais)) as string);
-      return reply.headers({ 'cache-control': 'private, no-cache', etag }).type('application/json; charset=utf-8').send(body);
+      return sendCached(reply, ctx.cache, store, key, () => ficha(ctx, store, digits, p['nico'] as string | undefined, pais));
     },
   });
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { recordSets } from '../record-sets/index.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
+import { sendCached } from './cache.js';
 import { methodNotAllowed } from './errors.js';
 import type { StoreTimer } from './observe.js';
 import { parseParams, partSchemas } from './params.js';
@@ -66,9 +67,7 @@ export function registerRecordRoutes(app: FastifyInstance, ctx: RouteContext): v
         const store = ctx.store();
         // Parsed parameters are normalised (fraction digits, upper-case codes, defaults), so equal questions share an answer.
         const key = `${route.operationId}?${JSON.stringify(params)}`;
-        const compute = async (): Promise<string> => reply.serialize(await ctx.timer.time(route.tag, route.kind, () => route.run(store, params))) as string;
-        const { body, etag } = await ctx.cache.getOrCompute(store, key, compute);
-        return reply.headers({ 'cache-control': 'private, no-cache', etag }).type('application/json; charset=utf-8').send(body);
+        return sendCached(reply, ctx.cache, store, key, () => ctx.timer.time(route.tag, route.kind, () => route.run(store, params)));
       },
     });
   }
