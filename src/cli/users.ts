@@ -8,8 +8,9 @@ import { CliError, readNewPassword } from './io.js';
 export const usersHelp = `Usage: tariff-lookup users <command> [options]
 
 Manage the users who may log in. The database is the one DATABASE_URL names: a SQLite file, or
-PostgreSQL (whose tables are created if missing); the embedded demo database when it is empty. Passwords are read from a prompt, or from the first line of standard
-input when it is not a terminal; never from the command line.
+PostgreSQL (whose tables are created if missing); the embedded demo database when it is empty.
+Passwords are read from a prompt, or from the first line of standard input when it is not a
+terminal; never from the command line.
 
 Commands:
   add NAME [--full-name TEXT] [--email ADDRESS]   create a user (asks for the password)

@@ -462,6 +462,7 @@ export class PostgresDatasetBuild implements DatasetWriter {
 
   /** Adds a row; false, and nothing added, when the record set already holds a row with its identifier. */
   insert(rs: RecordSet, row: Values): boolean {
+    this.stillOpen();
     if (this.failure) throw this.failure.error;
     // Known here, without waiting for the server: the staging tables start empty and get rows only from here.
     const seen = this.identifiers.get(rs) ?? new Set<string>();
@@ -527,8 +528,12 @@ export class PostgresDatasetBuild implements DatasetWriter {
     await this.onEnd();
   }
 
-  private claim(): void {
+  private stillOpen(): void {
     if (this.finished) throw new Error('this PostgreSQL load has already been committed or abandoned');
+  }
+
+  private claim(): void {
+    this.stillOpen();
     this.finished = true;
   }
 
