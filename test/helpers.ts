@@ -13,7 +13,10 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import type { Config, StoreKind } from '../src/config.js';
-import { loadConfig, redactDatabaseUrl } from '../src/config.js';
+import { demoSourcesDir, loadConfig, redactDatabaseUrl } from '../src/config.js';
+import { demoRecords } from '../src/data/demo.js';
+import { recordToRow } from '../src/data/load.js';
+import { recordSets } from '../src/record-sets/index.js';
 import { withUserAdmin } from '../src/store/open.js';
 import { writePostgresDatabase } from '../src/store/postgres.js';
 import type { DatasetWriter } from '../src/store/sqlite.js';
@@ -134,11 +137,16 @@ export async function createTestDatabase(kind: StoreKind, fill: (writer: Dataset
  * Inside a describe: a database of `kind` holding the fixture and a server over it, made before the
  * suite's tests and removed after them; `use` receives both once they are ready.
  */
-export function serveFixture(kind: StoreKind, env: Record<string, string>, use: (server: Running, db: TestDatabase) => void): void {
+export function serveFixture(
+  kind: StoreKind,
+  env: Record<string, string>,
+  use: (server: Running, db: TestDatabase) => void,
+  fill: (writer: DatasetWriter) => void = fillFixture,
+): void {
   let db: TestDatabase | undefined;
   let server: Running | undefined;
   before(async () => {
-    db = await createTestDatabase(kind);
+    db = await createTestDatabase(kind, fill);
     server = await startServer({ DATABASE_URL: db.url, ...env });
     use(server, db);
   });
@@ -185,4 +193,13 @@ export async function startServer(env: Record<string, string>, options: { user?:
     },
     close: () => app.close(),
   };
+}
+
+/** Fills a database with the whole demo dataset, real data included, as the embedded default serves it. */
+export function fillDemo(writer: DatasetWriter): void {
+  const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
+  for (const { recordSet, record } of demoRecords(demoSourcesDir)) {
+    const rs = byPath.get(recordSet)!;
+    writer.insert(rs, recordToRow(rs, record));
+  }
 }

@@ -1,7 +1,10 @@
 /** `tariff-lookup import DIR` and `tariff-lookup export DIR`: the data in and out of the configured SQLite file. */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
-import { sqlitePath, storeKind } from '../config.js';
+import { redactDatabaseUrl, sqlitePath, storeKind } from '../config.js';
+import type { RecordSet } from '../record-sets/define.js';
+import { PostgresDatasetBuild, createPostgresPool } from '../store/postgres.js';
+import type { DatasetBuild } from '../store/store.js';
 import { exportDatabase } from '../data/export.js';
 import { formatReport, runImport } from '../data/import.js';
 import { CliError } from './io.js';
@@ -46,6 +49,33 @@ function oneFolder(command: string, positionals: readonly string[]): string {
   return directory;
 }
 
+/** Where an import goes: the SQLite file DATABASE_URL names, or its PostgreSQL database in one transaction. */
+function importTarget(config: Config): { database: string; start?: (keep: readonly RecordSet[]) => Promise<DatasetBuild> } {
+  if (storeKind(config) === 'sqlite') return { database: sqlitePath(config) };
+  return {
+    database: redactDatabaseUrl(config.DATABASE_URL),
+    start: async (keep) => {
+      const pool = createPostgresPool(config, 'admin');
+      try {
+        const build = await PostgresDatasetBuild.start(pool, { keep });
+        const end = (): Promise<void> => pool.end();
+        return {
+          get replacesExisting() {
+            return build.replacesExisting;
+          },
+          insert: (rs, row) => build.insert(rs, row),
+          ready: () => build.ready(),
+          commit: (source) => build.commit(source).finally(end),
+          abandon: () => build.abandon().finally(end),
+        };
+      } catch (error) {
+        await pool.end();
+        throw error;
+      }
+    },
+  };
+}
+
 function sqliteFile(command: string, config: Config): string {
   if (storeKind(config) !== 'sqlite') throw new CliError(`${command} works on a SQLite database (DATABASE_URL=sqlite:PATH); DATABASE_URL names PostgreSQL`);
   return sqlitePath(config);
@@ -72,7 +102,7 @@ async function importCommand(args: string[], config: Config, out: (line: string)
   const progress = values.json ? undefined : progressLine();
   const report = await runImport({
     directory,
-    database: sqliteFile('import', config),
+    ...importTarget(config),
     strict: values.strict,
     emptyMissing: values['empty-missing'],
     source: values.source,

@@ -17,7 +17,7 @@ import type { Info } from 'csv-parse';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import { SqliteDatasetBuild } from '../store/sqlite.js';
-import type { DatasetInfo } from '../store/store.js';
+import type { DatasetBuild, DatasetInfo } from '../store/store.js';
 import { RefusedRecord, recordToRow } from './load.js';
 import type { StoredValue } from './values.js';
 
@@ -26,11 +26,15 @@ const MAX_RECORD_BYTES = 32 * 1024 * 1024;
 /** Refused rows listed one by one; past this they are only counted (a wholly wrong file would list millions). */
 export const REFUSALS_LISTED = 1000;
 const PROGRESS_EVERY_ROWS = 5000;
+/** Rows between two waits for a server-side build to take what it was sent. */
+const FLUSH_EVERY_ROWS = 2000;
 
 export interface ImportOptions {
   readonly directory: string;
-  /** The SQLite file to replace (created when there is none). */
+  /** The database to replace, as shown in the report (a SQLite path, or a PostgreSQL URL without its password). */
   readonly database: string;
+  /** Starts the new dataset; the default builds a SQLite file at `database` (created when there is none). */
+  readonly start?: (keep: readonly RecordSet[]) => Promise<DatasetBuild>;
   /** Fail the whole import on the first refused row. */
   readonly strict?: boolean;
   /** Record sets with no file are emptied instead of kept as they are. */
@@ -144,7 +148,7 @@ class FileLoad {
 
   constructor(
     private readonly planned: PlannedFile,
-    private readonly build: SqliteDatasetBuild,
+    private readonly build: DatasetBuild,
     private readonly summary: ImportReport,
     private readonly options: ImportOptions,
   ) {
@@ -166,6 +170,11 @@ class FileLoad {
       return this.refuse(line, rs.key.join(', '), `duplicate identifier ${key}: the first row with it is kept`);
     }
     this.report.imported++;
+  }
+
+  /** Lets a build whose rows travel to a server catch up now and then (no-op on SQLite). */
+  async flush(): Promise<void> {
+    if (this.report.rows % FLUSH_EVERY_ROWS === 0) await this.build.ready?.();
   }
 
   /** A row that cannot even be read as a record (wrong number of fields, not a JSON object). */
@@ -296,6 +305,7 @@ async function readCsv(planned: PlannedFile, load: FileLoad): Promise<void> {
       if (header === null) header = readHeader(planned, line, record, load.report);
       else if (record.length !== header.length) load.unreadable(line, `${record.length} fields where the header has ${header.length}`);
       else load.row(line, toRecord(header, record));
+      await load.flush();
     }
   };
   try {
@@ -334,6 +344,7 @@ async function readJsonLines(planned: PlannedFile, load: FileLoad): Promise<void
       for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
         pieces.push(text.slice(start, end));
         jsonLine(++line, pieces.join(''), load);
+        await load.flush();
         pieces = [];
         pending = 0;
         start = end + 1;
@@ -355,7 +366,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
   const directory = resolve(options.directory);
   const report: ImportReport = {
     directory,
-    database: resolve(options.database),
+    database: options.start ? options.database : resolve(options.database),
     source: options.source ?? basename(directory),
     imported: false,
     failure: null,
@@ -369,12 +380,17 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     seconds: 0,
     rowsPerSecond: 0,
   };
-  let build: SqliteDatasetBuild | null = null;
+  let build: DatasetBuild | null = null;
+  const start =
+    options.start ??
+    ((keep: readonly RecordSet[]): Promise<DatasetBuild> => {
+      mkdirSync(dirname(report.database), { recursive: true });
+      return Promise.resolve(SqliteDatasetBuild.start(report.database, { keep, keepUsers: true }));
+    });
   try {
     const planned = planFiles(directory, report.ignored);
     const missing = recordSets.filter((rs) => !planned.some((p) => p.rs === rs));
-    mkdirSync(dirname(report.database), { recursive: true });
-    build = SqliteDatasetBuild.start(report.database, { keep: options.emptyMissing ? [] : missing, keepUsers: true });
+    build = await start(options.emptyMissing ? [] : missing);
     const keeps = !options.emptyMissing && build.replacesExisting;
     report.kept = keeps ? missing.map((rs) => rs.path) : [];
     report.emptied = keeps ? [] : missing.map((rs) => rs.path);
@@ -383,10 +399,10 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
       report.files.push(load.report);
       await (p.format === 'csv' ? readCsv(p, load) : readJsonLines(p, load));
     }
-    report.dataset = build.commit(report.source);
+    report.dataset = await build.commit(report.source);
     report.imported = true;
   } catch (error) {
-    build?.abandon();
+    await build?.abandon();
     report.failure = error instanceof Error ? error.message : String(error);
   }
   report.seconds = (performance.now() - started) / 1000;

@@ -19,6 +19,9 @@ export function characterCount(s: string): number {
   return Array.from(s).length;
 }
 
+/** PostgreSQL text cannot hold NUL, so neither store takes it: the same data loads into both. */
+const NUL = (field: Field): string => `${field.name}: contains a NUL character`;
+
 const show = (raw: unknown): string => (typeof raw === 'string' ? raw : JSON.stringify(raw));
 
 /** A decimal written with exactly `scale` digits after the point, or null when it does not fit. */
@@ -58,10 +61,11 @@ export function checkValue(field: Field, raw: unknown): Checked {
     case 'str': {
       if (typeof raw !== 'string') return fail(`${field.name}: not text: ${show(raw)}`);
       if (characterCount(raw) > t.length) return fail(`${field.name}: longer than ${t.length} characters`);
-      return ok(raw);
+      return raw.includes('\0') ? fail(NUL(field)) : ok(raw);
     }
     case 'text':
-      return typeof raw === 'string' ? ok(raw) : fail(`${field.name}: not text: ${show(raw)}`);
+      if (typeof raw !== 'string') return fail(`${field.name}: not text: ${show(raw)}`);
+      return raw.includes('\0') ? fail(NUL(field)) : ok(raw);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FullTextQuery } from '../store/fulltext.js';
-import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, queryCode, queryTerms } from '../store/fulltext.js';
+import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, markTerms, queryCode, queryTerms } from '../store/fulltext.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
 import { sendCached } from './cache.js';
@@ -127,7 +127,8 @@ export function registerBuscar(app: FastifyInstance, ctx: BuscarContext): void {
       const key = `buscar?${JSON.stringify(search)}`;
       return sendCached(reply, ctx.cache, store, key, async () => {
         const { hits, total } = await store.fullText(search);
-        return { items: hits, total, skip: search.skip, limit: search.limit };
+        const items = hits.map((h) => ({ ...h, DESCRIPCION_MARCADA: h.DESCRIPCION === null ? null : markTerms(h.DESCRIPCION, search.terms) }));
+        return { items, total, skip: search.skip, limit: search.limit };
       });
     },
   });

@@ -1,7 +1,8 @@
 /**
  * Answers cached in memory by normalised request. The data only changes when a new dataset is
- * switched in, and a switch brings a new Store object: caches are kept per store (a WeakMap), so a
- * switch drops every cached answer without anyone having to remember to clear them.
+ * loaded. A SQLite switch brings a new Store object, and caches are kept per store (a WeakMap), so it
+ * drops every cached answer at once; a PostgreSQL load by another process keeps the store, and is
+ * seen by the dataset hash each cache checks every two seconds.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
@@ -55,8 +56,18 @@ class Lru {
   }
 }
 
+/** How often a cache asks its store which dataset it holds: a load by another process (PostgreSQL) swaps no store. */
+const REVALIDATE_MS = 2000;
+
+interface PerStore {
+  lru: Lru;
+  hash: string | null | undefined;
+  checkedAt: number;
+  checking: boolean;
+}
+
 export class ResponseCache {
-  private readonly perStore = new WeakMap<Store, Lru>();
+  private readonly perStore = new WeakMap<Store, PerStore>();
 
   constructor(private readonly limits: CacheLimits) {}
 
@@ -64,19 +75,44 @@ export class ResponseCache {
     return this.limits.maxEntries > 0 && this.limits.maxBytes > 0;
   }
 
-  private lru(store: Store): Lru {
-    let lru = this.perStore.get(store);
-    if (!lru) {
-      lru = new Lru(this.limits);
-      this.perStore.set(store, lru);
+  private entry(store: Store): PerStore {
+    let entry = this.perStore.get(store);
+    if (!entry) {
+      entry = { lru: new Lru(this.limits), hash: undefined, checkedAt: Date.now(), checking: false };
+      this.perStore.set(store, entry);
+      this.revalidate(store, entry);
     }
-    return lru;
+    return entry;
+  }
+
+  /**
+   * Asks the store for its dataset's hash, in the background, and starts afresh when it changed: a
+   * dataset loaded by another process shows within REVALIDATE_MS. A store that cannot answer keeps
+   * its cache until it can.
+   */
+  private revalidate(store: Store, entry: PerStore): void {
+    if (entry.checking) return;
+    entry.checking = true;
+    entry.checkedAt = Date.now();
+    store
+      .dataset()
+      .then((info) => {
+        const hash = info?.hash ?? null;
+        if (entry.hash !== undefined && hash !== entry.hash) entry.lru = new Lru(this.limits);
+        entry.hash = hash;
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        entry.checking = false;
+      });
   }
 
   /** The serialised answer for `key` on this store's data, computed once. */
   async getOrCompute(store: Store, key: string, compute: () => Promise<string>): Promise<CachedAnswer> {
     if (!this.enabled) return answer(await compute());
-    const lru = this.lru(store);
+    const entry = this.entry(store);
+    if (Date.now() - entry.checkedAt > REVALIDATE_MS) this.revalidate(store, entry);
+    const lru = entry.lru;
     const hit = lru.get(key);
     if (hit !== undefined) return hit;
     const computed = answer(await compute());

@@ -50,3 +50,16 @@ export function queryCode(q: string): string | null {
   const digits = q.replace(/[.\s]/g, '');
   return /^\d{1,10}$/.test(digits) ? digits : null;
 }
+
+/**
+ * The text with every word that a query term matched (as a word prefix, accents and case aside)
+ * between MARK_OPEN and MARK_CLOSE. Done here rather than by each engine so that both stores mark
+ * the text as it is stored, accents and capitals included, in the same way.
+ */
+export function markTerms(text: string, terms: readonly string[]): string {
+  if (terms.length === 0) return text;
+  return text.replace(/[\p{L}\p{N}]+/gu, (word) => {
+    const folded = fold(word);
+    return terms.some((t) => folded.startsWith(t)) ? `${MARK_OPEN}${word}${MARK_CLOSE}` : word;
+  });
+}

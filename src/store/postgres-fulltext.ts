@@ -4,7 +4,6 @@
  * a word prefix (`:*`), and ts_rank orders the hits with the line's own text weighted highest.
  */
 import type { FullTextQuery } from './fulltext.js';
-import { MARK_CLOSE, MARK_OPEN } from './fulltext.js';
 import { prefixUpperBound } from './sql.js';
 import type { SqlQuery } from './sql.js';
 
@@ -45,10 +44,9 @@ export function postgresFullText(query: FullTextQuery): { page: SqlQuery; total:
   const q = `to_tsquery('spanish', $1)`;
   const where = `WHERE (${DOCUMENT}) @@ ${q}`;
   const rank = `ts_rank(${DOCUMENT}, ${q})`;
-  const marked = `ts_headline('spanish', ${fold('f."DESCRIPCION"')}, ${q}, 'StartSel=${MARK_OPEN}, StopSel=${MARK_CLOSE}, HighlightAll=true')`;
   return {
     page: {
-      text: `SELECT ${COLUMNS}, ${marked} AS "DESCRIPCION_MARCADA", round((${rank})::numeric, 4)::float8 AS "RELEVANCIA"
+      text: `SELECT ${COLUMNS}, f."DESCRIPCION" AS "DESCRIPCION_MARCADA", round((${rank})::numeric, 4)::float8 AS "RELEVANCIA"
 ${FROM} ${where} ORDER BY ${rank} DESC, ${CODE} COLLATE "C" LIMIT $2 OFFSET $3`,
       values: [tsquery, query.limit, query.skip],
     },

@@ -6,7 +6,6 @@
  */
 import type Database from 'better-sqlite3';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
-import { MARK_CLOSE, MARK_OPEN } from './fulltext.js';
 import { prefixUpperBound } from './sql.js';
 
 export const FULLTEXT_TABLE = 'buscar';
@@ -30,8 +29,7 @@ const COLUMNS = `"FRACCION", "NICO", "DESCRIPCION", "DESCRIPCIONFRACCION", "DESC
 /** Weights per column, in table order: the line's own text counts most, the chapter's least. */
 const BM25 = `bm25("${FULLTEXT_TABLE}", 0, 0, 0, 10, 6, 3, 2, 1)`;
 
-const WORDS_SQL = `SELECT ${COLUMNS}, highlight("${FULLTEXT_TABLE}", 3, '${MARK_OPEN}', '${MARK_CLOSE}') AS "DESCRIPCION_MARCADA",
-  round(-${BM25}, 4) AS "RELEVANCIA"
+const WORDS_SQL = `SELECT ${COLUMNS}, "DESCRIPCION" AS "DESCRIPCION_MARCADA", round(-${BM25}, 4) AS "RELEVANCIA"
 FROM "${FULLTEXT_TABLE}" WHERE "${FULLTEXT_TABLE}" MATCH ? ORDER BY ${BM25}, "CODIGO" LIMIT ? OFFSET ?`;
 const WORDS_COUNT_SQL = `SELECT COUNT(*) AS "total" FROM "${FULLTEXT_TABLE}" WHERE "${FULLTEXT_TABLE}" MATCH ?`;
 const CODE_SQL = `SELECT ${COLUMNS}, "DESCRIPCION" AS "DESCRIPCION_MARCADA", 1 AS "RELEVANCIA"

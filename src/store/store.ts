@@ -44,3 +44,18 @@ export interface Store {
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
 }
+
+/**
+ * A new dataset being built beside the served one (SQLite: a new file; PostgreSQL: a staging schema in
+ * one transaction). Nothing is visible until commit; abandon leaves the served data as it was.
+ */
+export interface DatasetBuild {
+  /** Whether there is a served dataset whose record sets can be kept. */
+  readonly replacesExisting: boolean;
+  /** Adds a checked row; false, and nothing added, when its identifier is already in the record set. */
+  insert(rs: RecordSet, row: readonly (string | number | null)[]): boolean;
+  /** Waits until the rows sent so far are taken, so that a long load stays within bounded memory. */
+  ready?(): Promise<void>;
+  commit(source: string): DatasetInfo | Promise<DatasetInfo>;
+  abandon(): void | Promise<void>;
+}
