@@ -1,4 +1,4 @@
-/** `tariff-lookup import DIR` and `tariff-lookup export DIR`: the data in and out of the configured SQLite file. */
+/** `tariff-lookup import DIR` and `tariff-lookup export DIR`: the data in and out of the configured database. */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { redactDatabaseUrl, sqlitePath, storeKind } from '../config.js';
@@ -16,9 +16,10 @@ holds one file per record set, named after its path: aladi2.csv, fracciones-usa.
 RFC 4180 with a header of field names in any order), or aladi2.jsonl, ... (one JSON object a line);
 UTF-8, a BOM accepted. A file replaces its record set; record sets with no file stay as they are.
 
-The new data is built beside the served file and renamed over it only when complete, so a failed or
-interrupted import changes nothing. A running service switches to it within 2 seconds, or at once
-on SIGHUP, without a restart.
+SQLite: the new data is built beside the served file and renamed over it only when complete, so a
+failed or interrupted import changes nothing; a running service switches to it within 2 seconds, or at
+once on SIGHUP, without a restart. PostgreSQL: the new data is built in a staging schema and switched
+in by one transaction; every copy of the service sees it within 2 seconds.
 
 Options:
   --strict          stop at the first refused row, importing nothing
@@ -31,8 +32,8 @@ refused rows the report lists.`;
 
 export const exportHelp = `Usage: tariff-lookup export DIR [--json]
 
-Writes the database DATABASE_URL names as one CSV file per record set in DIR (created if needed;
-files of the same names are replaced), in the form import reads back.`;
+Writes the SQLite database DATABASE_URL names as one CSV file per record set in DIR (created if
+needed; files of the same names are replaced), in the form import reads back.`;
 
 const flags = {
   strict: { type: 'boolean', default: false },
