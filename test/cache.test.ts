@@ -1,5 +1,8 @@
 /** The answer cache follows the data: a new dataset, loaded by another process, shows within seconds. */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { recordSets } from '../src/record-sets/index.js';
 import { recordToRow } from '../src/data/load.js';
@@ -44,9 +47,6 @@ for (const kind of await storeKinds()) {
 describe('import into PostgreSQL', () => {
   test('tariff-lookup import loads an exported folder into PostgreSQL in one go, and a running service serves it', async (t) => {
     if (!(await storeKinds()).includes('postgres')) return t.skip('PostgreSQL is not reachable');
-    const { spawnSync } = await import('node:child_process');
-    const { fileURLToPath } = await import('node:url');
-    const { join } = await import('node:path');
     const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
     const source = await createTestDatabase('sqlite');
     const target = await createTestDatabase('postgres', firstRecords(2));
