@@ -29,13 +29,7 @@ export interface RecordRoute {
   readonly run: (store: Store, params: Parsed) => Promise<Row[] | Page | Row>;
 }
 
-
-function fieldLength(rs: RecordSet, name: string): number | undefined {
-  const type = rs.fields.find((f) => f.name === name)?.type;
-  return type?.kind === 'str' ? type.length : undefined;
-}
-
-function filterParam(rs: RecordSet, f: Filter): ParamSpec {
+function filterParam(f: Filter): ParamSpec {
   switch (f.rule) {
     case 'fraction':
       return { name: f.param, in: 'query', kind: 'fraction', description: FRACTION_HELP };
@@ -44,13 +38,8 @@ function filterParam(rs: RecordSet, f: Filter): ParamSpec {
     case 'nico':
       return { name: f.param, in: 'query', kind: 'nico', description: 'NICO: exactly two digits' };
     case 'code':
-      return {
-        name: f.param,
-        in: 'query',
-        kind: 'code',
-        maxLength: fieldLength(rs, f.field),
-        description: `${f.field}: exact match, case-insensitive`,
-      };
+      // No maxLength: a longer value is not an error, it simply matches nothing.
+      return { name: f.param, in: 'query', kind: 'code', description: `${f.field}: exact match after trimming, case-insensitive` };
     case 'int':
       return { name: f.param, in: 'query', kind: 'int', description: `${f.field}: exact match` };
   }
@@ -107,7 +96,7 @@ export function conditionsFor(rs: RecordSet, parsed: Parsed): Condition[] {
 const arrayOf = (schema: string): Record<string, unknown> => ({ type: 'array', items: { $ref: `${schema}#` } });
 
 function searchRoute(rs: RecordSet, url: string, operationId: string, summary: string, fixed: Condition[]): RecordRoute {
-  const params = [...rs.filters.map((f) => filterParam(rs, f)), ...PAGING];
+  const params = [...rs.filters.map(filterParam), ...PAGING];
   return {
     kind: 'search',
     url,
