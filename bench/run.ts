@@ -6,18 +6,23 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { hashPassword } from '../src/auth/passwords.js';
-import { defaultDatabasePath } from '../src/config.js';
 import { buildDemoDatabase } from '../src/data/ensure.js';
 import { SqliteUserAdmin } from '../src/store/sqlite.js';
-import { existsSync } from 'node:fs';
+import { defaultDatabasePath, demoSourcesDir, loadConfig } from '../src/config.js';
+import { demoRecords } from '../src/data/demo.js';
+import { recordToRow } from '../src/data/load.js';
+import { recordSets } from '../src/record-sets/index.js';
+import { withUserAdmin } from '../src/store/open.js';
+import { writePostgresDatabase } from '../src/store/postgres.js';
 
-const DURATION = Number(process.env['BENCH_SECONDS'] ?? 10);
+const DURATION = Number(process.env['BENCH_SECONDS'] ?? 8);
 const WARMUP = Math.max(2, Math.round(DURATION / 4));
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const SECRET = 'benchmark-secret-that-is-long-enough-0123456789';
@@ -109,6 +114,105 @@ function spread<T>(items: T[], count: number): T[] {
   return items.filter((_, i) => i % step === 0).slice(0, count);
 }
 
+interface Run {
+  readonly label: string;
+  readonly startupMs: number;
+  readonly peakMemoryMb: number;
+  readonly scenarios: Figures[];
+}
+
+const ids = Array.from({ length: 11519 }, (_, i) => i + 1);
+const tlcFractions = ['01012101', '01063301', '02072702', '03022201', '03043301', '03072101', '04069004', '06049001', '07123201', '08022101'];
+const loginBody = JSON.stringify({ username: 'bench', password: 'bench password' });
+
+/** Every scenario, by name; each run measures a subset. */
+function scenarios(get: (path: string) => Request): Map<string, Request[]> {
+  return new Map<string, Request[]>([
+    ['GET /health', [{ path: '/health' }]],
+    ['single-record lookup (fracciones/{sysid})', spread(ids, 500).map((id) => get(`/api/v1/fracciones/${id}`))],
+    ['search by 8-digit fraction (tlcs)', tlcFractions.map((f) => get(`/api/v1/tlcs/?fraccion=${f}`))],
+    ['page of 100 fracciones', Array.from({ length: 20 }, (_, i) => get(`/api/v1/fracciones/?skip=${i * 500}&limit=100`))],
+    ['search returning nothing', [get('/api/v1/aladi2/?fraccion=99999999')]],
+    ['ficha (every record set for one fraction)', tlcFractions.map((f) => get(`/api/v1/ficha/${f}`))],
+    ['buscar (full text, 20 hits)', ['cafe', 'refrig', 'tomates', 'motor', 'acero'].map((q) => get(`/api/v1/buscar?q=${q}&limit=20`))],
+    ['login', [{ method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: loginBody }]],
+  ]);
+}
+
+const CORE = ['single-record lookup (fracciones/{sysid})', 'search by 8-digit fraction (tlcs)', 'page of 100 fracciones'];
+
+async function serviceRun(label: string, port: number, env: Record<string, string>, names?: readonly string[]): Promise<Run> {
+  const service = start(join(root, 'dist', 'src', 'server.js'), {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    JWT_SECRET: SECRET,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    LOGIN_MAX_FAILURES: '1000000',
+    LOGIN_MAX_FAILURES_PER_ADDRESS: '1000000',
+    RATE_LIMIT_MAX: '0',
+    ...env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const startupMs = await firstOk(`${url}/health`, service.startedAt);
+  const answer = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody });
+  const { access_token: token } = (await answer.json()) as { access_token: string };
+  const all = scenarios((path) => ({ path, headers: { authorization: `Bearer ${token}` } }));
+  const figures: Figures[] = [];
+  for (const name of names ?? [...all.keys()]) figures.push(await measure(`${label}: ${name}`, url, all.get(name)!));
+  const peak = peakMemoryMb(service.child.pid!);
+  await stop(service.child);
+  return { label, startupMs: Math.round(startupMs), peakMemoryMb: peak, scenarios: figures };
+}
+
+/** A database of its own on the PostgreSQL server, holding the demo dataset and the bench user; null when none answers. */
+async function benchPostgres(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const adminUrl = process.env['BENCH_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
+  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  const name = `tariff_bench_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${name} ENCODING 'UTF8' TEMPLATE template0`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const drop = async (): Promise<void> => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  };
+  try {
+    const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
+    await writePostgresDatabase(url.toString(), 'demo', async (writer) => {
+      for (const { recordSet, record } of demoRecords(demoSourcesDir)) {
+        const rs = byPath.get(recordSet)!;
+        writer.insert(rs, recordToRow(rs, record));
+        await writer.ready();
+      }
+    });
+    const hash = await hashPassword('bench password');
+    await withUserAdmin(loadConfig({ DATABASE_URL: url.toString() }), (a) => a.add('bench', hash, null, null));
+    return { url: url.toString(), drop };
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+}
+
+const ratio = (f: Figures, base: Figures): number => Math.round((f.requestsPerSecond / base.requestsPerSecond) * 1000) / 1000;
+
+function printTable(base: Figures, runs: readonly Run[]): void {
+  const head = ['scenario'.padEnd(64), 'req/s'.padStart(8), 'p50ms'.padStart(6), 'p99ms'.padStart(6), 'errors'.padStart(7), 'ratio'.padStart(7)];
+  console.log(head.join(' '));
+  for (const f of [base, ...runs.flatMap((r) => r.scenarios)]) {
+    const cells = [f.name.padEnd(64), String(f.requestsPerSecond).padStart(8), `${f.p50}`.padStart(6), `${f.p99}`.padStart(6)];
+    console.log([...cells, String(f.errors + f.non2xx).padStart(7), f.ratio!.toFixed(3).padStart(7)].join(' '));
+  }
+  for (const r of runs) console.log(`${r.label}: start to first 200 ${r.startupMs} ms, peak memory ${r.peakMemoryMb} MB`);
+  console.log(`${CONNECTIONS} connections, ${DURATION} s each after a ${WARMUP} s warm-up`);
+}
+
 async function main(): Promise<void> {
   const work = join(tmpdir(), `tariff-bench-${process.pid}`);
   mkdirSync(work, { recursive: true });
@@ -119,70 +223,37 @@ async function main(): Promise<void> {
   admin.add('bench', await hashPassword('bench password'), null, null);
   admin.close();
 
-  const figures: Figures[] = [];
   const baseline = start(join(root, 'dist', 'bench', 'baseline.js'), { PORT: '8301' });
   await firstOk('http://127.0.0.1:8301/', baseline.startedAt);
   const base = await measure('baseline (node:http, fixed body)', 'http://127.0.0.1:8301', [{ path: '/' }]);
-  figures.push(base);
   await stop(baseline.child);
 
-  const service = start(join(root, 'dist', 'src', 'server.js'), {
-    PORT: '8302',
-    HOST: '127.0.0.1',
-    DATABASE_URL: `sqlite:${database}`,
-    JWT_SECRET: SECRET,
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    LOGIN_MAX_FAILURES: '1000000',
-    LOGIN_MAX_FAILURES_PER_ADDRESS: '1000000',
-  });
-  const url = 'http://127.0.0.1:8302';
-  const startupMs = await firstOk(`${url}/health`, service.startedAt);
-  const loginBody = JSON.stringify({ username: 'bench', password: 'bench password' });
-  const token = ((await (await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody })).json()) as {
-    access_token: string;
-  }).access_token;
-  const auth = { authorization: `Bearer ${token}` };
-  const get = (path: string): Request => ({ path, headers: auth });
+  const sqlite = { DATABASE_URL: `sqlite:${database}` };
+  const runs: Run[] = [await serviceRun('sqlite', 8302, sqlite)];
+  runs.push(await serviceRun('sqlite, WORKERS=auto', 8303, { ...sqlite, WORKERS: 'auto' }, CORE));
+  runs.push(await serviceRun('sqlite, cache off', 8304, { ...sqlite, RESPONSE_CACHE_ENTRIES: '0' }, CORE.slice(0, 2)));
+  const postgres = await benchPostgres();
+  if (postgres) {
+    try {
+      runs.push(await serviceRun('postgres', 8305, { DATABASE_URL: postgres.url }, CORE));
+      runs.push(await serviceRun('postgres, cache off', 8306, { DATABASE_URL: postgres.url, RESPONSE_CACHE_ENTRIES: '0' }, CORE.slice(0, 2)));
+    } finally {
+      await postgres.drop();
+    }
+  } else {
+    console.log('PostgreSQL not reachable (BENCH_DATABASE_URL): no PostgreSQL run');
+  }
 
-  const ids = Array.from({ length: 11519 }, (_, i) => i + 1);
-  const tlcFractions = ['01012101', '01063301', '02072702', '03022201', '03043301', '03072101', '04069004', '06049001', '07123201', '08022101'];
-  const scenarios: [string, Request[]][] = [
-    ['GET /health', [{ path: '/health' }]],
-    ['single-record lookup (fracciones/{sysid})', spread(ids, 500).map((id) => get(`/api/v1/fracciones/${id}`))],
-    ['search by 8-digit fraction (tlcs)', tlcFractions.map((f) => get(`/api/v1/tlcs/?fraccion=${f}`))],
-    ['page of 100 fracciones', Array.from({ length: 20 }, (_, i) => get(`/api/v1/fracciones/?skip=${i * 500}&limit=100`))],
-    ['search returning nothing', [get('/api/v1/aladi2/?fraccion=99999999')]],
-    ['ficha (every record set for one fraction)', tlcFractions.map((f) => get(`/api/v1/ficha/${f}`))],
-    ['buscar (full text, 20 hits)', ['cafe', 'refrig', 'tomates', 'motor', 'acero'].map((q) => get(`/api/v1/buscar?q=${q}&limit=20`))],
-    ['login', [{ method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: loginBody }]],
-  ];
-  for (const [name, requests] of scenarios) figures.push(await measure(name, url, requests));
-  const memoryMb = peakMemoryMb(service.child.pid!);
-  await stop(service.child);
-
-  for (const f of figures) f.ratio = Math.round((f.requestsPerSecond / base.requestsPerSecond) * 1000) / 1000;
-  const failed = figures.filter((f) => f.errors > 0 || f.non2xx > 0);
-  const report = {
-    date: new Date().toISOString(),
-    connections: CONNECTIONS,
-    seconds: DURATION,
-    node: process.version,
-    startupMs: Math.round(startupMs),
-    peakMemoryMb: memoryMb,
-    scenarios: figures,
-  };
-  const rows = figures.map((f) =>
-    [f.name.padEnd(44), String(f.requestsPerSecond).padStart(8), `${f.p50}`.padStart(6), `${f.p99}`.padStart(6), String(f.errors + f.non2xx).padStart(7), f.ratio!.toFixed(3).padStart(7)].join(' '),
-  );
-  console.log(['scenario'.padEnd(44), 'req/s'.padStart(8), 'p50ms'.padStart(6), 'p99ms'.padStart(6), 'errors'.padStart(7), 'ratio'.padStart(7)].join(' '));
-  for (const row of rows) console.log(row);
-  console.log(`start to first 200: ${report.startupMs} ms; peak memory: ${memoryMb} MB; ${CONNECTIONS} connections, ${DURATION} s each`);
+  base.ratio = 1;
+  for (const f of runs.flatMap((r) => r.scenarios)) f.ratio = ratio(f, base);
+  printTable(base, runs);
+  const failed = runs.flatMap((r) => r.scenarios).filter((f) => f.errors > 0 || f.non2xx > 0);
   if (failed.length > 0) {
     console.error(`refusing to report: errors in ${failed.map((f) => f.name).join(', ')}`);
     process.exitCode = 1;
     return;
   }
+  const report = { date: new Date().toISOString(), connections: CONNECTIONS, seconds: DURATION, node: process.version, baseline: base, runs };
   const out = join(root, 'bench', 'results');
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
