@@ -4,34 +4,18 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
-import type { Running, TestDatabase } from './helpers.js';
-import { login, serveFixture, storeKinds, tempDir } from './helpers.js';
+import type { Outcome, Running, TestDatabase } from './helpers.js';
+import { login, outcomeOf, serveFixture, storeKinds, tempDir } from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const tmp = tempDir();
 let db: TestDatabase;
 let server: Running;
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function run(args: string[], input = '', env: Record<string, string> = {}): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      env: { ...process.env, DATABASE_URL: db.url, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, DATABASE_URL: db.url, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(input);
+  return outcomeOf(child);
 }
 
 after(() => tmp.remove());

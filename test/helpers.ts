@@ -3,6 +3,7 @@
  * touch the store run once per store kind (storeKinds): SQLite always, PostgreSQL when it answers at
  * TEST_DATABASE_URL (and with CI=true it must), each over a database of its own made for the file.
  */
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -202,4 +203,22 @@ export function fillDemo(writer: DatasetWriter): void {
     const rs = byPath.get(recordSet)!;
     writer.insert(rs, recordToRow(rs, record));
   }
+}
+
+/** What a finished command printed and how it ended. */
+export interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function outcomeOf(child: ChildProcessWithoutNullStreams): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

@@ -23,8 +23,8 @@ import { recordSets } from '../src/record-sets/index.js';
 import { buildCount, buildSearch, sqliteDialect } from '../src/store/sql.js';
 import { SqliteDatasetBuild } from '../src/store/sqlite.js';
 import { writeFixtureDatabase } from './fixtures.js';
-import type { Running } from './helpers.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, login, startServer, tempDir } from './helpers.js';
+import type { Outcome, Running } from './helpers.js';
+import { login, outcomeOf, startServer, tempDir, TEST_PASSWORD, TEST_SECRET, TEST_USER } from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const tmp = tempDir('tariff-import-');
@@ -74,28 +74,11 @@ function serving(): { served: string; server: Running } {
 
 const fileHash = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function startCli(args: string[], database: string, env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [cli, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${database}`, ...env } });
 }
 
-function finished(child: ChildProcessWithoutNullStreams): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-const runCli = (args: string[], database: string): Promise<Outcome> => finished(startCli(args, database));
+const runCli = (args: string[], database: string): Promise<Outcome> => outcomeOf(startCli(args, database));
 
 async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -393,7 +376,7 @@ describe('an import killed half-way', () => {
     const before = fileHash(served);
     const hashBefore = await servedHash(server);
     const child = startCli(['import', demoCsv], served);
-    const outcome = finished(child);
+    const outcome = outcomeOf(child);
     const building = `${served}.building-${child.pid}`;
     await waitFor('the import to start building', () => existsSync(building));
     // The whole demo takes seconds to load: a fraction of a second in, it is half-way.
@@ -463,7 +446,7 @@ describe('serve reloads on SIGHUP', () => {
       buffered = lines.pop() ?? '';
       for (const line of lines) if (line.startsWith('{')) logs.push(JSON.parse(line) as Record<string, unknown>);
     });
-    const exited = finished(child);
+    const exited = outcomeOf(child);
     try {
       await waitFor('the server to listen', () => logs.some((l) => String(l['msg']).startsWith('Server listening at')));
       const base = /http:\/\/[\d.:]+/.exec(String(logs.find((l) => String(l['msg']).startsWith('Server listening at'))?.['msg']))?.[0];
