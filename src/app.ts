@@ -3,6 +3,7 @@
  * listening (server.ts does both). Tests build it with their own configuration and database file.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import etag from '@fastify/etag';
@@ -13,18 +14,22 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
-import { ConfigError } from './config.js';
+import { ConfigError, trustProxy } from './config.js';
 import { bearerGuard, registerAuthRoutes } from './http/auth.js';
 import { ResponseCache } from './http/cache.js';
+import type { LogOutput } from './http/logging.js';
+import { loggerOptions } from './http/logging.js';
 import { registerBuscar } from './http/buscar.js';
 import { registerFicha } from './http/ficha.js';
 import { registerObservability } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
+import { DOCS_CSP, connectionLimits, registerProtection } from './http/protection.js';
 import { API_VERSION, SERVICE_NAME, registerPublicRoutes } from './http/public.js';
 import { CORS_PREFLIGHT, registerRecordRoutes, routeWithAllow } from './http/routes.js';
 import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './http/schemas.js';
 import { recordSets } from './record-sets/index.js';
 import { openStore } from './store/open.js';
+import { MissingSqliteFile } from './store/missing.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/store.js';
 
@@ -45,6 +50,8 @@ export interface AppOptions {
   /** A store to serve instead of the one the configuration names (tests, the benchmark). */
   store?: Store;
   logger?: boolean;
+  /** Readable lines or JSON, and where they go (serve.ts decides; tests capture them). */
+  log?: LogOutput;
 }
 
 function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
@@ -71,18 +78,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   let store: Store = options.store ?? openStore(config);
   const app = Fastify({
-    logger:
-      options.logger === false
-        ? false
-        : {
-            level: config.LOG_LEVEL,
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'body.password', 'password'], censor: '[redacted]' },
-          },
+    logger: options.logger === false ? false : loggerOptions(config.LOG_LEVEL, options.log),
     genReqId: requestId,
+    trustProxy: trustProxy(config),
+    ...connectionLimits(config),
     // One line per request, written when it is answered (src/http/observe.ts), instead of two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024,
-    return503OnClosing: true,
+    // While closing, requests on open connections are still answered (with Connection: close), not refused.
+    return503OnClosing: false,
     // Long path parameters reach the handler and get the same 422 as any other bad value.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16384 },
     frameworkErrors: (_error, _request, reply) => {
@@ -99,6 +103,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await store.close();
   });
   registerErrorHandling(app);
+  await registerProtection(app, { config, tokens });
 
   for (const schema of [validationErrorSchema, httpValidationErrorSchema, errorMessageSchema]) app.addSchema(schema);
   for (const rs of recordSets) {
@@ -127,7 +132,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: false });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
 
   const current = (): Store => store;
   serveReplacedFiles(app, {
@@ -148,6 +153,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   return app;
 }
 
+/** Why the served SQLite file should be opened anew, or null when it should not. */
+function reopenReason(open: Store): string | null {
+  if (open instanceof MissingSqliteFile) return existsSync(open.path) ? 'a file is at the path again' : null;
+  if (!(open instanceof SqliteStore)) return null;
+  if (open.replaced()) return 'another file at the path';
+  return open.damaged ? 'reads failed on the file' : null;
+}
+
 interface StoreSlot {
   readonly current: () => Store;
   readonly swap: (next: Store) => void;
@@ -160,19 +173,12 @@ interface StoreSlot {
  * `current()`, so switching is one assignment: requests already running finish on the old store, which
  * is closed a few seconds later, and no request fails. The switch happens on `reloadStore()` (SIGHUP)
  * or when a cheap periodic check sees another file at the path (docs/adr/0002-import-and-reload.md).
+ * The same check sees the file gone from the path, and back (src/store/missing.ts).
  */
 function serveReplacedFiles(app: FastifyInstance, slot: StoreSlot): void {
   const retiring = new Map<Store, NodeJS.Timeout>();
   let lastFailure = '';
-  const reloadStore = async (reason: string): Promise<boolean> => {
-    const open = slot.current();
-    if (!slot.reloadable || !(open instanceof SqliteStore)) return false;
-    const next = new SqliteStore(open.path);
-    // A file that cannot answer is not switched to: the service keeps serving the one it has.
-    const info = await next.dataset().catch(async (error: unknown) => {
-      await next.close();
-      throw error;
-    });
+  const switchTo = (next: Store): void => {
     const previous = slot.current();
     slot.swap(next);
     const timer = setTimeout(() => {
@@ -180,6 +186,17 @@ function serveReplacedFiles(app: FastifyInstance, slot: StoreSlot): void {
       void previous.close();
     }, RETIRE_AFTER_MS).unref();
     retiring.set(previous, timer);
+  };
+  const reloadStore = async (reason: string): Promise<boolean> => {
+    const open = slot.current();
+    if (!slot.reloadable || !(open instanceof SqliteStore || open instanceof MissingSqliteFile)) return false;
+    const next = new SqliteStore(open.path);
+    // A file that cannot answer is not switched to: the service keeps serving the one it has.
+    const info = await next.dataset().catch(async (error: unknown) => {
+      await next.close();
+      throw error;
+    });
+    switchTo(next);
     lastFailure = '';
     app.log.info({ reason, source: info?.source, imported_at: info?.importedAt, hash: info?.hash }, 'serving the SQLite file anew');
     return true;
@@ -187,8 +204,15 @@ function serveReplacedFiles(app: FastifyInstance, slot: StoreSlot): void {
   app.decorate('reloadStore', reloadStore);
   const check = setInterval(() => {
     const open = slot.current();
-    if (!(open instanceof SqliteStore) || !open.replaced()) return;
-    reloadStore('another file at the path').catch((error: unknown) => {
+    if (!slot.reloadable) return;
+    if (open instanceof SqliteStore && !existsSync(open.path)) {
+      switchTo(new MissingSqliteFile(open.path));
+      app.log.error({ path: open.path }, 'the SQLite file is gone from its path: answering 503 until a file is there again');
+      return;
+    }
+    const reason = reopenReason(open);
+    if (reason === null) return;
+    reloadStore(reason).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       if (message !== lastFailure) app.log.error({ err: error }, 'the new SQLite file cannot be served; still serving the previous one');
       lastFailure = message;

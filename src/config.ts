@@ -2,6 +2,8 @@
  * Configuration: one schema, read from the environment once (by server.ts and the CLI), validated,
  * with documented defaults. The type is derived from the schema, never written twice.
  */
+import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
@@ -60,13 +62,20 @@ export const ConfigSchema = Type.Object({
   LOG_LEVEL: Type.Unsafe<'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'>({
     ...LogLevel,
     default: 'info',
+    description: 'Least severe log lines written: fatal, error, warn, info (one line per request), debug, trace, or silent',
   }),
-  JWT_SECRET: Type.String({ default: '', description: 'Secret that signs access tokens (at least 32 bytes)' }),
-  JWT_ALGORITHM: Type.Union([Type.Literal('HS256'), Type.Literal('HS384'), Type.Literal('HS512')], { default: 'HS256' }),
-  ACCESS_TOKEN_EXPIRE_MINUTES: Type.Integer({ default: 30, minimum: 1, maximum: 525600 }),
+  JWT_SECRET: Type.String({
+    default: '',
+    description: 'Secret that signs access tokens (at least 32 bytes); required, except in the embedded demo, which makes one beside its database',
+  }),
+  JWT_ALGORITHM: Type.Union([Type.Literal('HS256'), Type.Literal('HS384'), Type.Literal('HS512')], {
+    default: 'HS256',
+    description: 'HMAC algorithm of access tokens; tokens signed with any other are refused',
+  }),
+  ACCESS_TOKEN_EXPIRE_MINUTES: Type.Integer({ default: 30, minimum: 1, maximum: 525600, description: 'Lifetime of an access token' }),
   LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, description: 'Failed logins allowed per username in the window' }),
   LOGIN_MAX_FAILURES_PER_ADDRESS: Type.Integer({ default: 20, minimum: 1, description: 'Failed logins allowed per client address in the window' }),
-  LOGIN_WINDOW_MINUTES: Type.Integer({ default: 15, minimum: 1 }),
+  LOGIN_WINDOW_MINUTES: Type.Integer({ default: 15, minimum: 1, description: 'Window in which failed logins are counted; a blocked username or address waits until it ends' }),
   AUTH_USER_CACHE_SECONDS: Type.Integer({
     default: 2,
     minimum: 0,
@@ -77,6 +86,52 @@ export const ConfigSchema = Type.Object({
   METRICS_ENABLED: Type.Boolean({ default: true, description: 'Serve Prometheus metrics at /metrics' }),
   METRICS_TOKEN: Type.String({ default: '', description: 'When set, /metrics requires Authorization: Bearer <this token>' }),
   CORS_ORIGINS: Type.String({ default: '', description: 'Comma-separated origins allowed to call from a browser; empty: CORS off' }),
+  RATE_LIMIT_MAX: Type.Integer({
+    default: 6000,
+    minimum: 0,
+    description:
+      'Requests one client may make per window, counted per user for a valid token, else per address; past it 429 with Retry-After; 0 turns the limit off. Counted in each server process',
+  }),
+  RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1, maximum: 86400, description: 'Length of the rate-limit window' }),
+  TRUST_PROXY: Type.String({
+    default: '',
+    description:
+      'Reverse proxies whose X-Forwarded-For names the client (for the rate limit and the login throttle): comma-separated addresses or CIDR ranges, or loopback, linklocal, uniquelocal; empty: the service is reached directly',
+  }),
+  MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
+    default: 1000,
+    minimum: 0,
+    description: 'Mean event-loop delay over a second past which requests are refused with 503 and Retry-After until it recovers; 0 turns the check off',
+  }),
+  REQUEST_TIMEOUT_SECONDS: Type.Integer({
+    default: 10,
+    minimum: 0,
+    maximum: 3600,
+    description: 'Longest a client may take to send a whole request, headers and body (else 408 and the connection closed); 0: no limit',
+  }),
+  CONNECTION_TIMEOUT_SECONDS: Type.Integer({
+    default: 30,
+    minimum: 0,
+    maximum: 3600,
+    description: 'Longest a connection may stay silent in the middle of a request or response before it is closed; 0: no limit',
+  }),
+  KEEP_ALIVE_TIMEOUT_SECONDS: Type.Integer({
+    default: 72,
+    minimum: 1,
+    maximum: 3600,
+    description: 'How long an idle keep-alive connection is kept open; longer than the usual 60 s of load balancers, so that they close it first',
+  }),
+  SHUTDOWN_TIMEOUT_SECONDS: Type.Integer({
+    default: 10,
+    minimum: 1,
+    maximum: 3600,
+    description: 'On SIGTERM or SIGINT, how long requests in flight may take to finish; connections still open after it are closed',
+  }),
+  WORKERS: Type.String({
+    default: '1',
+    pattern: '^(auto|[1-9][0-9]{0,2})$',
+    description: 'Server processes sharing the port: a number, or auto for one per CPU core; 1 runs a single process with no cluster',
+  }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -104,11 +159,29 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   }
   const config = withDefaults as Config;
   if (storeKind(config) === 'postgres') postgresSettings(config);
+  trustProxy(config);
   return config;
 }
 
 /** The embedded demo: no database configured, so the project's own demo file is served. */
 export const isEmbeddedDemo = (config: Config): boolean => config.DATABASE_URL === '';
+
+/** WORKERS as a number of processes: `auto` is one per core the process may use. */
+export const workerCount = (config: Config): number => (config.WORKERS === 'auto' ? availableParallelism() : Number(config.WORKERS));
+
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY as Fastify's trustProxy: off, or the proxies' addresses (a bare hop count cannot tell a proxy from a client). */
+export function trustProxy(config: Config): false | string[] {
+  const value = config.TRUST_PROXY.trim();
+  if (value === '') return false;
+  const proxies = value.split(',').map((part) => part.trim());
+  const wrong = proxies.find((p) => !PROXY_RANGES.includes(p) && isIP(p.replace(/\/\d+$/, '')) === 0);
+  if (wrong !== undefined) {
+    throw new ConfigError(`invalid TRUST_PROXY=${JSON.stringify(config.TRUST_PROXY)}: ${JSON.stringify(wrong)} is not an address, a CIDR range or one of ${PROXY_RANGES.join(', ')}`);
+  }
+  return proxies;
+}
 
 export function sqlitePath(config: Config): string {
   if (isEmbeddedDemo(config)) return defaultDatabasePath;

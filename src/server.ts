@@ -2,7 +2,10 @@
 import { serveCommand } from './cli/serve.js';
 import { loadConfig } from './config.js';
 
-serveCommand(loadConfig(process.env)).catch((error: unknown) => {
-  process.stderr.write(`tariff-lookup: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+// loadConfig inside the chain: a bad variable is the same one line on stderr as any other failure to start.
+Promise.resolve()
+  .then(() => serveCommand(loadConfig(process.env)))
+  .catch((error: unknown) => {
+    process.stderr.write(`tariff-lookup: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });

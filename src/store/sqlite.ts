@@ -52,7 +52,9 @@ export class SqliteStore implements Store {
     this.file = identity;
     this.db = new Database(path, { readonly: true, fileMustExist: true });
     this.db.pragma('query_only = ON');
-    this.db.pragma('mmap_size = 268435456');
+    // No memory map: a file truncated or copied over in place (`cp backup.sqlite PATH`) would kill the
+    // process with SIGBUS on the next read; with plain reads it is an error, answered 503.
+    this.db.pragma('mmap_size = 0');
     this.text = hasFullText(this.db) ? new SqliteFullText(this.db) : null;
   }
 
@@ -79,9 +81,21 @@ export class SqliteStore implements Store {
       return action();
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
-      if (/^SQLITE_(CANTOPEN|CORRUPT|NOTADB|IOERR|BUSY|LOCKED)/.test(code)) throw new StoreUnavailableError(code);
-      throw error;
+      if (/^SQLITE_(BUSY|LOCKED)/.test(code)) throw new StoreUnavailableError(code);
+      const missingTable = code === 'SQLITE_ERROR' && /^no such table/.test((error as Error).message);
+      if (!missingTable && !/^SQLITE_(CANTOPEN|CORRUPT|NOTADB|IOERR)/.test(code)) throw error;
+      // The file itself failed (emptied, overwritten or damaged in place). This connection may go on
+      // failing once the file is put right, so the service opens the file anew (src/app.ts).
+      this.failedOnFile = true;
+      throw new StoreUnavailableError(missingTable ? (error as Error).message : code);
     }
+  }
+
+  private failedOnFile = false;
+
+  /** Whether a read failed on the file itself: a new connection may succeed where this one cannot. */
+  get damaged(): boolean {
+    return this.failedOnFile;
   }
 
   search(rs: RecordSet, query: SearchQuery): Promise<Row[]> {

@@ -1,0 +1,198 @@
+/**
+ * The life cycle of `node dist/src/server.js`, as a process: SIGTERM in the middle of load answers every
+ * request that reached it and exits 0; connections still busy at the deadline are closed; bad
+ * configuration stops it at once with one line; WORKERS runs several processes on one port and
+ * replaces one that dies.
+ */
+import assert from 'node:assert/strict';
+import { Agent, request } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { loadConfig } from '../src/config.js';
+import { writeFixtureDatabase } from './fixtures.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, login, tempDir } from './helpers.js';
+import type { Listening, Service } from './process.js';
+import { kill, spawnService, startService, waitFor } from './process.js';
+
+const tmp = tempDir('tariff-lifecycle-');
+let database: string;
+
+before(async () => {
+  const path = join(tmp.dir, 'lifecycle.sqlite');
+  writeFixtureDatabase(path);
+  database = `sqlite:${path}`;
+  await addUser(loadConfig({ DATABASE_URL: database, JWT_SECRET: TEST_SECRET }), TEST_USER, TEST_PASSWORD);
+});
+
+after(() => tmp.remove());
+
+interface Answer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+}
+
+function get(url: string, options: { agent?: Agent | false; headers?: Record<string, string> } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: options.agent ?? false, headers: options.headers }, (res) => {
+      res.resume();
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+    // No test waits for ever: an unanswered request is a failure, not a hang.
+    req.setTimeout(5000, () => req.destroy(Object.assign(new Error('no answer within 5 s'), { code: 'TIMEOUT' })));
+    req.end();
+  });
+}
+
+async function tokenFor(base: string): Promise<string> {
+  const response = await login(base, TEST_USER, TEST_PASSWORD);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+interface ClientOutcome {
+  answered: number;
+  notOk: number;
+  /** The server ended the connection with `Connection: close` on an answer. */
+  closedByServer: boolean;
+  error?: string;
+}
+
+/**
+ * One client on one keep-alive connection, asking again as soon as it is answered, until the server
+ * says it closes the connection (or `stop` is set). What a connection pool of a client system does.
+ */
+async function keepAliveClient(url: string, headers: Record<string, string>, stop: { now: boolean }): Promise<ClientOutcome> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const outcome: ClientOutcome = { answered: 0, notOk: 0, closedByServer: false };
+  try {
+    while (!stop.now) {
+      const answer = await get(url, { agent, headers });
+      outcome.answered++;
+      if (answer.status !== 200) outcome.notOk++;
+      if (answer.headers.connection === 'close') {
+        outcome.closedByServer = true;
+        break;
+      }
+    }
+  } catch (error) {
+    outcome.error = (error as { code?: string }).code ?? String(error);
+  } finally {
+    agent.destroy();
+  }
+  return outcome;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('SIGTERM and SIGINT', () => {
+  let service: Listening | undefined;
+  after(() => kill(service));
+
+  test('in the middle of load: every request on an open connection is answered, new ones are refused, exit 0', async () => {
+    service = await startService({ DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '5', RATE_LIMIT_MAX: '0' });
+    const auth = { authorization: `Bearer ${await tokenFor(service.base)}` };
+    const paths = ['/api/v1/tlcs/?fraccion=01012101', '/api/v1/fracciones/?limit=1000', '/api/v1/aladi2/5', '/health'];
+    const stop = { now: false };
+    const clients = Array.from({ length: 24 }, (_, i) => keepAliveClient(service!.base + paths[i % paths.length]!, auth, stop));
+    // An idle keep-alive connection, as a pool holds: it must not keep the process up until the deadline.
+    const idle = new Agent({ keepAlive: true, maxSockets: 1 });
+    await get(`${service.base}/health`, { agent: idle });
+    await sleep(400);
+
+    const signalled = Date.now();
+    service.child.kill('SIGTERM');
+    const settled = await Promise.race([Promise.all(clients), sleep(8000).then(() => null)]);
+    stop.now = true;
+    assert.ok(settled, 'every client was told Connection: close');
+    for (const outcome of settled) {
+      assert.equal(outcome.error, undefined, `no request on an open connection failed: ${JSON.stringify(outcome)}`);
+      assert.ok(outcome.closedByServer, 'the last answer closed the connection');
+      assert.equal(outcome.notOk, 0, 'every answer was a 200');
+    }
+    const total = settled.reduce((sum, o) => sum + o.answered, 0);
+    assert.ok(total > 100, `load was running (${total} requests)`);
+
+    await assert.rejects(get(`${service.base}/health`), (error: { code?: string }) => error.code === 'ECONNREFUSED', 'a new connection is refused');
+    assert.equal(await service.exited, 0);
+    idle.destroy();
+    const tookMs = Date.now() - signalled;
+    assert.ok(tookMs < 4000, `an idle connection did not hold the process until the deadline (${tookMs} ms)`);
+    assert.ok(service.lines.some((l) => l.msg?.startsWith('stopping')));
+  });
+
+  test('SIGINT the same: a connection still busy at the deadline is closed then, and the exit is still 0', async () => {
+    service = await startService({ DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '1', REQUEST_TIMEOUT_SECONDS: '0' });
+    // Half a request: the connection is in use, and stays so until it is closed.
+    const socket = connect(Number(new URL(service.base).port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => undefined);
+    await sleep(100);
+    const signalled = Date.now();
+    service.child.kill('SIGINT');
+    assert.equal(await service.exited, 0);
+    await closed;
+    const tookMs = Date.now() - signalled;
+    assert.ok(tookMs >= 900 && tookMs < 4000, `closed at the deadline (${tookMs} ms)`);
+    assert.ok(service.lines.some((l) => l.msg === 'connections still open at the shutdown deadline were closed'));
+  });
+});
+
+describe('configuration errors at start', () => {
+  test('a bad value is one line on stderr and a non-zero exit, for one process and for a cluster', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ WORKERS: 'many' }, /^tariff-lookup: invalid WORKERS="many": /],
+      [{ RATE_LIMIT_MAX: '-1' }, /^tariff-lookup: invalid RATE_LIMIT_MAX="-1": /],
+      [{ TRUST_PROXY: 'my-proxy' }, /^tariff-lookup: invalid TRUST_PROXY="my-proxy": "my-proxy" is not an address/],
+      [{ JWT_SECRET: 'short', WORKERS: '2' }, /tariff-lookup: JWT_SECRET must be set/],
+    ];
+    for (const [env, message] of cases) {
+      const service: Service = spawnService({ DATABASE_URL: database, ...env });
+      const code = await service.exited;
+      assert.notEqual(code, 0, JSON.stringify(env));
+      const lines = service.stderr().trim().split('\n');
+      assert.match(lines[0] ?? '', message);
+      // A cluster whose workers cannot start stops, instead of starting them again and again.
+      if (env['WORKERS'] === undefined) assert.equal(lines.length, 1, service.stderr());
+    }
+  });
+});
+
+describe('WORKERS=2', () => {
+  let service: Listening | undefined;
+  after(() => kill(service));
+
+  const workerPids = (s: Service): number[] =>
+    s.lines.filter((l) => l.msg === 'server process listening').map((l) => l['worker_pid'] as number);
+
+  test('two processes serve one port; a killed one is replaced while requests keep succeeding; SIGTERM stops all with 0', async () => {
+    service = await startService({ DATABASE_URL: database, WORKERS: '2' });
+    await waitFor('two server processes', () => workerPids(service!).length === 2);
+    const [first, second] = workerPids(service);
+    assert.ok(first && second && first !== second);
+    for (let i = 0; i < 20; i++) assert.equal((await get(`${service.base}/health`)).status, 200);
+
+    process.kill(first, 'SIGKILL');
+    // From the moment the primary knows (a connection it handed over in the instant before is lost
+    // with the process: docs/operations.md), each new connection goes to a live process.
+    await waitFor('the primary to see the death', () => service!.lines.some((l) => l.msg === 'a server process died; replacing it'));
+    const statuses: number[] = [];
+    await waitFor('a new server process', async () => {
+      statuses.push((await get(`${service!.base}/health`)).status);
+      return workerPids(service!).length === 3;
+    });
+    for (let i = 0; i < 20; i++) statuses.push((await get(`${service.base}/health`)).status);
+    assert.ok(statuses.every((s) => s === 200), `every request after the kill succeeded: ${statuses.join(' ')}`);
+    const replacement = workerPids(service)[2]!;
+    assert.ok(![first, second].includes(replacement));
+    assert.ok(service.lines.some((l) => l.msg === 'a server process died; replacing it' && l['worker_pid'] === first));
+
+    service.child.kill('SIGTERM');
+    assert.equal(await service.exited, 0);
+    for (const pid of [second, replacement]) assert.throws(() => process.kill(pid, 0), 'the server processes are gone');
+  });
+});
