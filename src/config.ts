@@ -74,7 +74,7 @@ export const ConfigSchema = Type.Object({
   }),
   ACCESS_TOKEN_EXPIRE_MINUTES: Type.Integer({ default: 30, minimum: 1, maximum: 525600, description: 'Lifetime of an access token' }),
   LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, description: 'Failed logins allowed per username in the window' }),
-  LOGIN_MAX_FAILURES_PER_ADDRESS: Type.Integer({ default: 20, minimum: 1, description: 'Failed logins allowed per client address in the window' }),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: Type.Integer({ default: 100, minimum: 1, description: 'Failed logins allowed per client address in the window' }),
   LOGIN_WINDOW_MINUTES: Type.Integer({ default: 15, minimum: 1, description: 'Window in which failed logins are counted; a blocked username or address waits until it ends' }),
   AUTH_USER_CACHE_SECONDS: Type.Integer({
     default: 2,
@@ -87,7 +87,7 @@ export const ConfigSchema = Type.Object({
   METRICS_TOKEN: Type.String({ default: '', description: 'When set, /metrics requires Authorization: Bearer <this token>' }),
   CORS_ORIGINS: Type.String({ default: '', description: 'Comma-separated origins allowed to call from a browser; empty: CORS off' }),
   RATE_LIMIT_MAX: Type.Integer({
-    default: 6000,
+    default: 60000,
     minimum: 0,
     description:
       'Requests one client may make per window, counted per user for a valid token, else per address; past it 429 with Retry-After; 0 turns the limit off. Counted in each server process',
