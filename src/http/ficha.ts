@@ -53,27 +53,41 @@ async function all(store: Store, rs: RecordSet, conditions: Condition[]): Promis
   return store.search(rs, { conditions, skip: 0, limit: PER_SET_LIMIT });
 }
 
-async function ficha(ctx: FichaContext, store: Store, digits: string, nicoParam: string | undefined, pais: string | undefined) {
+/** The record sets a ficha reads, found in the registry once, when the route is registered. */
+interface FichaSets {
+  readonly fracciones: RecordSet;
+  readonly anteriores: RecordSet;
+  readonly usa: RecordSet;
+  /** Every record set with a `fraccion` filter, with the column holding its NICO. */
+  readonly withFraction: readonly { readonly rs: RecordSet; readonly nicoField: string }[];
+}
+
+function fichaSets(recordSets: readonly RecordSet[]): FichaSets {
+  const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
+  const withFraction = recordSets.flatMap((rs) => {
+    const filter = fractionFilterOf(rs);
+    return filter?.rule === 'fraction' ? [{ rs, nicoField: filter.nicoField }] : [];
+  });
+  return { fracciones: byPath.get('fracciones')!, anteriores: byPath.get('fracciones-anteriores')!, usa: byPath.get('fracciones-usa')!, withFraction };
+}
+
+async function ficha(sets: FichaSets, store: Store, digits: string, nicoParam: string | undefined, pais: string | undefined) {
   const fraction = digits.slice(0, 8);
   const nico = digits.length === 10 ? digits.slice(8) : nicoParam;
   if (digits.length === 10 && nicoParam !== undefined && nicoParam !== nico) throw notFound('Fraction not found');
-  const byPath = new Map(ctx.recordSets.map((rs) => [rs.path, rs]));
-  const fracciones = byPath.get('fracciones')!;
+  const { fracciones, anteriores, usa } = sets;
   const master = await all(store, fracciones, [...conditionsFor(fracciones, { fraccion: fraction }), ...narrowing(fracciones, 'NICO', nico, undefined)]);
   if (master.length === 0) throw notFound('Fraction not found');
 
   const result: Record<string, unknown> = { fraccion: fraction, nico: nico ?? null };
-  for (const rs of ctx.recordSets) {
-    const filter = fractionFilterOf(rs);
-    if (!filter || filter.rule !== 'fraction') continue;
-    result[rs.path] = await all(store, rs, [...conditionsFor(rs, { fraccion: fraction }), ...narrowing(rs, filter.nicoField, nico, pais)]);
+  for (const { rs, nicoField } of sets.withFraction) {
+    result[rs.path] =
+      rs === fracciones ? master : await all(store, rs, [...conditionsFor(rs, { fraccion: fraction }), ...narrowing(rs, nicoField, nico, pais)]);
   }
-  const anteriores = byPath.get('fracciones-anteriores')!;
   result['fracciones-anteriores'] = {
     reemplaza: await all(store, anteriores, [...conditionsFor(anteriores, { fraccion_actual: fraction }), ...narrowing(anteriores, 'NICOACTUAL', nico, undefined)]),
     reemplazada_por: await all(store, anteriores, [...conditionsFor(anteriores, { fraccion_anterior: fraction }), ...narrowing(anteriores, 'NICOANTERIOR', nico, undefined)]),
   };
-  const usa = byPath.get('fracciones-usa')!;
   result['fracciones-usa'] = await all(store, usa, conditionsFor(usa, { fraccion: fraction.slice(0, 6) }));
   return result;
 }
@@ -101,6 +115,7 @@ export function fichaSchema(recordSets: readonly RecordSet[]): Record<string, un
 
 export function registerFicha(app: FastifyInstance, ctx: FichaContext): void {
   app.addSchema(fichaSchema(ctx.recordSets));
+  const sets = fichaSets(ctx.recordSets);
   ctx.routeWithAllow(app, {
     method: 'GET',
     url: '/api/v1/ficha/:fraccion',
@@ -128,7 +143,7 @@ export function registerFicha(app: FastifyInstance, ctx: FichaContext): void {
       const store = ctx.store();
       const key = `ficha?${JSON.stringify(p)}`;
       const pais = p['pais'] as string | undefined;
-      return sendCached(reply, ctx.cache, store, key, () => ficha(ctx, store, digits, p['nico'] as string | undefined, pais));
+      return sendCached(reply, ctx.cache, store, key, () => ficha(sets, store, digits, p['nico'] as string | undefined, pais));
     },
   });
 }
