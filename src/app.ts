@@ -147,8 +147,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const timer = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
   registerRecordRoutes(app, { store: current, protect, cache, timer });
   registerAuthRoutes(app, { store: current, tokens, throttle, protect, routeWithAllow });
-  registerFicha(app, { recordSets, store: current, protect, cache, routeWithAllow });
-  registerBuscar(app, { store: current, protect, cache, routeWithAllow });
+  registerFicha(app, { recordSets, store: current, protect, cache });
+  registerBuscar(app, { store: current, protect, cache });
   registerPublicRoutes(app, { store: current, routeWithAllow });
   return app;
 }

@@ -2,16 +2,14 @@
  * `GET /api/v1/buscar?q=…`: which fraction is it? Full-text search over the fraction and NICO
  * descriptions and the nomenclature texts, ranked by relevance; a query of digits is a code search.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { FullTextQuery } from '../store/fulltext.js';
 import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, markTerms, queryCode, queryTerms } from '../store/fulltext.js';
-import type { Store } from '../store/store.js';
-import type { ResponseCache } from './cache.js';
-import { sendCached } from './cache.js';
 import { RequestValidationError } from './errors.js';
 import type { ParamSpec } from './params.js';
-import { PAGING, parseParams, partSchemas } from './params.js';
-import type { routeWithAllow } from './routes.js';
+import { PAGING, parseParams } from './params.js';
+import type { ProtectedContext } from './routes.js';
+import { protectedGet } from './routes.js';
 
 const Q: ParamSpec = {
   name: 'q',
@@ -65,13 +63,6 @@ export const buscarPageSchema = {
   required: ['items', 'total', 'skip', 'limit'],
 };
 
-export interface BuscarContext {
-  readonly store: () => Store;
-  readonly protect: (request: FastifyRequest) => Promise<void>;
-  readonly cache: ResponseCache;
-  readonly routeWithAllow: typeof routeWithAllow;
-}
-
 /** `q` is required, and bounded so that a search stays cheap. */
 function checkQuery(raw: unknown): string {
   const q = Array.isArray(raw) ? (raw[raw.length - 1] as unknown) : raw;
@@ -95,41 +86,26 @@ function checkQuery(raw: unknown): string {
   return q;
 }
 
-export function registerBuscar(app: FastifyInstance, ctx: BuscarContext): void {
+export function registerBuscar(app: FastifyInstance, ctx: ProtectedContext): void {
   app.addSchema(buscarHitSchema);
   app.addSchema(buscarPageSchema);
-  ctx.routeWithAllow(app, {
-    method: 'GET',
+  protectedGet(app, ctx, {
     url: '/api/v1/buscar',
-    onRequest: ctx.protect,
-    schema: {
-      operationId: 'buscar',
-      summary: 'Find fractions by description or code, ranked by relevance',
-      tags: ['buscar'],
-      security: [{ HTTPBearer: [] }],
-      ...partSchemas(PARAMS),
-      response: {
-        200: { description: 'Successful Response', $ref: 'BuscarResponse#' },
-        422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
-      },
-    },
-    handler: async (request, reply) => {
+    operationId: 'buscar',
+    summary: 'Find fractions by description or code, ranked by relevance',
+    tag: 'buscar',
+    params: PARAMS,
+    responses: { 200: { description: 'Successful Response', $ref: 'BuscarResponse#' } },
+    parse: (request): FullTextQuery => {
       const query = request.query as Record<string, unknown>;
       const q = checkQuery(query['q']);
       const paging = parseParams(PAGING, {}, query);
-      const search: FullTextQuery = {
-        terms: queryTerms(q),
-        code: queryCode(q),
-        skip: paging['skip'] as number,
-        limit: paging['limit'] as number,
-      };
-      const store = ctx.store();
-      const key = `buscar?${JSON.stringify(search)}`;
-      return sendCached(reply, ctx.cache, store, key, async () => {
-        const { hits, total } = await store.fullText(search);
-        const items = hits.map((h) => ({ ...h, DESCRIPCION_MARCADA: h.DESCRIPCION === null ? null : markTerms(h.DESCRIPCION, search.terms) }));
-        return { items, total, skip: search.skip, limit: search.limit };
-      });
+      return { terms: queryTerms(q), code: queryCode(q), skip: paging['skip'] as number, limit: paging['limit'] as number };
+    },
+    answer: async (store, search) => {
+      const { hits, total } = await store.fullText(search);
+      const items = hits.map((h) => ({ ...h, DESCRIPCION_MARCADA: h.DESCRIPCION === null ? null : markTerms(h.DESCRIPCION, search.terms) }));
+      return { items, total, skip: search.skip, limit: search.limit };
     },
   });
 }

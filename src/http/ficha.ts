@@ -4,17 +4,15 @@
  * `fraccion` filter contributes its records; the correlation table both ways; the US lines of the
  * same HS subheading.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { RecordSet } from '../record-sets/define.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
-import type { ResponseCache } from './cache.js';
-import { sendCached } from './cache.js';
-import { notFound } from './errors.js';
 import type { ParamSpec } from './params.js';
-import { parseParams, partSchemas } from './params.js';
 import { conditionsFor } from './records.js';
-import type { routeWithAllow } from './routes.js';
+import { RequestValidationError, notFound } from './errors.js';
+import type { ProtectedContext } from './routes.js';
+import { parseDeclared, protectedGet } from './routes.js';
 
 /** More than any fraction has in any record set; a ficha is one answer, not a page. */
 const PER_SET_LIMIT = 1000;
@@ -30,12 +28,8 @@ const PARAMS: readonly ParamSpec[] = [
   { name: 'pais', in: 'query', kind: 'code', maxLength: 3, description: 'Country key: only records for this country and those for every country' },
 ];
 
-export interface FichaContext {
+export interface FichaContext extends ProtectedContext {
   readonly recordSets: readonly RecordSet[];
-  readonly store: () => Store;
-  readonly protect: (request: FastifyRequest) => Promise<void>;
-  readonly cache: ResponseCache;
-  readonly routeWithAllow: typeof routeWithAllow;
 }
 
 const hasField = (rs: RecordSet, name: string): boolean => rs.fields.some((f) => f.name === name);
@@ -116,34 +110,33 @@ export function fichaSchema(recordSets: readonly RecordSet[]): Record<string, un
 export function registerFicha(app: FastifyInstance, ctx: FichaContext): void {
   app.addSchema(fichaSchema(ctx.recordSets));
   const sets = fichaSets(ctx.recordSets);
-  ctx.routeWithAllow(app, {
-    method: 'GET',
+  const parse = parseDeclared(PARAMS);
+  protectedGet(app, ctx, {
     url: '/api/v1/ficha/:fraccion',
-    onRequest: ctx.protect,
-    schema: {
-      operationId: 'get_ficha',
-      summary: 'Everything that applies to one fraction, in one answer',
-      tags: ['ficha'],
-      security: [{ HTTPBearer: [] }],
-      ...partSchemas(PARAMS),
-      response: {
-        200: { description: 'Successful Response', $ref: 'Ficha#' },
-        404: { description: 'No such fraction', $ref: 'ErrorMessage#' },
-        422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
-      },
+    operationId: 'get_ficha',
+    summary: 'Everything that applies to one fraction, in one answer',
+    tag: 'ficha',
+    params: PARAMS,
+    responses: {
+      200: { description: 'Successful Response', $ref: 'Ficha#' },
+      404: { description: 'No such fraction', $ref: 'ErrorMessage#' },
     },
-    handler: async (request, reply) => {
-      const p = parseParams(PARAMS, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
+    parse: (request) => {
+      const p = parse(request);
       const digits = String(p['fraccion']);
       if (digits.length !== 8 && digits.length !== 10) {
-        return reply.code(422).send({
-          detail: [{ type: 'string_pattern_mismatch', loc: ['path', 'fraccion'], msg: 'A ficha is for one fraction: 8 digits, or 10 for fraction + NICO', input: (request.params as Record<string, string>)['fraccion'], ctx: { pattern: '^[0-9]{8}([0-9]{2})?$' } }],
-        });
+        throw new RequestValidationError([
+          {
+            type: 'string_pattern_mismatch',
+            loc: ['path', 'fraccion'],
+            msg: 'A ficha is for one fraction: 8 digits, or 10 for fraction + NICO',
+            input: (request.params as Record<string, string>)['fraccion'],
+            ctx: { pattern: '^[0-9]{8}([0-9]{2})?$' },
+          },
+        ]);
       }
-      const store = ctx.store();
-      const key = `ficha?${JSON.stringify(p)}`;
-      const pais = p['pais'] as string | undefined;
-      return sendCached(reply, ctx.cache, store, key, () => ficha(sets, store, digits, p['nico'] as string | undefined, pais));
+      return { digits, nico: p['nico'] as string | undefined, pais: p['pais'] as string | undefined };
     },
+    answer: (store, q) => ficha(sets, store, q.digits, q.nico, q.pais),
   });
 }

@@ -9,6 +9,7 @@ import type { ResponseCache } from './cache.js';
 import { sendCached } from './cache.js';
 import { methodNotAllowed } from './errors.js';
 import type { StoreTimer } from './observe.js';
+import type { ParamSpec, Parsed } from './params.js';
 import { parseParams, partSchemas } from './params.js';
 import { recordRoutes } from './records.js';
 
@@ -22,11 +23,15 @@ const errorResponses = {
   422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
 };
 
-export interface RouteContext {
+/** What every protected, cached route needs. */
+export interface ProtectedContext {
   readonly store: () => Store;
   /** The hook that protects a business route; one place decides what protection means. */
   readonly protect: (request: FastifyRequest) => Promise<void>;
   readonly cache: ResponseCache;
+}
+
+export interface RouteContext extends ProtectedContext {
   readonly timer: StoreTimer;
 }
 
@@ -44,31 +49,64 @@ export function routeWithAllow(app: FastifyInstance, route: RouteOptions & { met
   });
 }
 
+/** A protected, cached GET: what differs from one such route to another. */
+export interface ProtectedGet<P> {
+  readonly url: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly tag: string;
+  readonly params: readonly ParamSpec[];
+  /** Responses besides the 401 and 422 every protected route documents; 200 is required. */
+  readonly responses: Readonly<Record<number, Readonly<Record<string, unknown>> | undefined>>;
+  /** The request's normalised question: equal questions share a cached answer. */
+  readonly parse: (request: FastifyRequest) => P;
+  readonly answer: (store: Store, question: P) => Promise<unknown>;
+}
+
+/** Registers a GET behind the bearer guard whose answers are served from the cache, as every business route is. */
+export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, route: ProtectedGet<P>): void {
+  routeWithAllow(app, {
+    method: 'GET',
+    url: route.url,
+    onRequest: ctx.protect,
+    schema: {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      security: [{ HTTPBearer: [] }],
+      ...partSchemas(route.params),
+      response: { ...route.responses, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const question = route.parse(request);
+      const store = ctx.store();
+      const key = `${route.operationId}?${JSON.stringify(question)}`;
+      return sendCached(reply, ctx.cache, store, key, () => route.answer(store, question));
+    },
+  });
+}
+
+/** Path and query parameters parsed by their declarations (src/http/params.ts). */
+export const parseDeclared =
+  (params: readonly ParamSpec[]) =>
+  (request: FastifyRequest): Parsed =>
+    parseParams(params, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
+
 export function registerRecordRoutes(app: FastifyInstance, ctx: RouteContext): void {
   for (const route of recordRoutes(recordSets)) {
-    routeWithAllow(app, {
-      method: 'GET',
+    protectedGet(app, ctx, {
       url: route.url,
-      onRequest: ctx.protect,
-      schema: {
-        operationId: route.operationId,
-        summary: route.summary,
-        tags: [route.tag],
-        security: [{ HTTPBearer: [] }],
-        ...partSchemas(route.params),
-        response: {
-          200: { description: 'Successful Response', ...route.response },
-          ...(route.kind === 'lookup' ? { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } : {}),
-          ...errorResponses,
-        },
+      operationId: route.operationId,
+      summary: route.summary,
+      tag: route.tag,
+      params: route.params,
+      responses: {
+        200: { description: 'Successful Response', ...route.response },
+        ...(route.kind === 'lookup' ? { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } : {}),
       },
-      handler: async (request, reply) => {
-        const params = parseParams(route.params, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
-        const store = ctx.store();
-        // Parsed parameters are normalised (fraction digits, upper-case codes, defaults), so equal questions share an answer.
-        const key = `${route.operationId}?${JSON.stringify(params)}`;
-        return sendCached(reply, ctx.cache, store, key, () => ctx.timer.time(route.tag, route.kind, () => route.run(store, params)));
-      },
+      // Parsed parameters are normalised (fraction digits, upper-case codes, defaults).
+      parse: parseDeclared(route.params),
+      answer: (store, params) => ctx.timer.time(route.tag, route.kind, () => route.run(store, params)),
     });
   }
 }
