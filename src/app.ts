@@ -3,7 +3,6 @@
  * listening (server.ts does both). Tests build it with their own configuration and database file.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import etag from '@fastify/etag';
@@ -28,20 +27,14 @@ import { API_VERSION, SERVICE_NAME, registerPublicRoutes } from './http/public.j
 import { CORS_PREFLIGHT, registerRecordRoutes, routeWithAllow } from './http/routes.js';
 import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './http/schemas.js';
 import { recordSets } from './record-sets/index.js';
-import { openStore } from './store/open.js';
-import { MissingSqliteFile } from './store/missing.js';
-import { SqliteStore } from './store/sqlite.js';
+import { StoreSlot } from './store/slot.js';
 import type { Store } from './store/store.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-/** How often the served SQLite file is checked for a replacement by `import`; SIGHUP reloads at once. */
-const RELOAD_CHECK_MS = 2000;
-/** How long a replaced store stays open for the requests that began on it (they need milliseconds). */
-const RETIRE_AFTER_MS = 5000;
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Opens the served SQLite file anew and serves it from now on; false when the store is not a file the app opened. */
+    /** Opens the served store anew and serves it from now on (SIGHUP); false when there is nothing to reopen. */
     reloadStore(reason: string): Promise<boolean>;
   }
 }
@@ -76,7 +69,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     maxPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
     windowMs: config.LOGIN_WINDOW_MINUTES * 60_000,
   });
-  let store: Store = options.store ?? openStore(config);
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.LOG_LEVEL, options.log),
     genReqId: requestId,
@@ -99,9 +91,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     reply.header('x-request-id', request.id);
     done();
   });
-  app.addHook('onClose', async () => {
-    await store.close();
-  });
+  const slot = new StoreSlot(config, app.log, options.store);
+  app.decorate('reloadStore', (reason: string) => slot.reload(reason));
+  app.addHook('onClose', () => slot.close());
   registerErrorHandling(app);
   await registerProtection(app, { config, tokens });
 
@@ -134,14 +126,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
 
-  const current = (): Store => store;
-  serveReplacedFiles(app, {
-    current,
-    swap: (next) => {
-      store = next;
-    },
-    reloadable: options.store === undefined,
-  });
+  const current = slot.current;
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const protect = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
   const timer = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
@@ -151,78 +136,4 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerBuscar(app, { store: current, protect, cache });
   registerPublicRoutes(app, { store: current, routeWithAllow });
   return app;
-}
-
-/** Why the served SQLite file should be opened anew, or null when it should not. */
-function reopenReason(open: Store): string | null {
-  if (open instanceof MissingSqliteFile) return existsSync(open.path) ? 'a file is at the path again' : null;
-  if (!(open instanceof SqliteStore)) return null;
-  if (open.replaced()) return 'another file at the path';
-  return open.damaged ? 'reads failed on the file' : null;
-}
-
-interface StoreSlot {
-  readonly current: () => Store;
-  readonly swap: (next: Store) => void;
-  /** Only a store the app opened itself is reopened (and closed); an injected one belongs to its caller. */
-  readonly reloadable: boolean;
-}
-
-/**
- * `import` renames a new SQLite file over the served one. The routes read the store through
- * `current()`, so switching is one assignment: requests already running finish on the old store, which
- * is closed a few seconds later, and no request fails. The switch happens on `reloadStore()` (SIGHUP)
- * or when a cheap periodic check sees another file at the path (docs/adr/0002-import-and-reload.md).
- * The same check sees the file gone from the path, and back (src/store/missing.ts).
- */
-function serveReplacedFiles(app: FastifyInstance, slot: StoreSlot): void {
-  const retiring = new Map<Store, NodeJS.Timeout>();
-  let lastFailure = '';
-  const switchTo = (next: Store): void => {
-    const previous = slot.current();
-    slot.swap(next);
-    const timer = setTimeout(() => {
-      retiring.delete(previous);
-      void previous.close();
-    }, RETIRE_AFTER_MS).unref();
-    retiring.set(previous, timer);
-  };
-  const reloadStore = async (reason: string): Promise<boolean> => {
-    const open = slot.current();
-    if (!slot.reloadable || !(open instanceof SqliteStore || open instanceof MissingSqliteFile)) return false;
-    const next = new SqliteStore(open.path);
-    // A file that cannot answer is not switched to: the service keeps serving the one it has.
-    const info = await next.dataset().catch(async (error: unknown) => {
-      await next.close();
-      throw error;
-    });
-    switchTo(next);
-    lastFailure = '';
-    app.log.info({ reason, source: info?.source, imported_at: info?.importedAt, hash: info?.hash }, 'serving the SQLite file anew');
-    return true;
-  };
-  app.decorate('reloadStore', reloadStore);
-  const check = setInterval(() => {
-    const open = slot.current();
-    if (!slot.reloadable) return;
-    if (open instanceof SqliteStore && !existsSync(open.path)) {
-      switchTo(new MissingSqliteFile(open.path));
-      app.log.error({ path: open.path }, 'the SQLite file is gone from its path: answering 503 until a file is there again');
-      return;
-    }
-    const reason = reopenReason(open);
-    if (reason === null) return;
-    reloadStore(reason).catch((error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
-      if (message !== lastFailure) app.log.error({ err: error }, 'the new SQLite file cannot be served; still serving the previous one');
-      lastFailure = message;
-    });
-  }, RELOAD_CHECK_MS).unref();
-  app.addHook('onClose', async () => {
-    clearInterval(check);
-    for (const [store, timer] of retiring) {
-      clearTimeout(timer);
-      await store.close();
-    }
-  });
 }

@@ -5,10 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { recordSets } from '../src/record-sets/index.js';
-import { recordToRow } from '../src/data/load.js';
-import { writePostgresDatabase } from '../src/store/postgres.js';
-import type { DatasetWriter } from '../src/store/sqlite.js';
-import { writeSqliteDatabase } from '../src/store/sqlite.js';
+import { recordToRow } from '../src/data/record-row.js';
+import { writeDatabase } from '../src/store/drivers.js';
+import type { DatasetWriter } from '../src/store/store.js';
 import { fixtureRecords } from './fixtures.js';
 import { createTestDatabase, startServer, storeKinds, tempDir } from './helpers.js';
 
@@ -27,8 +26,7 @@ for (const kind of await storeKinds()) {
         assert.equal(await count(), 8);
         assert.equal(await count(), 8, 'served from the cache');
         const fill = firstRecords(3);
-        if (kind === 'postgres') await writePostgresDatabase(db.url, 'second load', fill);
-        else writeSqliteDatabase(db.url.slice('sqlite:'.length), 'second load', fill, { keepUsers: true });
+        await writeDatabase(db.url, 'second load', fill);
         const deadline = Date.now() + 8000;
         let seen = await count();
         while (seen !== 3 && Date.now() < deadline) {

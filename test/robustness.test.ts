@@ -25,9 +25,9 @@ import { kill, startService, waitFor } from './process.js';
 const tmp = tempDir('tariff-robustness-');
 let fixture: string;
 
-before(() => {
+before(async () => {
   fixture = join(tmp.dir, 'fixture.sqlite');
-  writeFixtureDatabase(fixture);
+  await writeFixtureDatabase(fixture);
 });
 
 after(() => tmp.remove());

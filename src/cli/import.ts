@@ -1,10 +1,6 @@
 /** `tariff-lookup import DIR` and `tariff-lookup export DIR`: the data in and out of the configured database. */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
-import { redactDatabaseUrl, sqlitePath, storeKind } from '../config.js';
-import type { RecordSet } from '../record-sets/define.js';
-import { PostgresDatasetBuild, createPostgresPool } from '../store/postgres.js';
-import type { DatasetBuild } from '../store/store.js';
 import { exportDatabase } from '../data/export.js';
 import { formatReport, runImport } from '../data/import.js';
 import { CliError } from './io.js';
@@ -32,7 +28,7 @@ refused rows the report lists.`;
 
 export const exportHelp = `Usage: tariff-lookup export DIR [--json]
 
-Writes the SQLite database DATABASE_URL names as one CSV file per record set in DIR (created if
+Writes the database DATABASE_URL names (SQLite or PostgreSQL) as one CSV file per record set in DIR (created if
 needed; files of the same names are replaced), in the form import reads back.`;
 
 const flags = {
@@ -48,38 +44,6 @@ function oneFolder(command: string, positionals: readonly string[]): string {
   if (directory === undefined) throw new CliError(`${command}: a folder is required (see tariff-lookup ${command} --help)`);
   if (rest.length > 0) throw new CliError(`${command}: unexpected argument ${rest[0]}`);
   return directory;
-}
-
-/** Where an import goes: the SQLite file DATABASE_URL names, or its PostgreSQL database in one transaction. */
-function importTarget(config: Config): { database: string; start?: (keep: readonly RecordSet[]) => Promise<DatasetBuild> } {
-  if (storeKind(config) === 'sqlite') return { database: sqlitePath(config) };
-  return {
-    database: redactDatabaseUrl(config.DATABASE_URL),
-    start: async (keep) => {
-      const pool = createPostgresPool(config, 'admin');
-      try {
-        const build = await PostgresDatasetBuild.start(pool, { keep });
-        const end = (): Promise<void> => pool.end();
-        return {
-          get replacesExisting() {
-            return build.replacesExisting;
-          },
-          insert: (rs, row) => build.insert(rs, row),
-          ready: () => build.ready(),
-          commit: (source) => build.commit(source).finally(end),
-          abandon: () => build.abandon().finally(end),
-        };
-      } catch (error) {
-        await pool.end();
-        throw error;
-      }
-    },
-  };
-}
-
-function sqliteFile(command: string, config: Config): string {
-  if (storeKind(config) !== 'sqlite') throw new CliError(`${command} works on a SQLite database (DATABASE_URL=sqlite:PATH); DATABASE_URL names PostgreSQL`);
-  return sqlitePath(config);
 }
 
 /** Progress on one rewritten line, only for a person watching a terminal. */
@@ -103,7 +67,7 @@ async function importCommand(args: string[], config: Config, out: (line: string)
   const progress = values.json ? undefined : progressLine();
   const report = await runImport({
     directory,
-    ...importTarget(config),
+    config,
     strict: values.strict,
     emptyMissing: values['empty-missing'],
     source: values.source,
@@ -119,10 +83,10 @@ async function importCommand(args: string[], config: Config, out: (line: string)
   }
 }
 
-function exportCommand(args: string[], config: Config, out: (line: string) => void): void {
+async function exportCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: flags.json, help: flags.help } });
   if (values.help) return out(exportHelp);
-  const report = exportDatabase(sqliteFile('export', config), oneFolder('export', positionals));
+  const report = await exportDatabase(config, oneFolder('export', positionals));
   if (values.json) return out(JSON.stringify(report, null, 2));
   for (const f of report.files) out(`${f.file}\t${f.rows}`);
   out(`${report.rows.toLocaleString('en-US')} rows written to ${report.directory} in ${report.seconds.toFixed(2)} s`);
@@ -130,5 +94,5 @@ function exportCommand(args: string[], config: Config, out: (line: string) => vo
 
 export async function dataCommand(command: 'import' | 'export', args: string[], config: Config, out: (line: string) => void): Promise<void> {
   if (command === 'import') return importCommand(args, config, out);
-  exportCommand(args, config, out);
+  return exportCommand(args, config, out);
 }

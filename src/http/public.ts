@@ -1,6 +1,7 @@
 /** The public endpoints: root, health and the OpenAPI document. */
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/store.js';
+import { UnservableDatasetError } from '../store/store.js';
 import type { routeWithAllow } from './routes.js';
 
 export const SERVICE_NAME = 'Tariff Classification Lookup Service';
@@ -30,7 +31,9 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: PublicContext): 
         return { status: 'healthy', database: 'ok', dataset };
       } catch (error) {
         request.log.error({ err: error }, 'health check failed');
-        return reply.code(503).send({ status: 'unhealthy', database: 'unavailable', dataset: null });
+        // What the operator must do about a dataset that cannot be served; other failures stay unnamed.
+        const detail = error instanceof UnservableDatasetError ? { detail: error.message } : {};
+        return reply.code(503).send({ status: 'unhealthy', database: 'unavailable', dataset: null, ...detail });
       }
     },
   });
