@@ -27,6 +27,8 @@ import { API_VERSION, SERVICE_NAME, registerPublicRoutes } from './http/public.j
 import { CORS_PREFLIGHT, registerRecordRoutes, routeWithAllow } from './http/routes.js';
 import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './http/schemas.js';
 import { recordSets } from './record-sets/index.js';
+import { registerVersiones } from './http/versiones.js';
+import { Datasets } from './store/datasets.js';
 import { StoreSlot } from './store/slot.js';
 import type { Store } from './store/store.js';
 
@@ -45,6 +47,8 @@ export interface AppOptions {
   logger?: boolean;
   /** Readable lines or JSON, and where they go (serve.ts decides; tests capture them). */
   log?: LogOutput;
+  /** The clock that decides which version is in force today (tests move it instead of waiting for a day). */
+  now?: () => Date;
 }
 
 function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
@@ -93,7 +97,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   const slot = new StoreSlot(config, app.log, options.store);
   app.decorate('reloadStore', (reason: string) => slot.reload(reason));
-  app.addHook('onClose', () => slot.close());
+  const datasets = new Datasets(config, slot, app.log, options.now);
+  await datasets.refresh();
+  app.addHook('onClose', async () => {
+    await datasets.close();
+    await slot.close();
+  });
   registerErrorHandling(app);
   await registerProtection(app, { config, tokens });
 
@@ -130,10 +139,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const protect = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
   const timer = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
-  registerRecordRoutes(app, { store: current, protect, cache, timer });
+  registerRecordRoutes(app, { store: current, datasets, protect, cache, timer });
   registerAuthRoutes(app, { store: current, tokens, throttle, protect, routeWithAllow });
-  registerFicha(app, { recordSets, store: current, protect, cache });
-  registerBuscar(app, { store: current, protect, cache });
-  registerPublicRoutes(app, { store: current, routeWithAllow });
+  registerFicha(app, { recordSets, store: current, datasets, protect, cache });
+  registerBuscar(app, { store: current, datasets, protect, cache });
+  registerVersiones(app, { datasets, protect, routeWithAllow });
+  registerPublicRoutes(app, { datasets, routeWithAllow });
   return app;
 }

@@ -81,6 +81,11 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     description: 'How long a user found enabled stays trusted without asking the store again; a disabled user loses access within it',
   }),
+  DATASET_VERSIONS_KEEP: Type.Integer({
+    default: 0,
+    minimum: 0,
+    description: 'Dataset versions kept: past this, an import removes the oldest (never the one in force today, never the newest import); 0 keeps every version',
+  }),
   RESPONSE_CACHE_ENTRIES: Type.Integer({ default: 10000, minimum: 0, description: 'Answers kept in memory per dataset; 0 turns the cache off' }),
   RESPONSE_CACHE_MB: Type.Integer({ default: 64, minimum: 0, description: 'Memory the answer cache may use' }),
   METRICS_ENABLED: Type.Boolean({ default: true, description: 'Serve Prometheus metrics at /metrics' }),

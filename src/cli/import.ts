@@ -3,14 +3,18 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { exportDatabase } from '../data/export.js';
 import { formatReport, runImport } from '../data/import.js';
+import { mexicoCityDate, isIsoDate } from '../store/versions.js';
 import { CliError } from './io.js';
+import { pruneVersions } from './versions.js';
 
-export const importHelp = `Usage: tariff-lookup import DIR [--strict] [--empty-missing] [--json] [--source TEXT]
+export const importHelp = `Usage: tariff-lookup import DIR [--vigente-desde YYYY-MM-DD] [--fuente TEXT] [--strict] [--empty-missing] [--json]
 
-Loads DIR into the database DATABASE_URL names (the embedded demo database when it is empty). DIR
-holds one file per record set, named after its path: aladi2.csv, fracciones-usa.csv, ... (CSV as
-RFC 4180 with a header of field names in any order), or aladi2.jsonl, ... (one JSON object a line);
-UTF-8, a BOM accepted. A file replaces its record set; record sets with no file stay as they are.
+Loads DIR into the database DATABASE_URL names (the embedded demo database when it is empty) as a new
+dataset version, in force from --vigente-desde (default: today in Mexico City); the versions already
+there are kept (tariff-lookup versions). DIR holds one file per record set, named after its path:
+aladi2.csv, fracciones-usa.csv, ... (CSV as RFC 4180 with a header of field names in any order), or
+aladi2.jsonl, ... (one JSON object a line); UTF-8, a BOM accepted. A file gives its record set; record
+sets with no file are carried over from the version in force on that date.
 
 SQLite: the new data is built beside the served file and renamed over it only when complete, so a
 failed or interrupted import changes nothing; a running service switches to it within 2 seconds, or at
@@ -21,14 +25,16 @@ Options:
   --strict          stop at the first refused row, importing nothing
   --empty-missing   empty the record sets that have no file instead of keeping them
   --json            print the report as JSON
-  --source TEXT     where the data comes from, shown by /health (default: the folder's name)
+  --vigente-desde D the date the version is in force from, YYYY-MM-DD (a version loaded ahead takes over by itself that day)
+  --fuente TEXT     where the data comes from, e.g. "DOF 2022-06-07 LIGIE" (default: the folder's name; --source is the same)
 
 Exit status: 0 imported; 1 nothing imported (the data served is unchanged); 2 imported without the
 refused rows the report lists.`;
 
-export const exportHelp = `Usage: tariff-lookup export DIR [--json]
+export const exportHelp = `Usage: tariff-lookup export DIR [--version V] [--json]
 
-Writes the database DATABASE_URL names (SQLite or PostgreSQL) as one CSV file per record set in DIR (created if
+Writes the current dataset version (or version V) of the database DATABASE_URL names (SQLite or
+PostgreSQL) as one CSV file per record set in DIR (created if
 needed; files of the same names are replaced), in the form import reads back.`;
 
 const flags = {
@@ -36,6 +42,9 @@ const flags = {
   'empty-missing': { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   source: { type: 'string' },
+  fuente: { type: 'string' },
+  'vigente-desde': { type: 'string' },
+  version: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -64,19 +73,23 @@ async function importCommand(args: string[], config: Config, out: (line: string)
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: flags });
   if (values.help) return out(importHelp);
   const directory = oneFolder('import', positionals);
+  const vigenteDesde = values['vigente-desde'] ?? mexicoCityDate(new Date());
+  if (!isIsoDate(vigenteDesde)) throw new CliError(`import: --vigente-desde must be a date written YYYY-MM-DD, not ${JSON.stringify(vigenteDesde)}`);
   const progress = values.json ? undefined : progressLine();
   const report = await runImport({
     directory,
     config,
     strict: values.strict,
     emptyMissing: values['empty-missing'],
-    source: values.source,
+    source: values.fuente ?? values.source,
+    vigenteDesde,
     onProgress: progress?.show,
   });
   progress?.clear();
   if (values.json) out(JSON.stringify(report, null, 2));
   else for (const line of formatReport(report)) out(line);
   if (report.failure !== null) throw new CliError(`import failed, nothing changed: ${report.failure}`);
+  for (const removed of await pruneVersions(config)) if (!values.json) out(`removed version ${removed} (DATASET_VERSIONS_KEEP=${config.DATASET_VERSIONS_KEEP})`);
   if (report.refusedRows > 0) {
     process.stderr.write(`tariff-lookup: ${report.refusedRows} rows refused (listed in the report); the other rows were imported\n`);
     process.exitCode = 2;
@@ -84,9 +97,9 @@ async function importCommand(args: string[], config: Config, out: (line: string)
 }
 
 async function exportCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: flags.json, help: flags.help } });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: flags.json, help: flags.help, version: flags.version } });
   if (values.help) return out(exportHelp);
-  const report = await exportDatabase(config, oneFolder('export', positionals));
+  const report = await exportDatabase(config, oneFolder('export', positionals), values.version);
   if (values.json) return out(JSON.stringify(report, null, 2));
   for (const f of report.files) out(`${f.file}\t${f.rows}`);
   out(`${report.rows.toLocaleString('en-US')} rows written to ${report.directory} in ${report.seconds.toFixed(2)} s`);

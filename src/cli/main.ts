@@ -5,6 +5,7 @@ import { dataCommand } from './import.js';
 import { CliError } from './io.js';
 import { serveCommand, serveHelp } from './serve.js';
 import { usersCommand } from './users.js';
+import { versionsCommand } from './versions.js';
 
 const help = `Usage: tariff-lookup <command> [options]
 
@@ -12,7 +13,8 @@ Commands:
   serve     start the service (the same as npm start)
   users     manage the users who may log in (tariff-lookup users --help)
   import    load a folder of CSV or JSON-lines files, one per record set (tariff-lookup import --help)
-  export    write the database as one CSV file per record set
+  export    write a dataset version as one CSV file per record set
+  versions  list or remove dataset versions (tariff-lookup versions --help)
 
 Configuration comes from environment variables (see the README): DATABASE_URL names the database.`;
 
@@ -34,6 +36,8 @@ async function main(argv: string[]): Promise<void> {
       return serveCommand(loadConfig(process.env));
     case 'users':
       return usersCommand(args, loadConfig(process.env), out);
+    case 'versions':
+      return versionsCommand(args, loadConfig(process.env), out);
     case 'import':
     case 'export':
       return dataCommand(command, args, loadConfig(process.env), out);

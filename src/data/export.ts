@@ -7,6 +7,8 @@ import { closeSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:
 import { join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { driverFor } from '../store/drivers.js';
+import type { VersionInfo } from '../store/versions.js';
+import { inForce, mexicoCityDate, newestImport } from '../store/versions.js';
 
 /** Rows are written in batches of about this many characters: few system calls, bounded memory. */
 const BATCH_CHARS = 1 << 20;
@@ -26,8 +28,23 @@ function csvField(value: string | number | null): string {
 
 const csvLine = (values: readonly (string | number | null)[]): string => `${values.map(csvField).join(',')}\r\n`;
 
-/** Writes the dataset of the database `config` names (SQLite or PostgreSQL). */
-export async function exportDatabase(config: Config, directory: string): Promise<ExportReport> {
+/** The version `wanted` names (the one in force today when not given) if it is not the newest import, whose record sets are the main tables. */
+async function asideVersion(config: Config, wanted: string | undefined): Promise<VersionInfo | undefined> {
+  const store = driverFor(config).open(config);
+  let catalog: VersionInfo[];
+  try {
+    catalog = await store.versions();
+  } finally {
+    await store.close();
+  }
+  const version = wanted === undefined ? inForce(catalog, mexicoCityDate(new Date())) : catalog.find((v) => v.version === wanted);
+  if (wanted !== undefined && !version) throw new Error(`no version ${wanted} (see tariff-lookup versions list)`);
+  return version === newestImport(catalog) ? undefined : version;
+}
+
+/** Writes a dataset version (the current one unless `version` names another) of the database `config` names (SQLite or PostgreSQL). */
+export async function exportDatabase(config: Config, directory: string, version?: string): Promise<ExportReport> {
+  const aside = await asideVersion(config, version);
   const started = performance.now();
   const report: ExportReport = { directory: resolve(directory), files: [], rows: 0, seconds: 0 };
   mkdirSync(report.directory, { recursive: true });
@@ -54,7 +71,7 @@ export async function exportDatabase(config: Config, directory: string): Promise
     renameSync(partial, join(report.directory, file));
     report.files.push({ file, rows: count });
     report.rows += count;
-  });
+  }, aside);
   report.seconds = (performance.now() - started) / 1000;
   return report;
 }

@@ -18,7 +18,7 @@ import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Config } from '../config.js';
 import { driverFor } from '../store/drivers.js';
-import type { DatasetBuild, DatasetInfo } from '../store/store.js';
+import type { CommittedDataset, DatasetBuild } from '../store/store.js';
 import { RefusedRecord, recordToRow } from './record-row.js';
 import type { StoredValue } from './values.js';
 
@@ -38,8 +38,10 @@ export interface ImportOptions {
   readonly strict?: boolean;
   /** Record sets with no file are emptied instead of kept as they are. */
   readonly emptyMissing?: boolean;
-  /** Where the data comes from, recorded with it; the folder's name when not given. */
+  /** Where the data comes from (the version's `fuente`); the folder's name when not given. */
   readonly source?: string;
+  /** The date the new version is in force from, `YYYY-MM-DD`; record sets with no file come from the version in force then. */
+  readonly vigenteDesde?: string;
   readonly onProgress?: (file: string, rows: number) => void;
 }
 
@@ -71,7 +73,7 @@ export interface ImportReport {
   imported: boolean;
   /** Why nothing was imported, naming file and line where there is one. */
   failure: string | null;
-  dataset: DatasetInfo | null;
+  dataset: CommittedDataset | null;
   files: FileReport[];
   /** Record sets with no file, copied as they were from the database being replaced. */
   kept: string[];
@@ -383,7 +385,8 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
   try {
     const planned = planFiles(directory, report.ignored);
     const missing = recordSets.filter((rs) => !planned.some((p) => p.rs === rs));
-    build = await driverFor(options.config).startBuild(options.config, { keep: options.emptyMissing ? [] : missing });
+    const keep = options.emptyMissing ? [] : missing;
+    build = await driverFor(options.config).startBuild(options.config, { keep, vigenteDesde: options.vigenteDesde });
     const keeps = !options.emptyMissing && build.replacesExisting;
     report.kept = keeps ? missing.map((rs) => rs.path) : [];
     report.emptied = keeps ? [] : missing.map((rs) => rs.path);
@@ -430,7 +433,8 @@ export function formatReport(report: ImportReport): string[] {
   const speed = `${count(rows)} rows read in ${report.seconds.toFixed(2)} s (${count(report.rowsPerSecond)} rows/s)`;
   if (report.dataset) {
     const total = Object.values(report.dataset.counts).reduce((a, b) => a + b, 0);
-    lines.push(`${speed}; ${report.database} now holds ${count(total)} records from "${report.source}", hash ${report.dataset.hash.slice(0, 16)}`);
+    const { version } = report.dataset;
+    lines.push(`${speed}; ${report.database} now holds version ${version.version}, in force from ${version.vigenteDesde}: ${count(total)} records from "${report.source}", hash ${report.dataset.hash.slice(0, 16)}`);
   } else {
     lines.push(`${speed}; nothing imported: ${report.database} is unchanged`);
   }

@@ -19,8 +19,9 @@ export interface CachedAnswer {
   readonly etag: string;
 }
 
-export function answer(body: string): CachedAnswer {
-  return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+/** The entity tag names the dataset version too: the same body from another version is another answer (a 200, not a 304). */
+export function answer(body: string, version = ''): CachedAnswer {
+  return { body, etag: `"${createHash('sha1').update(version).update('\n').update(body).digest('base64url')}"` };
 }
 
 /** Least-recently-used by insertion order of a Map: a hit moves the entry to the end. */
@@ -107,16 +108,18 @@ export class ResponseCache {
       });
   }
 
-  /** The serialised answer for `key` on this store's data, computed once. */
-  async getOrCompute(store: Store, key: string, compute: () => Promise<string>): Promise<CachedAnswer> {
-    if (!this.enabled) return answer(await compute());
+  /** The serialised answer for `key` on this store's data (of `version`), computed once. */
+  async getOrCompute(store: Store, key: string, compute: () => Promise<string>, version = ''): Promise<CachedAnswer> {
+    if (!this.enabled) return answer(await compute(), version);
     const entry = this.entry(store);
     if (Date.now() - entry.checkedAt > REVALIDATE_MS) this.revalidate(store, entry);
     const lru = entry.lru;
-    const hit = lru.get(key);
+    // The version is part of the key: a store shared by two versions in turn (PostgreSQL's main tables) never mixes them.
+    const versionKey = `${version}\n${key}`;
+    const hit = lru.get(versionKey);
     if (hit !== undefined) return hit;
-    const computed = answer(await compute());
-    lru.set(key, computed);
+    const computed = answer(await compute(), version);
+    lru.set(versionKey, computed);
     return computed;
   }
 }
@@ -131,7 +134,8 @@ export async function sendCached(
   store: Store,
   key: string,
   payload: () => Promise<unknown>,
+  version = '',
 ): Promise<FastifyReply> {
-  const { body, etag } = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string);
+  const { body, etag } = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string, version);
   return reply.headers({ 'cache-control': 'private, no-cache', etag }).type('application/json; charset=utf-8').send(body);
 }

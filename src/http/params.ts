@@ -5,8 +5,9 @@
  */
 import type { ValidationDetail } from './errors.js';
 import { RequestValidationError } from './errors.js';
+import { isIsoDate } from '../store/versions.js';
 
-export type ParamKind = 'int' | 'fraction' | 'us-fraction' | 'nico' | 'code' | 'text';
+export type ParamKind = 'int' | 'fraction' | 'us-fraction' | 'nico' | 'code' | 'text' | 'date';
 
 export interface ParamSpec {
   readonly name: string;
@@ -56,6 +57,8 @@ export function paramSchema(p: ParamSpec): Record<string, unknown> {
       return { ...base, type: 'string', maxLength: p.maxLength };
     case 'text':
       return { ...base, type: 'string', minLength: p.required ? 1 : undefined, maxLength: p.maxLength };
+    case 'date':
+      return { ...base, type: 'string', format: 'date', examples: ['2023-01-15'] };
   }
 }
 
@@ -134,6 +137,11 @@ function parseOne(spec: ParamSpec, raw: string): Outcome {
     }
     case 'text':
       return { value: raw };
+    case 'date': {
+      const value = raw.trim();
+      if (isIsoDate(value)) return { value };
+      return { error: { type: 'date_parsing', msg: 'Input should be a valid date in the format YYYY-MM-DD', input: raw } };
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 /** The public endpoints: root, health and the OpenAPI document. */
 import type { FastifyInstance } from 'fastify';
-import type { Store } from '../store/store.js';
+import type { Datasets } from '../store/datasets.js';
 import { UnservableDatasetError } from '../store/store.js';
 import type { routeWithAllow } from './routes.js';
 
@@ -8,7 +8,7 @@ export const SERVICE_NAME = 'Tariff Classification Lookup Service';
 export const API_VERSION = '1.0.0';
 
 export interface PublicContext {
-  readonly store: () => Store;
+  readonly datasets: Datasets;
   readonly routeWithAllow: typeof routeWithAllow;
 }
 
@@ -26,8 +26,11 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: PublicContext): 
     schema: { summary: 'Whether the service and its database answer, and which data is loaded', tags: ['service'] },
     handler: async (request, reply) => {
       try {
-        const info = await ctx.store().dataset();
-        const dataset = info && { source: info.source, imported_at: info.importedAt, hash: info.hash, counts: info.counts };
+        // The version in force today: the one a client sending no as_of is answered from.
+        const { store, version } = ctx.datasets.current();
+        const info = await store.dataset();
+        const named = version && { version: version.version, vigente_desde: version.vigenteDesde };
+        const dataset = info && { source: info.source, imported_at: info.importedAt, hash: info.hash, counts: info.counts, ...named };
         return { status: 'healthy', database: 'ok', dataset };
       } catch (error) {
         request.log.error({ err: error }, 'health check failed');

@@ -2,12 +2,13 @@
  * The routing table: every route of the service is registered here, from the registry for the
  * record sets. Wrong methods on a known path answer 405 with Allow, as the original does.
  */
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { recordSets } from '../record-sets/index.js';
+import type { Datasets, ServedVersion } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
 import { sendCached } from './cache.js';
-import { methodNotAllowed } from './errors.js';
+import { RequestValidationError, methodNotAllowed, notFound } from './errors.js';
 import type { StoreTimer } from './observe.js';
 import type { ParamSpec, Parsed } from './params.js';
 import { parseParams, partSchemas } from './params.js';
@@ -26,6 +27,8 @@ const errorResponses = {
 /** What every protected, cached route needs. */
 export interface ProtectedContext {
   readonly store: () => Store;
+  /** Which version answers a business call: the current one, or the one `as_of` names. */
+  readonly datasets: Datasets;
   /** The hook that protects a business route; one place decides what protection means. */
   readonly protect: (request: FastifyRequest) => Promise<void>;
   readonly cache: ResponseCache;
@@ -63,6 +66,39 @@ export interface ProtectedGet<P> {
   readonly answer: (store: Store, question: P) => Promise<unknown>;
 }
 
+/** `as_of`, which every business GET takes (../shared/spec/versiones.md). */
+export const AS_OF: ParamSpec = {
+  name: 'as_of',
+  in: 'query',
+  kind: 'date',
+  description: 'Answer from the dataset version in force on this date (YYYY-MM-DD); the current version when not given.',
+};
+
+/**
+ * The version a business request is answered from, named in `X-Dataset-Version`. `parse` is the
+ * route's own parsing: a bad `as_of` joins its 422, after the route's parameters, as FastAPI orders them.
+ */
+export function servedVersion<P>(request: FastifyRequest, reply: FastifyReply, datasets: Datasets, parse: (request: FastifyRequest) => P): { question: P; served: ServedVersion } {
+  let question: P;
+  try {
+    question = parse(request);
+  } catch (error) {
+    if (error instanceof RequestValidationError) {
+      try {
+        parseParams([AS_OF], {}, request.query as Record<string, unknown>);
+      } catch (more) {
+        if (more instanceof RequestValidationError) throw new RequestValidationError([...error.detail, ...more.detail]);
+      }
+    }
+    throw error;
+  }
+  const asOf = parseParams([AS_OF], {}, request.query as Record<string, unknown>)['as_of'] as string | undefined;
+  const served = asOf === undefined ? datasets.current() : datasets.on(asOf);
+  if (!served) throw notFound(`No dataset in force on ${asOf}`);
+  if (served.version) void reply.header('x-dataset-version', served.version.version);
+  return { question, served };
+}
+
 /** Registers a GET behind the bearer guard whose answers are served from the cache, as every business route is. */
 export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, route: ProtectedGet<P>): void {
   routeWithAllow(app, {
@@ -74,14 +110,14 @@ export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, rou
       summary: route.summary,
       tags: [route.tag],
       security: [{ HTTPBearer: [] }],
-      ...partSchemas(route.params),
+      ...partSchemas([...route.params, AS_OF]),
       response: { ...route.responses, ...errorResponses },
     },
     handler: async (request, reply) => {
-      const question = route.parse(request);
-      const store = ctx.store();
+      const { question, served } = servedVersion(request, reply, ctx.datasets, route.parse);
+      const { store, version } = served;
       const key = `${route.operationId}?${JSON.stringify(question)}`;
-      return sendCached(reply, ctx.cache, store, key, () => route.answer(store, question));
+      return sendCached(reply, ctx.cache, store, key, () => route.answer(store, question), version?.version);
     },
   });
 }

@@ -11,6 +11,8 @@ import { recordSets } from '../record-sets/index.js';
 import type { Dialect } from './sql.js';
 import { DATASET_INFO_DDL, quote } from './sql.js';
 import type { DatasetBuild, DatasetInfo, DatasetWriter, User, UserAdmin, UserSummary, Values } from './store.js';
+import type { VersionInfo, VersionRow } from './versions.js';
+import { SINCE_ALWAYS, VERSIONS_DDL, byRecency, inForce, newestImport, nextVersionId, toVersionInfo } from './versions.js';
 
 /** How a store names the column types of the tables besides the record sets. */
 export interface MetaTypes {
@@ -24,6 +26,7 @@ export interface MetaTypes {
 export function metaDdl(types: MetaTypes): string[] {
   return [
     DATASET_INFO_DDL,
+    VERSIONS_DDL,
     `CREATE TABLE IF NOT EXISTS "users" (
   "username" ${types.keyText} PRIMARY KEY,
   "full_name" TEXT,
@@ -135,10 +138,10 @@ export function checkKeepable(rs: RecordSet, present: ReadonlySet<string>): void
  * column of the registry is not in it (a file built before a field was added, say). `columns` gives
  * the columns of each table present. Reported as a 503 naming the cure, instead of failing queries.
  */
-export function shapeProblem(columns: ReadonlyMap<string, ReadonlySet<string>>): string | null {
+export function shapeProblem(columns: ReadonlyMap<string, ReadonlySet<string>>, withMeta = true): string | null {
   if (recordSets.every((rs) => !columns.has(rs.table))) return 'no dataset is loaded in this database: load one (tariff-lookup import)';
   const missing: string[] = [];
-  for (const table of META_TABLES) if (!columns.has(table)) missing.push(`table ${table}`);
+  if (withMeta) for (const table of META_TABLES) if (!columns.has(table)) missing.push(`table ${table}`);
   for (const rs of recordSets) {
     const present = columns.get(rs.table);
     if (!present) {
@@ -154,6 +157,54 @@ export function shapeProblem(columns: ReadonlyMap<string, ReadonlySet<string>>):
 
 /** The tables a shape check needs to see: the record sets' and the meta tables. */
 export const expectedTables = (): string[] => [...META_TABLES, ...recordSets.map((rs) => rs.table)];
+
+// ---------------------------------------------------------------------------------------------
+// Versions
+
+/**
+ * The catalog as stored, or, for a database loaded before versions existed (no catalog rows, a
+ * dataset info row), that dataset as the one version, in force since always.
+ */
+export function catalogOf(rows: readonly VersionRow[], legacy: DatasetInfo | null): VersionInfo[] {
+  if (rows.length > 0) return rows.map(toVersionInfo).sort(byRecency);
+  if (!legacy) return [];
+  return [{ version: `${SINCE_ALWAYS}.1`, vigenteDesde: SINCE_ALWAYS, fuente: legacy.source, importado: legacy.importedAt, hash: legacy.hash, conteos: legacy.counts, seq: 1 }];
+}
+
+/** What a build needs to know of the versions already there: where its kept record sets come from, and what it adds. */
+export interface VersionPlan {
+  readonly catalog: readonly VersionInfo[];
+  /** The newest import before this one: its record sets are moved aside by this build's commit. */
+  readonly main: VersionInfo | undefined;
+  /** The version in force on the new one's date, whose record sets a build keeps. */
+  readonly keepFrom: VersionInfo | undefined;
+  readonly vigenteDesde: string;
+}
+
+export function planVersion(catalog: readonly VersionInfo[], vigenteDesde = SINCE_ALWAYS): VersionPlan {
+  return { catalog, main: newestImport(catalog), keepFrom: inForce(catalog, vigenteDesde), vigenteDesde };
+}
+
+/** The catalog row of the version a build adds. */
+export function newVersion(plan: VersionPlan, info: DatasetInfo): VersionInfo {
+  return {
+    version: nextVersionId(plan.catalog, plan.vigenteDesde),
+    vigenteDesde: plan.vigenteDesde,
+    fuente: info.source,
+    importado: info.importedAt,
+    hash: info.hash,
+    conteos: info.counts,
+    seq: Math.max(0, ...plan.catalog.map((v) => v.seq)) + 1,
+  };
+}
+
+/** Why a version cannot be removed, or null when it can. */
+export function removalRefused(catalog: readonly VersionInfo[], version: string, today: string): string | null {
+  if (!catalog.some((v) => v.version === version)) return `no version ${version}`;
+  if (inForce(catalog, today)?.version === version) return `${version} is the version in force today: it cannot be removed`;
+  if (newestImport(catalog)?.version === version) return `${version} is the newest import: import another version before removing it`;
+  return null;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Writing

@@ -6,10 +6,13 @@ import type { PoolClient } from 'pg';
 import type { Config } from '../config.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
-import { checkKeepable, columnList, datasetValues, describeDataset } from './core.js';
-import { LOAD_LOCK, STAGING_SCHEMA, columnType, createMissingTables, createPostgresPool, statementName, types } from './postgres-connection.js';
+import { DATASET_SELECT, catalogOf, checkKeepable, columnList, datasetValues, describeDataset, newVersion, planVersion, removalRefused, toDatasetInfo } from './core.js';
+import type { DatasetRow, VersionPlan } from './core.js';
+import { LOAD_LOCK, STAGING_SCHEMA, columnType, createMissingTables, createPostgresPool, inTransaction, statementName, types, versionSchema } from './postgres-connection.js';
 import { buildCount, buildCreateTable, buildIndexes, postgresDialect, quote } from './sql.js';
-import type { BuildOptions, DatasetBuild, DatasetInfo, Values } from './store.js';
+import type { BuildOptions, CommittedDataset, DatasetBuild, DatasetInfo, Values } from './store.js';
+import type { VersionInfo, VersionRow } from './versions.js';
+import { VERSIONS_SELECT, versionInsert, versionValues } from './versions.js';
 
 /** Rows per INSERT: many per round trip, within the protocol's 65,535 parameters. */
 const BATCH_ROWS = 1000;
@@ -81,7 +84,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
   private constructor(
     private readonly client: PoolClient,
     private readonly schema: string,
-    private readonly served: boolean,
+    private readonly plan: VersionPlan,
     private readonly options: BuildOptions,
     private readonly onEnd: () => Promise<void>,
   ) {}
@@ -99,13 +102,13 @@ export class PostgresDatasetBuild implements DatasetBuild {
       await createMissingTables(client);
       const schema = (await client.query<{ schema: string | null }>('SELECT current_schema() AS "schema"')).rows[0]?.schema;
       if (!schema) throw new Error('PostgreSQL: no schema to load into (check search_path)');
-      const served = ((await client.query('SELECT 1 FROM "dataset_info"')).rowCount ?? 0) > 0;
+      const catalog = await readCatalog(client);
       await client.query(`DROP SCHEMA IF EXISTS ${quote(STAGING_SCHEMA)} CASCADE`);
       await client.query(`CREATE SCHEMA ${quote(STAGING_SCHEMA)}`);
       // Unqualified names mean the staging tables until commit() qualifies the served ones.
       await client.query(`SET LOCAL search_path TO ${quote(STAGING_SCHEMA)}`);
       for (const rs of recordSets) await client.query(buildCreateTable(rs, columnType));
-      return new PostgresDatasetBuild(client, schema, served, options, end);
+      return new PostgresDatasetBuild(client, schema, planVersion(catalog, options.vigenteDesde), options, end);
     } catch (error) {
       await client?.query('ROLLBACK').catch(() => undefined);
       client?.release(true);
@@ -114,9 +117,9 @@ export class PostgresDatasetBuild implements DatasetBuild {
     }
   }
 
-  /** Whether a dataset is served now, to keep record sets from. */
+  /** Whether there is a version in force on the new one's date to keep record sets from. */
   get replacesExisting(): boolean {
-    return this.served;
+    return this.plan.keepFrom !== undefined;
   }
 
   /** Adds a row; false, and nothing added, when the record set already holds a row with its identifier. */
@@ -146,7 +149,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
   }
 
   /** Completes the new dataset and puts it in place of the served one, in the same transaction. */
-  async commit(source: string): Promise<DatasetInfo> {
+  async commit(source: string): Promise<CommittedDataset> {
     this.claim();
     const { client } = this;
     try {
@@ -154,7 +157,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
       this.buffers.clear();
       await Promise.all(this.inFlight);
       if (this.failure) throw this.failure.error;
-      for (const rs of this.options.keep ?? []) await this.copyFromServed(rs);
+      if (this.plan.keepFrom) for (const rs of this.options.keep ?? []) await this.copyFromServed(rs);
       // Indexes built once over the loaded rows are faster to make than kept up row by row.
       for (const rs of recordSets) for (const statement of buildIndexes(rs)) await client.query(statement);
       const info = await describeDataset(
@@ -163,10 +166,10 @@ export class PostgresDatasetBuild implements DatasetBuild {
         async (rs) => (await client.query<{ total: number }>({ text: buildCount(rs, [], postgresDialect).text, types })).rows[0]?.total ?? 0,
       );
       await client.query(`ANALYZE ${recordSets.map((rs) => quote(rs.table)).join(', ')}`);
-      await this.switchIn(info);
+      const version = await this.switchIn(info);
       await client.query('COMMIT');
       client.release();
-      return info;
+      return { ...info, version };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release(true);
@@ -195,13 +198,20 @@ export class PostgresDatasetBuild implements DatasetBuild {
     this.finished = true;
   }
 
-  /** The served tables are locked only from here to COMMIT, a matter of milliseconds. */
-  private async switchIn(info: DatasetInfo): Promise<void> {
+  /**
+   * The served tables are locked only from here to COMMIT, a matter of milliseconds. They are moved
+   * into the schema of their version (the newest import until now), the new ones take their place, and
+   * the catalog gets the new version.
+   */
+  private async switchIn(info: DatasetInfo): Promise<VersionInfo> {
     const { client } = this;
     const target = quote(this.schema);
+    const { main } = this.plan;
+    if (main) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quote(versionSchema(main))}`);
     for (const rs of recordSets) {
       const grants = await grantsOf(client, this.schema, rs.table);
-      await client.query(`DROP TABLE IF EXISTS ${target}.${quote(rs.table)}`);
+      if (main) await client.query(`ALTER TABLE IF EXISTS ${target}.${quote(rs.table)} SET SCHEMA ${quote(versionSchema(main))}`);
+      else await client.query(`DROP TABLE IF EXISTS ${target}.${quote(rs.table)}`);
       await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(rs.table)} SET SCHEMA ${target}`);
       for (const grant of grants) await client.query(grant);
     }
@@ -212,17 +222,25 @@ export class PostgresDatasetBuild implements DatasetBuild {
          "hash" = EXCLUDED."hash", "counts" = EXCLUDED."counts"`,
       datasetValues(info),
     );
+    const version = newVersion(this.plan, info);
+    // The whole catalog is written again: a database from before versions gets its one version listed too.
+    await client.query(`DELETE FROM ${target}."dataset_versions"`);
+    const insert = versionInsert(postgresDialect).replace('INSERT INTO "dataset_versions"', `INSERT INTO ${target}."dataset_versions"`);
+    for (const v of [...this.plan.catalog, version]) await client.query(insert, versionValues(v));
+    return version;
   }
 
   /** Copies a record set as it is served; a served table from an older schema cannot be kept silently. */
   private async copyFromServed(rs: RecordSet): Promise<void> {
+    const { keepFrom, main } = this.plan;
+    const from = keepFrom && keepFrom !== main ? versionSchema(keepFrom) : this.schema;
     const { rows } = await this.client.query<{ column_name: string }>(
       'SELECT "column_name" FROM information_schema.columns WHERE "table_schema" = $1 AND "table_name" = $2',
-      [this.schema, rs.table],
+      [from, rs.table],
     );
     checkKeepable(rs, new Set(rows.map((r) => r.column_name)));
     const columns = columnList(rs);
-    await this.client.query(`INSERT INTO ${quote(rs.table)} (${columns}) SELECT ${columns} FROM ${quote(this.schema)}.${quote(rs.table)}`);
+    await this.client.query(`INSERT INTO ${quote(rs.table)} (${columns}) SELECT ${columns} FROM ${quote(from)}.${quote(rs.table)}`);
   }
 
   private statement(rs: RecordSet, rows: number): { text: string; name: string } {
@@ -256,8 +274,12 @@ export class PostgresDatasetBuild implements DatasetBuild {
 
 
 /** Every row of every record set, in identifier order, as stored (export, downloads). */
-export async function readPostgresDataset(config: Config, visit: (rs: RecordSet, rows: AsyncIterable<Values>) => void | Promise<void>): Promise<void> {
-  const pool = createPostgresPool(config, 'admin');
+export async function readPostgresDataset(
+  config: Config,
+  visit: (rs: RecordSet, rows: AsyncIterable<Values>) => void | Promise<void>,
+  aside?: VersionInfo,
+): Promise<void> {
+  const pool = createPostgresPool(config, 'admin', aside && versionSchema(aside));
   const client = await pool.connect().catch(async (error: unknown) => {
     await pool.end();
     throw error;
@@ -268,6 +290,36 @@ export async function readPostgresDataset(config: Config, visit: (rs: RecordSet,
     await client.query('COMMIT');
   } finally {
     client.release(true);
+    await pool.end();
+  }
+}
+
+/** The catalog, read in a load's or a removal's transaction (catalogOf: a database from before versions is one version). */
+async function readCatalog(client: PoolClient): Promise<VersionInfo[]> {
+  const present = (
+    await client.query<{ versions: boolean; info: boolean }>(
+      `SELECT to_regclass('dataset_versions') IS NOT NULL AS "versions", to_regclass('dataset_info') IS NOT NULL AS "info"`,
+    )
+  ).rows[0];
+  const rows = present?.versions ? (await client.query<VersionRow>(VERSIONS_SELECT)).rows : [];
+  const info = present?.info ? (await client.query<DatasetRow>(DATASET_SELECT)).rows[0] : undefined;
+  return catalogOf(rows, toDatasetInfo(info));
+}
+
+/** Removes a version and its schema in one transaction, under the load lock: never while a load runs. */
+export async function removePostgresVersion(config: Config, version: string, today: string): Promise<void> {
+  const pool = createPostgresPool(config, 'admin');
+  try {
+    await inTransaction(pool, async (client) => {
+      const locked = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS "locked"', [LOAD_LOCK])).rows[0];
+      if (!locked?.locked) throw new Error('an import into this PostgreSQL database is running; try again when it is done');
+      const catalog = await readCatalog(client);
+      const refused = removalRefused(catalog, version, today);
+      if (refused !== null) throw new Error(refused);
+      await client.query('DELETE FROM "dataset_versions" WHERE "version" = $1', [version]);
+      await client.query(`DROP SCHEMA IF EXISTS ${quote(versionSchema(catalog.find((v) => v.version === version)!))} CASCADE`);
+    });
+  } finally {
     await pool.end();
   }
 }

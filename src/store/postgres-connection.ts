@@ -14,6 +14,7 @@ import { recordSets } from '../record-sets/index.js';
 import { metaDdl } from './core.js';
 import { buildCreateTable, buildIndexes } from './sql.js';
 import { StoreUnavailableError } from './store.js';
+import type { VersionInfo } from './versions.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schema
@@ -43,8 +44,11 @@ export const LOAD_LOCK = 0x7461726967;
 /** Where a load builds the new tables before they replace the served ones. */
 export const STAGING_SCHEMA = 'tariff_lookup_loading';
 
+/** Where the record sets of a version that is not the newest import are: a schema of its own. */
+export const versionSchema = (version: VersionInfo): string => `tariff_lookup_v${version.seq}`;
+
 export async function createMissingTables(client: PoolClient): Promise<void> {
-  const expected = ['dataset_info', 'users', ...recordSets.map((rs) => rs.table)];
+  const expected = ['dataset_info', 'users', 'dataset_versions', ...recordSets.map((rs) => rs.table)];
   const tables = 'SELECT "tablename" FROM "pg_tables" WHERE "schemaname" = current_schema() AND "tablename" = ANY($1)';
   // Nearly always everything is there: then no lock is taken, and a user change never waits for a load.
   if ((await client.query(tables, [expected])).rowCount === expected.length) return;
@@ -107,11 +111,17 @@ function tlsOptions(settings: PostgresSettings): PoolConfig['ssl'] {
 /** `service`: the read-only pool of the running service; `admin`: the loader and user administration. */
 export type Purpose = 'service' | 'admin';
 
-export function postgresPoolConfig(config: Config, purpose: Purpose): PoolConfig {
+/**
+ * `versionSchema`: a service pool reading a version moved aside (src/store/versions.ts), whose tables
+ * are found first in that schema. Pools connect on demand, so one for a version never asked costs nothing.
+ */
+export function postgresPoolConfig(config: Config, purpose: Purpose, versionSchema?: string): PoolConfig {
   const settings = postgresSettings(config);
   const service = purpose === 'service';
   // The service's settings come last so that the URL's options cannot turn them off.
-  const options = [settings.options, service ? '-c default_transaction_read_only=on' : ''].filter((o) => o !== '').join(' ');
+  const options = [settings.options, service ? '-c default_transaction_read_only=on' : '', versionSchema ? `-c search_path=${versionSchema}` : '']
+    .filter((o) => o !== '')
+    .join(' ');
   return {
     host: settings.host,
     port: settings.port,
@@ -132,8 +142,8 @@ export function postgresPoolConfig(config: Config, purpose: Purpose): PoolConfig
   };
 }
 
-export function createPostgresPool(config: Config, purpose: Purpose): Pool {
-  const pool = new pg.Pool(postgresPoolConfig(config, purpose));
+export function createPostgresPool(config: Config, purpose: Purpose, versionSchema?: string): Pool {
+  const pool = new pg.Pool(postgresPoolConfig(config, purpose, versionSchema));
   // An idle connection that dies (server restart, network) is dropped by the pool and the next query
   // opens a new one; without a listener the event would end the process.
   pool.on('error', () => undefined);
@@ -175,9 +185,9 @@ export class Connection {
   readonly shown: string;
   readonly pool: Pool;
 
-  constructor(config: Config, purpose: Purpose) {
+  constructor(config: Config, purpose: Purpose, versionSchema?: string) {
     this.shown = postgresSettings(config).shown;
-    this.pool = createPostgresPool(config, purpose);
+    this.pool = createPostgresPool(config, purpose, versionSchema);
   }
 
   async query<T extends QueryResultRow>(text: string, values: readonly unknown[] = []): Promise<QueryResult<T>> {

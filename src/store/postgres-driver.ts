@@ -1,7 +1,7 @@
 /** The PostgreSQL driver: DATABASE_URL `postgres://…` or `postgresql://…`. */
 import { redactDatabaseUrl } from '../config.js';
 import { SqlUserAdmin } from './core.js';
-import { PostgresDatasetBuild, readPostgresDataset } from './postgres-build.js';
+import { PostgresDatasetBuild, readPostgresDataset, removePostgresVersion } from './postgres-build.js';
 import { Connection, ensurePostgresSchema, storeError } from './postgres-connection.js';
 import { PostgresStore } from './postgres.js';
 import { postgresDialect } from './sql.js';
@@ -27,7 +27,9 @@ export const postgresDriver: StoreDriver = {
     });
   },
   startBuild: (config, options) => PostgresDatasetBuild.start(config, options),
-  readDataset: (config, visit) => readPostgresDataset(config, visit),
+  openVersion: (config, version) => new PostgresStore(config, version),
+  removeVersion: (config, version, today) => removePostgresVersion(config, version, today),
+  readDataset: (config, visit, aside) => readPostgresDataset(config, visit, aside),
   // Every copy of the service reads the shared tables, which a load replaces in one transaction: nothing to reopen.
   replacement: () => null,
   describe: (config) => redactDatabaseUrl(config.DATABASE_URL),

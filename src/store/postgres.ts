@@ -12,15 +12,17 @@
 import type { QueryResultRow } from 'pg';
 import type { Config } from '../config.js';
 import type { RecordSet } from '../record-sets/define.js';
-import { DATASET_SELECT, expectedTables, shapeProblem, toDatasetInfo, toUser, userSelect } from './core.js';
+import { DATASET_SELECT, catalogOf, expectedTables, shapeProblem, toDatasetInfo, toUser, userSelect } from './core.js';
 import type { DatasetRow, UserRow } from './core.js';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
-import { Connection } from './postgres-connection.js';
+import { Connection, versionSchema } from './postgres-connection.js';
 import { postgresFullText } from './postgres-fulltext.js';
 import { buildCount, buildLookup, buildSearch, postgresDialect } from './sql.js';
 import type { Condition } from './sql.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User } from './store.js';
 import { UnservableDatasetError } from './store.js';
+import type { VersionInfo, VersionRow } from './versions.js';
+import { VERSIONS_SELECT } from './versions.js';
 
 // ---------------------------------------------------------------------------------------------
 // The store
@@ -56,9 +58,15 @@ export class PostgresStore implements Store {
   /** Whether the tables were seen to have the registry's shape; checked until they do (a load may fix them). */
   private shapeSeen = false;
 
-  /** Connects lazily: the service starts, and answers 503, while the database is down. */
-  constructor(config: Config) {
-    this.db = new Connection(config, 'service');
+  /**
+   * Connects lazily: the service starts, and answers 503, while the database is down. With `version`,
+   * the store of a version moved aside by a later import: its own schema, without users or catalog.
+   */
+  constructor(
+    config: Config,
+    private readonly version?: VersionInfo,
+  ) {
+    this.db = new Connection(config, 'service', version && versionSchema(version));
   }
 
   /** Every query goes through here: a database built for another shape of the registry is a 503 naming the cure. */
@@ -67,7 +75,7 @@ export class PostgresStore implements Store {
       const { rows } = await this.db.query<{ table_name: string; column_name: string }>(COLUMNS_SQL, [expectedTables()]);
       const columns = new Map<string, Set<string>>();
       for (const r of rows) columns.set(r.table_name, (columns.get(r.table_name) ?? new Set()).add(r.column_name));
-      const problem = shapeProblem(columns);
+      const problem = shapeProblem(columns, this.version === undefined);
       if (problem !== null) throw new UnservableDatasetError(problem);
       this.shapeSeen = true;
     }
@@ -94,7 +102,17 @@ export class PostgresStore implements Store {
   }
 
   async dataset(): Promise<DatasetInfo | null> {
-    return toDatasetInfo((await this.query<DatasetRow>(DATASET_SELECT))[0]);
+    const v = this.version;
+    if (!v) return toDatasetInfo((await this.query<DatasetRow>(DATASET_SELECT))[0]);
+    await this.query('SELECT 1');
+    return { source: v.fuente, importedAt: v.importado, hash: v.hash, counts: v.conteos };
+  }
+
+  /** The catalog; a database loaded before versions has none and is one version (catalogOf). */
+  async versions(): Promise<VersionInfo[]> {
+    const present = (await this.query<{ present: boolean }>(`SELECT to_regclass('dataset_versions') IS NOT NULL AS "present"`))[0]?.present;
+    const rows = present ? await this.query<VersionRow>(VERSIONS_SELECT) : [];
+    return catalogOf(rows, await this.dataset());
   }
 
   async findUser(username: string): Promise<User | undefined> {

@@ -2,15 +2,18 @@
  * Building a new SQLite dataset: a file of its own beside the served one, renamed over it when
  * complete, so the file at the path is only ever the old dataset or the complete new one.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Field, RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
-import { checkKeepable, columnList, datasetInsert, datasetValues, describeDataset, metaDdl, selectAll } from './core.js';
+import { DATASET_SELECT, catalogOf, checkKeepable, columnList, datasetInsert, datasetValues, describeDataset, metaDdl, newVersion, planVersion, selectAll, toDatasetInfo } from './core.js';
+import type { DatasetRow, VersionPlan } from './core.js';
 import { buildCount, buildCreateTable, buildIndexes, buildInsert, quote, sqliteDialect } from './sql.js';
 import { SQLITE_FULLTEXT_BUILD } from './sqlite-fulltext.js';
-import type { BuildOptions, DatasetBuild, DatasetInfo, Values } from './store.js';
+import type { BuildOptions, CommittedDataset, DatasetBuild, Values } from './store.js';
+import type { VersionInfo, VersionRow } from './versions.js';
+import { VERSIONS_SELECT, versionInsert, versionValues } from './versions.js';
 
 const columnType = (f: Field): string => (f.type.kind === 'int' ? 'INTEGER' : 'TEXT');
 
@@ -35,6 +38,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
     private readonly db: Database.Database,
     private readonly served: Database.Database | null,
     private readonly options: BuildOptions,
+    private readonly plan: VersionPlan,
   ) {
     // Conflicts are reported to the caller (a duplicate identifier is a refused row, not a failure).
     this.inserts = new Map(recordSets.map((rs) => [rs.path, db.prepare(`${buildInsert(rs, sqliteDialect)} ON CONFLICT DO NOTHING`)]));
@@ -56,16 +60,17 @@ export class SqliteDatasetBuild implements DatasetBuild {
       db.pragma('cache_size = -65536');
       for (const statement of [...recordSets.map((rs) => buildCreateTable(rs, columnType)), ...SQLITE_META_DDL]) db.exec(statement);
       db.exec('BEGIN');
-      return new SqliteDatasetBuild(path, building, db, served, options);
+      const plan = planVersion(served ? sqliteCatalog(served) : [], options.vigenteDesde);
+      return new SqliteDatasetBuild(path, building, db, served, options, plan);
     } catch (error) {
       served?.close();
       throw error;
     }
   }
 
-  /** Whether there is a file at the path to keep record sets and users from. */
+  /** Whether there is a version in force on the new one's date to keep record sets from. */
   get replacesExisting(): boolean {
-    return this.served !== null;
+    return this.plan.keepFrom !== undefined;
   }
 
   insert(rs: RecordSet, row: Values): boolean {
@@ -73,7 +78,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
   }
 
   /** Completes the new database and puts it in place of the served one. */
-  async commit(source: string): Promise<DatasetInfo> {
+  async commit(source: string): Promise<CommittedDataset> {
     try {
       return await this.complete(source);
     } catch (error) {
@@ -87,7 +92,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
     return Promise.resolve();
   }
 
-  private async complete(source: string): Promise<DatasetInfo> {
+  private async complete(source: string): Promise<CommittedDataset> {
     const { db } = this;
     db.exec('COMMIT');
     if (this.served) this.copyFromServed();
@@ -99,10 +104,15 @@ export class SqliteDatasetBuild implements DatasetBuild {
       (rs) => (db.prepare(buildCount(rs, [], sqliteDialect).text).get() as { total: number }).total,
     );
     db.prepare(datasetInsert(sqliteDialect)).run(...datasetValues(info));
+    const version = newVersion(this.plan, info);
+    const addVersion = db.prepare(versionInsert(sqliteDialect));
+    for (const v of [...this.plan.catalog, version]) addVersion.run(...versionValues(v));
     db.exec('ANALYZE');
     db.close();
     // Without these a power failure right after the rename could leave a renamed but incomplete file.
     syncToDisk(this.building);
+    // The served file becomes the file of its version, aside; a link, so that the rename below is still the one switch.
+    if (this.plan.main) keepAside(this.path, this.plan.main);
     renameSync(this.building, this.path);
     try {
       syncToDisk(dirname(this.path));
@@ -110,7 +120,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
       // Some file systems cannot sync a directory; the rename is atomic all the same.
     }
     this.served?.close();
-    return info;
+    return { ...info, version };
   }
 
   /** Throws the new database away; the served file was never touched. */
@@ -123,15 +133,19 @@ export class SqliteDatasetBuild implements DatasetBuild {
 
   private copyFromServed(): void {
     const { db } = this;
+    const { keepFrom, main } = this.plan;
+    const keepFile = keepFrom === undefined || keepFrom === main ? this.path : versionFile(this.path, keepFrom);
     db.prepare('ATTACH DATABASE ? AS "previous"').run(this.path);
+    db.prepare('ATTACH DATABASE ? AS "kept"').run(keepFile);
     try {
       db.transaction(() => {
-        for (const rs of this.options.keep ?? []) copyRecordSet(db, rs);
+        if (keepFrom) for (const rs of this.options.keep ?? []) copyRecordSet(db, rs);
         // Users are never part of a load: they go on to the new file, so that a load logs nobody out.
         db.exec('INSERT INTO "users" SELECT * FROM "previous"."users"');
       })();
     } finally {
       db.exec('DETACH DATABASE "previous"');
+      db.exec('DETACH DATABASE "kept"');
     }
   }
 }
@@ -189,10 +203,10 @@ function syncToDisk(path: string): void {
 
 /** Copies a record set as it is; a served file from an older schema cannot be kept silently. */
 function copyRecordSet(db: Database.Database, rs: RecordSet): void {
-  const present = new Set((db.pragma(`"previous".table_info(${quote(rs.table)})`) as { name: string }[]).map((c) => c.name));
+  const present = new Set((db.pragma(`"kept".table_info(${quote(rs.table)})`) as { name: string }[]).map((c) => c.name));
   checkKeepable(rs, present);
   const columns = columnList(rs);
-  db.exec(`INSERT INTO ${quote(rs.table)} (${columns}) SELECT ${columns} FROM "previous".${quote(rs.table)}`);
+  db.exec(`INSERT INTO ${quote(rs.table)} (${columns}) SELECT ${columns} FROM "kept".${quote(rs.table)}`);
 }
 
 /** Every row of every record set of the file at `path`, in identifier order, as stored. */
@@ -203,4 +217,23 @@ export async function readSqliteDataset(path: string, visit: (rs: RecordSet, row
   } finally {
     db.close();
   }
+}
+
+/** Where the record sets of a version that is not the newest import are: a file of its own beside the served one. */
+export const versionFile = (path: string, version: VersionInfo): string => join(`${path}.versions`, `${version.version}.sqlite`);
+
+/** Links the served file as its version's file (once: a build that died after linking left the same file). */
+function keepAside(path: string, version: VersionInfo): void {
+  const file = versionFile(path, version);
+  if (existsSync(file)) return;
+  mkdirSync(dirname(file), { recursive: true });
+  linkSync(path, file);
+}
+
+/** The catalog of a SQLite file (catalogOf: a file from before versions is one version). */
+export function sqliteCatalog(db: Database.Database): VersionInfo[] {
+  const tables = new Set((db.prepare(`SELECT "name" FROM "sqlite_master" WHERE "type" = 'table'`).all() as { name: string }[]).map((t) => t.name));
+  if (!tables.has('dataset_info')) return [];
+  const rows = tables.has('dataset_versions') ? (db.prepare(VERSIONS_SELECT).all() as VersionRow[]) : [];
+  return catalogOf(rows, toDatasetInfo(db.prepare(DATASET_SELECT).get() as DatasetRow | undefined));
 }

@@ -1,11 +1,11 @@
 /** The SQLite driver: a file named by DATABASE_URL (`sqlite:PATH`, or the embedded demo's file). */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { sqlitePath } from '../config.js';
-import { SqlUserAdmin } from './core.js';
+import { SqlUserAdmin, removalRefused } from './core.js';
 import { sqliteDialect } from './sql.js';
-import { SqliteDatasetBuild, readSqliteDataset } from './sqlite-build.js';
+import { SqliteDatasetBuild, readSqliteDataset, sqliteCatalog, versionFile } from './sqlite-build.js';
 import { MissingSqliteFile } from './sqlite-missing.js';
 import { SqliteStore } from './sqlite.js';
 import type { Replacement, Store, StoreDriver, UserAdmin } from './store.js';
@@ -27,6 +27,29 @@ function sqliteUserAdmin(path: string): UserAdmin {
   });
 }
 
+/**
+ * Removes a version from the catalog of the served file, in place (as user changes are made), then its
+ * file. The write lock refuses it while an import runs, so the two never interleave.
+ */
+function removeSqliteVersion(path: string, version: string, today: string): void {
+  if (!existsSync(path)) throw notFound(path);
+  const db = new Database(path, { fileMustExist: true, timeout: 1000 });
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    const catalog = sqliteCatalog(db);
+    const refused = removalRefused(catalog, version, today);
+    if (refused !== null) throw new Error(refused);
+    db.prepare('DELETE FROM "dataset_versions" WHERE "version" = ?').run(version);
+    db.exec('COMMIT');
+    rmSync(versionFile(path, catalog.find((v) => v.version === version)!), { force: true });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new Error(`${path} is locked: an import is running; try again when it is done`);
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
 /** Why the served store should be opened anew, or null when it should not. */
 function reopenReason(open: Store, force: boolean): string | null {
   if (open instanceof MissingSqliteFile) return existsSync(open.path) || force ? 'a file is at the path again' : null;
@@ -44,8 +67,11 @@ export const sqliteDriver: StoreDriver = {
     mkdirSync(dirname(path), { recursive: true });
     return Promise.resolve(SqliteDatasetBuild.start(path, options));
   },
-  readDataset: (config, visit) => {
-    const path = sqlitePath(config);
+  openVersion: (config, version) => new SqliteStore(versionFile(sqlitePath(config), version)),
+  // A refusal is a rejected promise, never a throw before there is one.
+  removeVersion: (config, version, today) => new Promise<void>((resolve) => resolve(removeSqliteVersion(sqlitePath(config), version, today))),
+  readDataset: (config, visit, aside) => {
+    const path = aside ? versionFile(sqlitePath(config), aside) : sqlitePath(config);
     if (!existsSync(path)) throw notFound(path);
     return readSqliteDataset(path, visit);
   },

@@ -8,6 +8,7 @@
 import type { FullTextResult } from './fulltext.js';
 import type { DatasetInfo, Row, Store, User } from './store.js';
 import { StoreUnavailableError } from './store.js';
+import type { VersionInfo } from './versions.js';
 
 export class MissingSqliteFile implements Store {
   readonly kind = 'sqlite' as const;
@@ -31,6 +32,10 @@ export class MissingSqliteFile implements Store {
   }
 
   dataset(): Promise<DatasetInfo | null> {
+    return this.fail();
+  }
+
+  versions(): Promise<VersionInfo[]> {
     return this.fail();
   }
 

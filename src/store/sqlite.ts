@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { RecordSet } from '../record-sets/define.js';
-import { DATASET_SELECT, shapeProblem, toDatasetInfo, toUser, userSelect } from './core.js';
+import { DATASET_SELECT, catalogOf, shapeProblem, toDatasetInfo, toUser, userSelect } from './core.js';
 import type { DatasetRow, UserRow } from './core.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { buildCount, buildLookup, buildSearch, sqliteDialect } from './sql.js';
@@ -14,6 +14,8 @@ import type { Condition, SqlQuery } from './sql.js';
 import { SqliteFullText, hasFullText } from './sqlite-fulltext.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User } from './store.js';
 import { StoreUnavailableError, UnservableDatasetError } from './store.js';
+import type { VersionInfo, VersionRow } from './versions.js';
+import { VERSIONS_SELECT } from './versions.js';
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -22,6 +24,8 @@ export class SqliteStore implements Store {
 
   /** Which file is open: an import replaces the file at `path` by renaming another one over it. */
   private readonly file: string;
+
+  private readonly hasCatalog: boolean;
 
   /** Why this file cannot be served (built for another shape of the registry), or null. */
   private readonly unservable: string | null;
@@ -38,7 +42,9 @@ export class SqliteStore implements Store {
     // No memory map: a file truncated or copied over in place (`cp backup.sqlite PATH`) would kill the
     // process with SIGBUS on the next read; with plain reads it is an error, answered 503.
     this.db.pragma('mmap_size = 0');
-    this.unservable = shapeProblem(sqliteColumns(this.db));
+    const columns = sqliteColumns(this.db);
+    this.unservable = shapeProblem(columns);
+    this.hasCatalog = columns.has('dataset_versions');
     this.text = hasFullText(this.db) ? new SqliteFullText(this.db) : null;
   }
 
@@ -97,6 +103,16 @@ export class SqliteStore implements Store {
 
   dataset(): Promise<DatasetInfo | null> {
     return Promise.resolve(this.run(() => toDatasetInfo(this.prepare(DATASET_SELECT).get() as DatasetRow | undefined)));
+  }
+
+  /** The catalog of the file; a file from before versions has none and is one version (catalogOf). */
+  versions(): Promise<VersionInfo[]> {
+    return Promise.resolve(
+      this.run(() => {
+        const rows = this.hasCatalog ? (this.prepare(VERSIONS_SELECT).all() as VersionRow[]) : [];
+        return catalogOf(rows, toDatasetInfo(this.prepare(DATASET_SELECT).get() as DatasetRow | undefined));
+      }),
+    );
   }
 
   findUser(username: string): Promise<User | undefined> {

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { RecordSet } from '../record-sets/define.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import type { Condition } from './sql.js';
+import type { VersionInfo } from './versions.js';
 
 export type Row = Record<string, string | number | null>;
 export type Values = readonly (string | number | null)[];
@@ -39,6 +40,8 @@ export interface Store {
   lookup(rs: RecordSet, key: readonly (string | number)[]): Promise<Row | undefined>;
   /** A real query against the store; throws when it cannot answer. */
   dataset(): Promise<DatasetInfo | null>;
+  /** The catalog of versions the database holds (src/store/versions.ts); empty when nothing is loaded. */
+  versions(): Promise<VersionInfo[]>;
   findUser(username: string): Promise<User | undefined>;
   /** Fractions by description or code, ranked by relevance (`/api/v1/buscar`). */
   fullText(query: FullTextQuery): Promise<FullTextResult>;
@@ -73,13 +76,20 @@ export interface DatasetWriter {
 export interface DatasetBuild extends DatasetWriter {
   /** Whether there is a served dataset whose record sets can be kept. */
   readonly replacesExisting: boolean;
-  commit(source: string): Promise<DatasetInfo>;
+  /** Completes the dataset and adds it as a new version; `source` is its `fuente`. */
+  commit(source: string): Promise<CommittedDataset>;
   abandon(): Promise<void>;
 }
 
+export interface CommittedDataset extends DatasetInfo {
+  readonly version: VersionInfo;
+}
+
 export interface BuildOptions {
-  /** Record sets copied as they are from the served dataset, instead of being filled. */
+  /** Record sets copied as they are from the version in force on `vigenteDesde`, instead of being filled. */
   readonly keep?: readonly RecordSet[];
+  /** The date the new version is in force from (`YYYY-MM-DD`); since always when not given. */
+  readonly vigenteDesde?: string;
 }
 
 export interface UserSummary {
@@ -119,8 +129,16 @@ export interface StoreDriver {
   open(config: Config): Store;
   openUserAdmin(config: Config): Promise<UserAdmin>;
   startBuild(config: Config, options: BuildOptions): Promise<DatasetBuild>;
-  /** Every row of every record set, in identifier order, as stored. */
-  readDataset(config: Config, visit: (rs: RecordSet, rows: AsyncIterable<Values> | Iterable<Values>) => Promise<void> | void): Promise<void>;
+  /** Every row of every record set, in identifier order, as stored: of the newest import, or of `aside`, a version moved aside. */
+  readDataset(
+    config: Config,
+    visit: (rs: RecordSet, rows: AsyncIterable<Values> | Iterable<Values>) => Promise<void> | void,
+    aside?: VersionInfo,
+  ): Promise<void>;
+  /** The store of a version whose record sets are not the main tables (moved aside by a later import). */
+  openVersion(config: Config, version: VersionInfo): Store;
+  /** Removes a version that is neither in force on `today` nor the newest import; refused while a load runs. */
+  removeVersion(config: Config, version: string, today: string): Promise<void>;
   /** Called every few seconds with the served store: what should replace it, if anything (a reload). */
   replacement(config: Config, served: Store, force: boolean): Replacement | null;
   /** How the database is named in reports (a path, a URL without its password). */

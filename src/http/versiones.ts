@@ -1,0 +1,71 @@
+/** `/api/v1/versiones`: the dataset versions the service holds (../shared/spec/versiones.md). */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Datasets } from '../store/datasets.js';
+import type { VersionInfo } from '../store/versions.js';
+import { notFound } from './errors.js';
+import type { routeWithAllow } from './routes.js';
+
+export interface VersionesContext {
+  readonly datasets: Datasets;
+  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly routeWithAllow: typeof routeWithAllow;
+}
+
+const versionSchema = {
+  type: 'object',
+  properties: {
+    version: { type: 'string', description: 'Identifier: the date it is in force from and its rank among that date’s versions' },
+    vigente_desde: { type: 'string', format: 'date' },
+    fuente: { type: 'string' },
+    importado: { type: 'string', format: 'date-time' },
+    hash: { type: 'string' },
+    conteos: { type: 'object', additionalProperties: { type: 'integer' } },
+    actual: { type: 'boolean', description: 'Whether this is the version in force today (Mexico City)' },
+  },
+  required: ['version', 'vigente_desde', 'fuente', 'importado', 'hash', 'conteos', 'actual'],
+};
+
+const errors = {
+  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
+};
+
+function shown(v: VersionInfo, current: VersionInfo | null): Record<string, unknown> {
+  return { version: v.version, vigente_desde: v.vigenteDesde, fuente: v.fuente, importado: v.importado, hash: v.hash, conteos: v.conteos, actual: v === current };
+}
+
+export function registerVersiones(app: FastifyInstance, ctx: VersionesContext): void {
+  const common = { onRequest: ctx.protect, method: 'GET' as const };
+  ctx.routeWithAllow(app, {
+    ...common,
+    url: '/api/v1/versiones',
+    schema: {
+      operationId: 'versiones',
+      summary: 'Dataset versions, newest in force first',
+      tags: ['versiones'],
+      security: [{ HTTPBearer: [] }],
+      response: { 200: { description: 'Successful Response', type: 'array', items: versionSchema }, ...errors },
+    },
+    handler: () => {
+      const current = ctx.datasets.current().version;
+      return ctx.datasets.versions().map((v) => shown(v, current));
+    },
+  });
+  ctx.routeWithAllow(app, {
+    ...common,
+    url: '/api/v1/versiones/:version',
+    schema: {
+      operationId: 'version',
+      summary: 'One dataset version',
+      tags: ['versiones'],
+      security: [{ HTTPBearer: [] }],
+      params: { type: 'object', properties: { version: { type: 'string' } }, required: ['version'] },
+      response: { 200: { description: 'Successful Response', ...versionSchema }, 404: { description: 'No such version', $ref: 'ErrorMessage#' }, ...errors },
+    },
+    handler: (request) => {
+      const { version } = request.params as { version: string };
+      const found = ctx.datasets.versions().find((v) => v.version === version);
+      if (!found) throw notFound(`No dataset version ${version}`);
+      return shown(found, ctx.datasets.current().version);
+    },
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * Which version answers: the one in force today in Mexico City (the current version), or on the date
+ * a request names with `as_of`. The catalog is read from the served store every few seconds, so a
+ * version added or removed by another process shows within that time; today's date is read from the
+ * clock on every request, so a version loaded ahead takes over by itself when its day comes, with no
+ * restart and no failed request. The newest import is the served store itself; another version is a
+ * store of its own, opened when first asked for and closed when the version is removed.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import { driverFor } from './drivers.js';
+import type { StoreSlot } from './slot.js';
+import type { Store } from './store.js';
+import type { VersionInfo } from './versions.js';
+import { byRecency, inForce, mexicoCityDate, newestImport } from './versions.js';
+
+/** How often the catalog is read again: a new or removed version is seen within this time (the contract allows 5 s). */
+const CATALOG_CHECK_MS = 2000;
+/** How long the store of a removed version stays open for the requests that began on it. */
+const RETIRE_AFTER_MS = 5000;
+
+/** The store that answers and the version it holds (null while the catalog is unknown: the store is down, or empty). */
+export interface ServedVersion {
+  readonly store: Store;
+  readonly version: VersionInfo | null;
+}
+
+export class Datasets {
+  private catalog: readonly VersionInfo[] = [];
+  /** The served store the catalog was read from: when the slot serves another, the catalog is read again. */
+  private readFrom: Store | null = null;
+  private readonly aside = new Map<string, Store>();
+  private readonly check: NodeJS.Timeout;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(
+    private readonly config: Config,
+    private readonly slot: StoreSlot,
+    private readonly log: FastifyBaseLogger,
+    /** The clock: tests move it to midnight instead of waiting for it. */
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.check = setInterval(() => void this.refresh(), CATALOG_CHECK_MS).unref();
+  }
+
+  /** Reads the catalog again; a store that cannot answer keeps the catalog it had. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.read().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async read(): Promise<void> {
+    const store = this.slot.current();
+    let catalog: VersionInfo[];
+    try {
+      catalog = await store.versions();
+    } catch {
+      return;
+    }
+    this.catalog = catalog.sort(byRecency);
+    this.readFrom = store;
+    for (const [version, aside] of this.aside) {
+      if (catalog.some((v) => v.version === version) && newestImport(catalog)?.version !== version) continue;
+      this.aside.delete(version);
+      setTimeout(() => void aside.close(), RETIRE_AFTER_MS).unref();
+      this.log.info({ version }, 'version no longer served from its own store');
+    }
+  }
+
+  /** Every version, newest `vigente_desde` first. */
+  versions(): readonly VersionInfo[] {
+    return this.catalog;
+  }
+
+  private second = Number.NaN;
+  private date = '';
+
+  /** Today in Mexico City, `YYYY-MM-DD` (worked out at most once a second: this is on every request's path). */
+  today(): string {
+    const second = Math.floor(this.now().getTime() / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.date = mexicoCityDate(new Date(second * 1000));
+    }
+    return this.date;
+  }
+
+  private served: { date: string; catalog: readonly VersionInfo[]; main: Store; answer: ServedVersion | undefined } | null = null;
+
+  /** The version in force today, and its store. */
+  current(): ServedVersion {
+    return this.on(this.today()) ?? { store: this.slot.current(), version: null };
+  }
+
+  /** The version in force on `date`, or undefined when none is (a date before the earliest version). */
+  on(date: string): ServedVersion | undefined {
+    const main = this.slot.current();
+    const last = this.served;
+    if (last !== null && last.date === date && last.catalog === this.catalog && last.main === main) return last.answer;
+    if (main !== this.readFrom) void this.refresh();
+    const answer = this.resolve(date, main);
+    this.served = { date, catalog: this.catalog, main, answer };
+    return answer;
+  }
+
+  private resolve(date: string, main: Store): ServedVersion | undefined {
+    if (this.catalog.length === 0) return { store: main, version: null };
+    const version = inForce(this.catalog, date);
+    if (!version) return undefined;
+    return { store: this.storeOf(version, main), version };
+  }
+
+  private storeOf(version: VersionInfo, main: Store): Store {
+    if (version === newestImport(this.catalog)) return main;
+    let store = this.aside.get(version.version);
+    if (!store) {
+      store = driverFor(this.config).openVersion(this.config, version);
+      this.aside.set(version.version, store);
+    }
+    return store;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.check);
+    await this.refreshing;
+    for (const store of this.aside.values()) await store.close();
+    this.aside.clear();
+  }
+}

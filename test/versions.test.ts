@@ -1,0 +1,196 @@
+/**
+ * Dataset versions (../shared/spec/versiones.md) on both stores: every load adds a version, kept until
+ * removed; the current one is the one in force today in Mexico City, and a version loaded ahead takes
+ * over by itself on its day (a clock the test moves); `as_of`, `X-Dataset-Version`, ETags per version,
+ * `/api/v1/versiones`, `/health`, removal seen by a running service.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { TestContext } from 'node:test';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { recordToRow } from '../src/data/record-row.js';
+import { recordSets } from '../src/record-sets/index.js';
+import { driverFor, writeDatabase } from '../src/store/drivers.js';
+import type { DatasetWriter } from '../src/store/store.js';
+import { inForce, mexicoCityDate, nextVersionId } from '../src/store/versions.js';
+import type { VersionInfo } from '../src/store/versions.js';
+import { fixtureRecords } from './fixtures.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, login, storeKinds } from './helpers.js';
+
+const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
+
+/** The fixture with only the first `n` records of aladi2 (every other record set whole). */
+const withAladi2 = (n: number) => (writer: DatasetWriter): void => {
+  for (const rs of recordSets) {
+    const records = rs === aladi2 ? fixtureRecords(rs).slice(0, n) : fixtureRecords(rs);
+    for (const record of records) writer.insert(rs, recordToRow(rs, record));
+  }
+};
+
+const version = (v: string, vigenteDesde: string, seq: number): VersionInfo => ({ version: v, vigenteDesde, fuente: '', importado: '', hash: '', conteos: {}, seq });
+
+describe('version rules', () => {
+  test('the version in force on a date: the latest vigente_desde not after it, the latest import among equals', () => {
+    const catalog = [version('2012-01-01.1', '2012-01-01', 1), version('2022-12-12.1', '2022-12-12', 2), version('2022-12-12.2', '2022-12-12', 3)];
+    assert.equal(inForce(catalog, '2011-12-31'), undefined);
+    assert.equal(inForce(catalog, '2012-01-01')?.version, '2012-01-01.1');
+    assert.equal(inForce(catalog, '2022-12-11')?.version, '2012-01-01.1');
+    assert.equal(inForce(catalog, '2023-06-01')?.version, '2022-12-12.2');
+    assert.equal(nextVersionId(catalog, '2022-12-12'), '2022-12-12.3');
+    assert.equal(nextVersionId(catalog, '2024-01-01'), '2024-01-01.1');
+  });
+
+  test('today is the calendar date in Mexico City', () => {
+    assert.equal(mexicoCityDate(new Date('2030-01-01T05:59:59Z')), '2029-12-31');
+    assert.equal(mexicoCityDate(new Date('2030-01-01T06:00:00Z')), '2030-01-01');
+  });
+});
+
+interface Served {
+  readonly base: string;
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+}
+
+/** A server over `url` whose clock the test sets; closed after the test. */
+async function serve(t: TestContext, url: string, clock: { now: Date }): Promise<Served> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_SECRET, DATABASE_URL: url, MAX_EVENT_LOOP_DELAY_MS: '0' });
+  await addUser(config, TEST_USER, TEST_PASSWORD);
+  const app = await buildApp(config, { now: () => clock.now });
+  t.after(() => app.close());
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no address');
+  const base = `http://127.0.0.1:${address.port}`;
+  const token = ((await (await login(base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+  return { base, get: (path, headers = {}) => fetch(base + path, { headers: { authorization: `Bearer ${token}`, ...headers } }) };
+}
+
+const count = async (s: Served, path: string): Promise<{ n: number; version: string | null }> => {
+  const response = await s.get(path);
+  assert.equal(response.status, 200, path);
+  return { n: ((await response.json()) as unknown[]).length, version: response.headers.get('x-dataset-version') };
+};
+
+async function waitFor(what: string, condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await condition()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+for (const kind of await storeKinds()) {
+  describe(`dataset versions (${kind})`, () => {
+    test('versions by date, as_of, X-Dataset-Version, a version loaded ahead taking over at midnight in Mexico City, ETags per version', async (t) => {
+      const db = await createTestDatabase(kind, withAladi2(8));
+      t.after(() => db.drop());
+      const v2020 = await writeDatabase(db.url, 'DOF 2019-12-20', withAladi2(3), { vigenteDesde: '2020-01-01' });
+      const v2030 = await writeDatabase(db.url, 'DOF 2029-12-01', withAladi2(1), { vigenteDesde: '2030-01-01' });
+      assert.equal((v2020 as { version?: VersionInfo }).version?.version, '2020-01-01.1');
+      assert.equal((v2030 as { version?: VersionInfo }).version?.version, '2030-01-01.1');
+
+      const clock = { now: new Date('2030-01-01T05:59:00Z') };
+      const s = await serve(t, db.url, clock);
+      assert.deepEqual(await count(s, '/api/v1/aladi2/'), { n: 3, version: '2020-01-01.1' }, 'no as_of: the version in force today');
+      assert.deepEqual(await count(s, '/api/v1/aladi2/?as_of=2019-12-31'), { n: 8, version: '1900-01-01.1' });
+      assert.deepEqual(await count(s, '/api/v1/aladi2/?as_of=2030-01-01'), { n: 1, version: '2030-01-01.1' });
+      const health = (await (await s.get('/health')).json()) as { dataset: { version: string; source: string; counts: Record<string, number> } };
+      assert.equal(health.dataset.version, '2020-01-01.1');
+      assert.equal(health.dataset.source, 'DOF 2019-12-20');
+      assert.equal(health.dataset.counts['aladi2'], 3);
+
+      // cupos is the same in every version: the same body, another ETag, so a revalidation across versions is a 200.
+      const before = await s.get('/api/v1/cupos/');
+      const etag = before.headers.get('etag')!;
+      const body = await before.text();
+      assert.equal((await s.get('/api/v1/cupos/', { 'if-none-match': etag })).status, 304);
+      clock.now = new Date('2030-01-01T06:00:01Z');
+      assert.deepEqual(await count(s, '/api/v1/aladi2/'), { n: 1, version: '2030-01-01.1' }, 'the new day: the version loaded ahead answers');
+      const after = await s.get('/api/v1/cupos/', { 'if-none-match': etag });
+      assert.equal(after.status, 200);
+      assert.equal(await after.text(), body);
+      assert.notEqual(after.headers.get('etag'), etag);
+      const tlcs = await s.get('/api/v1/tlcs/?fraccion=0101&as_of=2020-06-01');
+      assert.equal(tlcs.headers.get('x-dataset-version'), '2020-01-01.1');
+      await tlcs.arrayBuffer();
+    });
+
+    test('as_of: 422 when malformed, 404 before the earliest version, on searches, lookups, ficha and buscar', async (t) => {
+      const db = await createTestDatabase(kind);
+      t.after(() => db.drop());
+      await writeDatabase(db.url, 'DOF', withAladi2(2), { vigenteDesde: '2012-07-01' });
+      const s = await serve(t, db.url, { now: new Date() });
+      // The fixture's own dataset is in force since always: a version for every date; this one has none before it.
+      await driverFor(loadConfig({ DATABASE_URL: db.url })).removeVersion(loadConfig({ DATABASE_URL: db.url }), '1900-01-01.1', mexicoCityDate(new Date())).catch(() => undefined);
+      for (const path of ['/api/v1/aladi2/', '/api/v1/aladi2/5', '/api/v1/ficha/01012101', '/api/v1/buscar?q=caballos']) {
+        const sep = path.includes('?') ? '&' : '?';
+        const bad = await s.get(`${path}${sep}as_of=2020-02-30`);
+        assert.equal(bad.status, 422, path);
+        const detail = ((await bad.json()) as { detail: { loc: string[] }[] }).detail;
+        assert.deepEqual(detail.at(-1)?.loc, ['query', 'as_of'], path);
+        const ok = await s.get(`${path}${sep}as_of=2020-02-29`);
+        assert.notEqual(ok.status, 422, path);
+        await ok.arrayBuffer();
+      }
+      await waitFor('the removal to be seen', async () => (await s.get('/api/v1/aladi2/?as_of=2001-01-01')).status === 404);
+      const early = await s.get('/api/v1/aladi2/?as_of=2001-01-01');
+      assert.deepEqual(await early.json(), { detail: 'No dataset in force on 2001-01-01' });
+    });
+
+    test('/api/v1/versiones lists every version newest first, marks the current one; removal is refused for the current and the newest, and seen by a running service', async (t) => {
+      const db = await createTestDatabase(kind);
+      t.after(() => db.drop());
+      const config = loadConfig({ DATABASE_URL: db.url });
+      await writeDatabase(db.url, 'primera', withAladi2(4), { vigenteDesde: '2015-01-01' });
+      await writeDatabase(db.url, 'segunda', withAladi2(2), { vigenteDesde: '2020-01-01' });
+      await writeDatabase(db.url, 'adelantada', withAladi2(1), { vigenteDesde: '2099-01-01' });
+      const s = await serve(t, db.url, { now: new Date('2024-05-05T12:00:00Z') });
+      assert.equal((await fetch(`${s.base}/api/v1/versiones`)).status, 401);
+      const list = (await (await s.get('/api/v1/versiones')).json()) as { version: string; actual: boolean; fuente: string; conteos: Record<string, number> }[];
+      assert.deepEqual(
+        list.map((v) => [v.version, v.actual, v.fuente]),
+        [
+          ['2099-01-01.1', false, 'adelantada'],
+          ['2020-01-01.1', true, 'segunda'],
+          ['2015-01-01.1', false, 'primera'],
+          ['1900-01-01.1', false, 'test fixture'],
+        ],
+      );
+      assert.equal(list[1]?.conteos['aladi2'], 2);
+      assert.equal((await s.get('/api/v1/versiones/2015-01-01.1')).status, 200);
+      assert.equal((await s.get('/api/v1/versiones/2015-01-01.9')).status, 404);
+
+      const driver = driverFor(config);
+      const today = '2024-05-05';
+      await assert.rejects(driver.removeVersion(config, '2020-01-01.1', today), /in force today/);
+      await assert.rejects(driver.removeVersion(config, '2099-01-01.1', today), /newest import/);
+      await driver.removeVersion(config, '2015-01-01.1', today);
+      await waitFor('the removed version to go', async () => {
+        const answer = await s.get('/api/v1/aladi2/?as_of=2016-01-01');
+        return answer.headers.get('x-dataset-version') === '1900-01-01.1' && (await answer.arrayBuffer()) !== null;
+      });
+      assert.equal((await s.get('/api/v1/versiones/2015-01-01.1')).status, 404);
+      assert.deepEqual(await count(s, '/api/v1/aladi2/'), { n: 2, version: '2020-01-01.1' }, 'the current version is untouched');
+    });
+
+    test('a load that fails adds no version and leaves every version as it was', async (t) => {
+      const db = await createTestDatabase(kind);
+      t.after(() => db.drop());
+      await writeDatabase(db.url, 'buena', withAladi2(2), { vigenteDesde: '2020-01-01' });
+      await assert.rejects(
+        writeDatabase(db.url, 'rota', (writer) => {
+          withAladi2(1)(writer);
+          throw new Error('the source broke off');
+        }, { vigenteDesde: '2021-01-01' }),
+        /the source broke off/,
+      );
+      const store = driverFor(loadConfig({ DATABASE_URL: db.url })).open(loadConfig({ DATABASE_URL: db.url }));
+      t.after(() => store.close());
+      assert.deepEqual((await store.versions()).map((v) => v.version), ['2020-01-01.1', '1900-01-01.1']);
+      const s = await serve(t, db.url, { now: new Date('2022-01-01T12:00:00Z') });
+      assert.deepEqual(await count(s, '/api/v1/aladi2/?as_of=2019-01-01'), { n: 8, version: '1900-01-01.1' });
+      assert.deepEqual(await count(s, '/api/v1/aladi2/'), { n: 2, version: '2020-01-01.1' });
+    });
+  });
+}
