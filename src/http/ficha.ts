@@ -4,7 +4,6 @@
  * `fraccion` filter contributes its records; the correlation table both ways; the US lines of the
  * same HS subheading.
  */
-import type { FastifyInstance } from 'fastify';
 import type { FractionFilter, RecordSet } from '../record-sets/define.js';
 import { FRACTION_PARAM, ownFractionFilter } from '../record-sets/define.js';
 import { filterConditions } from '../record-sets/filters.js';
@@ -16,8 +15,8 @@ import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
 import type { ParamSpec } from './params.js';
 import { RequestValidationError, notFound } from './errors.js';
-import type { ProtectedContext } from './routes.js';
-import { parseDeclared, protectedGet } from './routes.js';
+import type { ProtectedGet } from './route-kinds.js';
+import { parseDeclared } from './route-kinds.js';
 
 /** More than any fraction has in any record set; a ficha is one answer, not a page. */
 const PER_SET_LIMIT = 1000;
@@ -32,10 +31,6 @@ const PARAMS: readonly ParamSpec[] = [
   { name: 'nico', in: 'query', kind: 'nico', description: 'NICO: only records of this NICO and those that apply to the whole fraction' },
   { name: 'pais', in: 'query', kind: 'code', maxLength: 3, description: 'Country key: only records for this country and those for every country' },
 ];
-
-export interface FichaContext extends ProtectedContext {
-  readonly recordSets: readonly RecordSet[];
-}
 
 /** Records that apply to the whole fraction or to every country carry no NICO or country: they stay. */
 function narrowing(rs: RecordSet, nicoField: string | undefined, nico: string | undefined, pais: string | undefined): Condition[] {
@@ -109,12 +104,18 @@ export function fichaSchema(recordSets: readonly RecordSet[]): Record<string, un
   return { $id: 'Ficha', title: 'Ficha', type: 'object', properties, required: Object.keys(properties) };
 }
 
-export function registerFicha(app: FastifyInstance, ctx: FichaContext): void {
-  app.addSchema(fichaSchema(ctx.recordSets));
-  const sources = fichaSources(ctx.recordSets);
+interface FichaQuestion {
+  readonly digits: string;
+  readonly nico: string | undefined;
+  readonly pais: string | undefined;
+}
+
+/** The ficha of the record sets given (the registry's, in the service). */
+export function fichaRoute(recordSets: readonly RecordSet[]): ProtectedGet<FichaQuestion> {
+  const sources = fichaSources(recordSets);
   const parse = parseDeclared(PARAMS);
-  protectedGet(app, ctx, {
-    url: '/api/v1/ficha/:fraccion',
+  return {
+    schemas: [fichaSchema(recordSets)],
     operationId: 'get_ficha',
     summary: 'Everything that applies to one fraction, in one answer',
     tag: 'ficha',
@@ -140,5 +141,5 @@ export function registerFicha(app: FastifyInstance, ctx: FichaContext): void {
       return { digits, nico: p['nico'] as string | undefined, pais: p['pais'] as string | undefined };
     },
     answer: (store, q) => ficha(sources, store, q.digits, q.nico, q.pais),
-  });
+  };
 }

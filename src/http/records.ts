@@ -6,11 +6,14 @@
 import type { Filter, RecordSet } from '../record-sets/define.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
-import { notFound } from './errors.js';
 import { ruleOf, searchConditions } from '../record-sets/filters.js';
+import { notFound } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
 import { PAGING } from './params.js';
+import type { ProtectedGet } from './route-kinds.js';
+import { parseDeclared } from './route-kinds.js';
 import { pageSchemaName } from './schemas.js';
+import type { StoreTimer } from './observe.js';
 
 export interface Page {
   items: Row[];
@@ -97,4 +100,21 @@ export function recordRoutes(recordSets: readonly RecordSet[]): RecordRoute[] {
     ),
     lookupRoute(rs),
   ]);
+}
+
+/** A record route as a protected, cached GET; the store's time is measured per record set and operation. */
+export function recordGet(route: RecordRoute, timer: StoreTimer): ProtectedGet<Parsed> {
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tag: route.tag,
+    params: route.params,
+    responses: {
+      200: { description: 'Successful Response', ...route.response },
+      ...(route.kind === 'lookup' ? { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } : {}),
+    },
+    // Parsed parameters are normalised (fraction digits, upper-case codes, defaults).
+    parse: parseDeclared(route.params),
+    answer: (store, params) => timer.time(route.tag, route.kind, () => route.run(store, params)),
+  };
 }
