@@ -1,9 +1,8 @@
-/** `tariff-lookup import DIR` and `tariff-lookup export DIR`: the data in and out of the configured database. */
+/** `tariff-lookup import DIR`: a folder of files into the configured database, checked row by row. */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
-import { exportDatabase } from '../data/export.js';
 import { formatReport, runImport } from '../data/import.js';
-import { CliError } from './io.js';
+import { CliError, oneFolder } from './io.js';
 
 export const importHelp = `Usage: tariff-lookup import DIR [--strict] [--empty-missing] [--json] [--source TEXT]
 
@@ -26,11 +25,6 @@ Options:
 Exit status: 0 imported; 1 nothing imported (the data served is unchanged); 2 imported without the
 refused rows the report lists.`;
 
-export const exportHelp = `Usage: tariff-lookup export DIR [--json]
-
-Writes the database DATABASE_URL names (SQLite or PostgreSQL) as one CSV file per record set in DIR (created if
-needed; files of the same names are replaced), in the form import reads back.`;
-
 const flags = {
   strict: { type: 'boolean', default: false },
   'empty-missing': { type: 'boolean', default: false },
@@ -38,13 +32,6 @@ const flags = {
   source: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
-
-function oneFolder(command: string, positionals: readonly string[]): string {
-  const [directory, ...rest] = positionals;
-  if (directory === undefined) throw new CliError(`${command}: a folder is required (see tariff-lookup ${command} --help)`);
-  if (rest.length > 0) throw new CliError(`${command}: unexpected argument ${rest[0]}`);
-  return directory;
-}
 
 /** Progress on one rewritten line, only for a person watching a terminal. */
 function progressLine(): { show: (file: string, rows: number) => void; clear: () => void } | undefined {
@@ -60,7 +47,7 @@ function progressLine(): { show: (file: string, rows: number) => void; clear: ()
   };
 }
 
-async function importCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
+export async function importCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: flags });
   if (values.help) return out(importHelp);
   const directory = oneFolder('import', positionals);
@@ -81,18 +68,4 @@ async function importCommand(args: string[], config: Config, out: (line: string)
     process.stderr.write(`tariff-lookup: ${report.refusedRows} rows refused (listed in the report); the other rows were imported\n`);
     process.exitCode = 2;
   }
-}
-
-async function exportCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: flags.json, help: flags.help } });
-  if (values.help) return out(exportHelp);
-  const report = await exportDatabase(config, oneFolder('export', positionals));
-  if (values.json) return out(JSON.stringify(report, null, 2));
-  for (const f of report.files) out(`${f.file}\t${f.rows}`);
-  out(`${report.rows.toLocaleString('en-US')} rows written to ${report.directory} in ${report.seconds.toFixed(2)} s`);
-}
-
-export async function dataCommand(command: 'import' | 'export', args: string[], config: Config, out: (line: string) => void): Promise<void> {
-  if (command === 'import') return importCommand(args, config, out);
-  return exportCommand(args, config, out);
 }
