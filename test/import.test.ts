@@ -18,7 +18,7 @@ import { exportDatabase } from '../src/data/export.js';
 import { loadConfig } from '../src/config.js';
 import { runImport } from '../src/data/import.js';
 import type { ImportReport } from '../src/data/import.js';
-import { conditionsFor } from '../src/http/records.js';
+import { searchConditions } from '../src/record-sets/filters.js';
 import type { Filter } from '../src/record-sets/define.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { buildCount, buildSearch, sqliteDialect } from '../src/store/sql.js';
@@ -519,7 +519,7 @@ describe('the demo dataset through export and import', () => {
             continue;
           }
           for (const value of samples[f.rule]) {
-            const conditions = conditionsFor(rs, { [f.param]: value });
+            const conditions = searchConditions(rs, { [f.param]: value });
             for (const q of [buildSearch(rs, conditions, 0, 100, sqliteDialect), buildCount(rs, conditions, sqliteDialect)]) {
               const steps = plan(q.text, q.values);
               assert.ok(!steps.some((s) => s.startsWith('SCAN')), `${rs.path}?${f.param}=${value}: ${steps.join('; ')}`);

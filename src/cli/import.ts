@@ -1,10 +1,9 @@
-/** `tariff-lookup import DIR` and `tariff-lookup export DIR`: the data in and out of the configured database. */
+/** `tariff-lookup import DIR`: a folder of files into the configured database, checked row by row. */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
-import { exportDatabase } from '../data/export.js';
 import { formatReport, runImport } from '../data/import.js';
-import { mexicoCityDate, isIsoDate } from '../store/versions.js';
-import { CliError } from './io.js';
+import { isIsoDate, mexicoCityDate } from '../store/versions.js';
+import { CliError, oneFolder } from './io.js';
 import { pruneVersions } from './versions.js';
 
 export const importHelp = `Usage: tariff-lookup import DIR [--vigente-desde YYYY-MM-DD] [--fuente TEXT] [--strict] [--empty-missing] [--json]
@@ -31,12 +30,6 @@ Options:
 Exit status: 0 imported; 1 nothing imported (the data served is unchanged); 2 imported without the
 refused rows the report lists.`;
 
-export const exportHelp = `Usage: tariff-lookup export DIR [--version V] [--json]
-
-Writes the current dataset version (or version V) of the database DATABASE_URL names (SQLite or
-PostgreSQL) as one CSV file per record set in DIR (created if
-needed; files of the same names are replaced), in the form import reads back.`;
-
 const flags = {
   strict: { type: 'boolean', default: false },
   'empty-missing': { type: 'boolean', default: false },
@@ -44,16 +37,8 @@ const flags = {
   source: { type: 'string' },
   fuente: { type: 'string' },
   'vigente-desde': { type: 'string' },
-  version: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
-
-function oneFolder(command: string, positionals: readonly string[]): string {
-  const [directory, ...rest] = positionals;
-  if (directory === undefined) throw new CliError(`${command}: a folder is required (see tariff-lookup ${command} --help)`);
-  if (rest.length > 0) throw new CliError(`${command}: unexpected argument ${rest[0]}`);
-  return directory;
-}
 
 /** Progress on one rewritten line, only for a person watching a terminal. */
 function progressLine(): { show: (file: string, rows: number) => void; clear: () => void } | undefined {
@@ -69,7 +54,7 @@ function progressLine(): { show: (file: string, rows: number) => void; clear: ()
   };
 }
 
-async function importCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
+export async function importCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: flags });
   if (values.help) return out(importHelp);
   const directory = oneFolder('import', positionals);
@@ -94,18 +79,4 @@ async function importCommand(args: string[], config: Config, out: (line: string)
     process.stderr.write(`tariff-lookup: ${report.refusedRows} rows refused (listed in the report); the other rows were imported\n`);
     process.exitCode = 2;
   }
-}
-
-async function exportCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: flags.json, help: flags.help, version: flags.version } });
-  if (values.help) return out(exportHelp);
-  const report = await exportDatabase(config, oneFolder('export', positionals), values.version);
-  if (values.json) return out(JSON.stringify(report, null, 2));
-  for (const f of report.files) out(`${f.file}\t${f.rows}`);
-  out(`${report.rows.toLocaleString('en-US')} rows written to ${report.directory} in ${report.seconds.toFixed(2)} s`);
-}
-
-export async function dataCommand(command: 'import' | 'export', args: string[], config: Config, out: (line: string) => void): Promise<void> {
-  if (command === 'import') return importCommand(args, config, out);
-  return exportCommand(args, config, out);
 }

@@ -2,32 +2,26 @@
 import type { FastifyInstance } from 'fastify';
 import type { Datasets } from '../store/datasets.js';
 import { UnservableDatasetError } from '../store/store.js';
-import type { routeWithAllow } from './routes.js';
+import type { OpenRoute } from './route-kinds.js';
 
 export const SERVICE_NAME = 'Tariff Classification Lookup Service';
 export const API_VERSION = '1.0.0';
 
-export interface PublicContext {
-  readonly datasets: Datasets;
-  readonly routeWithAllow: typeof routeWithAllow;
-}
-
-export function registerPublicRoutes(app: FastifyInstance, ctx: PublicContext): void {
+export function rootRoute(): OpenRoute {
   const root = { name: SERVICE_NAME, version: API_VERSION, docs: '/docs', openapi: '/openapi.json' };
-  ctx.routeWithAllow(app, {
-    method: 'GET',
-    url: '/',
+  return {
     schema: { summary: 'Service name and where its documentation is', tags: ['service'] },
     handler: () => root,
-  });
-  ctx.routeWithAllow(app, {
-    method: 'GET',
-    url: '/health',
+  };
+}
+
+export function healthRoute(datasets: Datasets): OpenRoute {
+  return {
     schema: { summary: 'Whether the service and its database answer, and which data is loaded', tags: ['service'] },
     handler: async (request, reply) => {
       try {
         // The version in force today: the one a client sending no as_of is answered from.
-        const { store, version } = ctx.datasets.current();
+        const { store, version } = datasets.current();
         const info = await store.dataset();
         const named = version && { version: version.version, vigente_desde: version.vigenteDesde };
         const dataset = info && { source: info.source, imported_at: info.importedAt, hash: info.hash, counts: info.counts, ...named };
@@ -39,11 +33,10 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: PublicContext): 
         return reply.code(503).send({ status: 'unhealthy', database: 'unavailable', dataset: null, ...detail });
       }
     },
-  });
-  ctx.routeWithAllow(app, {
-    method: 'GET',
-    url: '/openapi.json',
-    schema: { hide: true },
-    handler: () => app.swagger(),
-  });
+  };
+}
+
+/** The document itself is not one of its operations, as FastAPI leaves it out. */
+export function openapiRoute(app: FastifyInstance): OpenRoute {
+  return { schema: { hide: true }, handler: () => app.swagger() };
 }

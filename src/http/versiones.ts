@@ -1,20 +1,19 @@
 /** `/api/v1/versiones`: the dataset versions the service holds (../shared/spec/versiones.md). */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Datasets } from '../store/datasets.js';
 import type { VersionInfo } from '../store/versions.js';
 import { notFound } from './errors.js';
-import type { routeWithAllow } from './routes.js';
+import type { OpenRoute } from './route-kinds.js';
 
 export interface VersionesContext {
   readonly datasets: Datasets;
   readonly protect: (request: FastifyRequest) => Promise<void>;
-  readonly routeWithAllow: typeof routeWithAllow;
 }
 
 const versionSchema = {
   type: 'object',
   properties: {
-    version: { type: 'string', description: 'Identifier: the date it is in force from and its rank among that date’s versions' },
+    version: { type: 'string', description: 'Identifier: the date it is in force from and its rank among the versions of that date' },
     vigente_desde: { type: 'string', format: 'date' },
     fuente: { type: 'string' },
     importado: { type: 'string', format: 'date-time' },
@@ -25,41 +24,43 @@ const versionSchema = {
   required: ['version', 'vigente_desde', 'fuente', 'importado', 'hash', 'conteos', 'actual'],
 };
 
-const errors = {
-  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
-};
+const unauthorised = { 401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' } };
 
 function shown(v: VersionInfo, current: VersionInfo | null): Record<string, unknown> {
   return { version: v.version, vigente_desde: v.vigenteDesde, fuente: v.fuente, importado: v.importado, hash: v.hash, conteos: v.conteos, actual: v === current };
 }
 
-export function registerVersiones(app: FastifyInstance, ctx: VersionesContext): void {
-  const common = { onRequest: ctx.protect, method: 'GET' as const };
-  ctx.routeWithAllow(app, {
-    ...common,
-    url: '/api/v1/versiones',
+export function versionesRoute(ctx: VersionesContext): OpenRoute {
+  return {
+    onRequest: ctx.protect,
     schema: {
       operationId: 'versiones',
-      summary: 'Dataset versions, newest in force first',
+      summary: 'Dataset versions, the newest in force first',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
-      response: { 200: { description: 'Successful Response', type: 'array', items: versionSchema }, ...errors },
+      response: { 200: { description: 'Successful Response', type: 'array', items: versionSchema }, ...unauthorised },
     },
     handler: () => {
       const current = ctx.datasets.current().version;
       return ctx.datasets.versions().map((v) => shown(v, current));
     },
-  });
-  ctx.routeWithAllow(app, {
-    ...common,
-    url: '/api/v1/versiones/:version',
+  };
+}
+
+export function versionRoute(ctx: VersionesContext): OpenRoute {
+  return {
+    onRequest: ctx.protect,
     schema: {
       operationId: 'version',
       summary: 'One dataset version',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
       params: { type: 'object', properties: { version: { type: 'string' } }, required: ['version'] },
-      response: { 200: { description: 'Successful Response', ...versionSchema }, 404: { description: 'No such version', $ref: 'ErrorMessage#' }, ...errors },
+      response: {
+        200: { description: 'Successful Response', ...versionSchema },
+        404: { description: 'No such version', $ref: 'ErrorMessage#' },
+        ...unauthorised,
+      },
     },
     handler: (request) => {
       const { version } = request.params as { version: string };
@@ -67,5 +68,5 @@ export function registerVersiones(app: FastifyInstance, ctx: VersionesContext): 
       if (!found) throw notFound(`No dataset version ${version}`);
       return shown(found, ctx.datasets.current().version);
     },
-  });
+  };
 }

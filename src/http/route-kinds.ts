@@ -1,0 +1,134 @@
+/**
+ * The kinds of route the service has, each registered one way: an open GET or POST (wrong methods on
+ * its path answer 405 with Allow, as the original does) and a protected, cached GET (every business
+ * route). Which URL is which kind is the routing table's business (routes.ts).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { Datasets, ServedVersion } from '../store/datasets.js';
+import type { Store } from '../store/store.js';
+import type { ResponseCache } from './cache.js';
+import { sendCached } from './cache.js';
+import { RequestValidationError, methodNotAllowed, notFound } from './errors.js';
+import type { ParamSpec, Parsed } from './params.js';
+import { parseParams, partSchemas } from './params.js';
+
+/** Decorated on the app when CORS is configured. */
+export const CORS_PREFLIGHT = 'corsPreflight';
+
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+const errorResponses = {
+  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
+  422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
+};
+
+/** What every protected, cached route needs. */
+export interface ProtectedContext {
+  /** Which version answers a business call: the current one, or the one `as_of` names. */
+  readonly datasets: Datasets;
+  /** The hook that protects a business route; one place decides what protection means. */
+  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly cache: ResponseCache;
+}
+
+/** An open route as the routing table pairs it with its URL and method. */
+export type OpenRoute = Omit<RouteOptions, 'url' | 'method'>;
+
+/** Registers a route and, for the methods it does not serve, a 405 that names the ones it does. */
+export function routeWithAllow(app: FastifyInstance, route: RouteOptions & { method: 'GET' | 'POST' }): void {
+  app.route(route);
+  const allowed = route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
+  // With CORS on, OPTIONS belongs to the preflight answer.
+  const taken = app.hasDecorator(CORS_PREFLIGHT) ? [...allowed, 'OPTIONS'] : allowed;
+  app.route({
+    method: ALL_METHODS.filter((m) => !taken.includes(m)),
+    url: route.url,
+    schema: { hide: true },
+    handler: methodNotAllowed(allowed),
+  });
+}
+
+/** A protected, cached GET: what differs from one such route to another (its URL is in the routing table). */
+export interface ProtectedGet<P> {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly tag: string;
+  readonly params: readonly ParamSpec[];
+  /** Responses besides the 401 and 422 every protected route documents; 200 is required. */
+  readonly responses: Readonly<Record<number, Readonly<Record<string, unknown>> | undefined>>;
+  /** The request's normalised question: equal questions share a cached answer. */
+  readonly parse: (request: FastifyRequest) => P;
+  readonly answer: (store: Store, question: P) => Promise<unknown>;
+  /** Schemas the responses refer to that no other route brings. */
+  readonly schemas?: readonly Readonly<Record<string, unknown>>[];
+}
+
+/** `as_of`, which every business GET takes (../shared/spec/versiones.md). */
+export const AS_OF: ParamSpec = {
+  name: 'as_of',
+  in: 'query',
+  kind: 'date',
+  description: 'Answer from the dataset version in force on this date (YYYY-MM-DD); the current version when not given.',
+};
+
+const parseAsOf = (request: FastifyRequest): string | undefined =>
+  parseParams([AS_OF], {}, request.query as Record<string, unknown>)['as_of'] as string | undefined;
+
+/**
+ * The version a business request is answered from, named in `X-Dataset-Version`. `parse` is the
+ * route's own parsing: a bad `as_of` joins its 422, after the route's parameters, as FastAPI orders them.
+ */
+export function servedVersion<P>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  datasets: Datasets,
+  parse: (request: FastifyRequest) => P,
+): { question: P; served: ServedVersion } {
+  let question: P;
+  try {
+    question = parse(request);
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error;
+    try {
+      parseAsOf(request);
+    } catch (more) {
+      if (more instanceof RequestValidationError) throw new RequestValidationError([...error.detail, ...more.detail]);
+    }
+    throw error;
+  }
+  const asOf = parseAsOf(request);
+  const served = asOf === undefined ? datasets.current() : datasets.on(asOf);
+  if (!served) throw notFound(`No dataset in force on ${asOf}`);
+  if (served.version) void reply.header('x-dataset-version', served.version.version);
+  return { question, served };
+}
+
+/** Registers a GET behind the bearer guard whose answers are served from the cache, as every business route is. */
+export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url: string, route: ProtectedGet<P>): void {
+  for (const schema of route.schemas ?? []) app.addSchema(schema);
+  routeWithAllow(app, {
+    method: 'GET',
+    url,
+    onRequest: ctx.protect,
+    schema: {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      security: [{ HTTPBearer: [] }],
+      ...partSchemas([...route.params, AS_OF]),
+      response: { ...route.responses, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const { question, served } = servedVersion(request, reply, ctx.datasets, route.parse);
+      const { store, version } = served;
+      const key = `${route.operationId}?${JSON.stringify(question)}`;
+      return sendCached(reply, ctx.cache, store, key, () => route.answer(store, question), version?.version);
+    },
+  });
+}
+
+/** Path and query parameters parsed by their declarations (src/http/params.ts). */
+export const parseDeclared =
+  (params: readonly ParamSpec[]) =>
+  (request: FastifyRequest): Parsed =>
+    parseParams(params, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
