@@ -20,7 +20,9 @@ export function healthRoute(datasets: Datasets): OpenRoute {
     schema: { summary: 'Whether the service and its database answer, and which data is loaded', tags: ['service'] },
     handler: async (request, reply) => {
       try {
-        // The version in force today: the one a client sending no as_of is answered from.
+        // The version in force today: the one a client sending no as_of is answered from. The catalog
+        // is read afresh, so that the version named and the dataset described are always the same.
+        await datasets.refresh();
         const { store, version } = datasets.current();
         const info = await store.dataset();
         const named = version && { version: version.version, vigente_desde: version.vigenteDesde };
