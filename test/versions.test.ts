@@ -5,6 +5,7 @@
  * `/api/v1/versiones`, `/health`, removal seen by a running service.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { buildApp } from '../src/app.js';
@@ -49,6 +50,7 @@ describe('version rules', () => {
 
 interface Served {
   readonly base: string;
+  readonly token: string;
   get(path: string, headers?: Record<string, string>): Promise<Response>;
 }
 
@@ -63,7 +65,7 @@ async function serve(t: TestContext, url: string, clock: { now: Date }): Promise
   if (address === null || typeof address === 'string') throw new Error('no address');
   const base = `http://127.0.0.1:${address.port}`;
   const token = ((await (await login(base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
-  return { base, get: (path, headers = {}) => fetch(base + path, { headers: { authorization: `Bearer ${token}`, ...headers } }) };
+  return { base, token, get: (path, headers = {}) => fetch(base + path, { headers: { authorization: `Bearer ${token}`, ...headers } }) };
 }
 
 const count = async (s: Served, path: string): Promise<{ n: number; version: string | null }> => {
@@ -172,6 +174,46 @@ for (const kind of await storeKinds()) {
       });
       assert.equal((await s.get('/api/v1/versiones/2015-01-01.1')).status, 404);
       assert.deepEqual(await count(s, '/api/v1/aladi2/'), { n: 2, version: '2020-01-01.1' }, 'the current version is untouched');
+    });
+
+    test('downloads: every record set of a version as CSV, a manifest and SHA256SUMS that verify it; current as an alias; 404 and 401', async (t) => {
+      const db = await createTestDatabase(kind);
+      t.after(() => db.drop());
+      await writeDatabase(db.url, 'DOF 2020', withAladi2(3), { vigenteDesde: '2020-01-01' });
+      const s = await serve(t, db.url, { now: new Date('2024-01-01T12:00:00Z') });
+      assert.equal((await fetch(`${s.base}/api/v1/descargas/current/manifest.json`)).status, 401);
+      for (const version of ['2020-01-01.1', '1900-01-01.1']) {
+        const manifest = (await (await s.get(`/api/v1/descargas/${version}/manifest.json`)).json()) as {
+          version: string;
+          archivos: { conjunto: string; archivo: string; filas: number; bytes: number; sha256: string }[];
+        };
+        assert.equal(manifest.version, version);
+        assert.deepEqual(manifest.archivos.map((f) => f.conjunto), recordSets.map((rs) => rs.path));
+        const listed = (await (await s.get(`/api/v1/descargas/${version}/SHA256SUMS`)).text()).trim().split('\n');
+        assert.equal(listed.length, recordSets.length);
+        for (const file of manifest.archivos) {
+          const response = await s.get(`/api/v1/descargas/${version}/${file.archivo}`);
+          assert.equal(response.status, 200);
+          assert.match(response.headers.get('content-disposition') ?? '', /^attachment; filename="[a-z0-9-]+\.csv"$/);
+          const bytes = Buffer.from(await response.arrayBuffer());
+          assert.equal(bytes.length, file.bytes, file.archivo);
+          assert.equal(createHash('sha256').update(bytes).digest('hex'), file.sha256, file.archivo);
+          assert.equal(bytes.toString('utf8').split('\r\n').filter((l) => l !== '').length - 1, file.filas, file.archivo);
+          assert.ok(listed.includes(`${file.sha256}  ${file.archivo}`), file.archivo);
+        }
+        assert.equal(manifest.archivos.find((f) => f.conjunto === 'aladi2')?.filas, version === '2020-01-01.1' ? 3 : 8);
+      }
+      const current = await s.get('/api/v1/descargas/current/aladi2.csv');
+      assert.equal(current.headers.get('x-dataset-version'), '2020-01-01.1');
+      await current.arrayBuffer();
+      assert.equal((await s.get('/api/v1/descargas/2020-01-01.7/aladi2.csv')).status, 404);
+      assert.equal((await s.get('/api/v1/descargas/current/nada.csv')).status, 404);
+      // A download stopped by the client harms nothing: the next one is whole.
+      const stopped = new AbortController();
+      const partial = await fetch(`${s.base}/api/v1/descargas/current/cupos.csv`, { signal: stopped.signal, headers: { authorization: `Bearer ${s.token}` } });
+      stopped.abort();
+      await partial.arrayBuffer().catch(() => undefined);
+      assert.equal((await s.get('/api/v1/descargas/current/cupos.csv')).status, 200);
     });
 
     test('a load that fails adds no version and leaves every version as it was', async (t) => {

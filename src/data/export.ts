@@ -1,17 +1,14 @@
 /**
- * Writing a database as one CSV file per record set, in exactly the form `import` reads back: RFC 4180
- * (CRLF, quotes only where needed), a header of the field names in registry order, an empty field for
- * null. Operators use it to start an edit from the data being served; the tests use it for round trips.
+ * Writing a dataset version as one CSV file per record set, in exactly the form `import` reads back
+ * (csv.ts). Operators use it to start an edit from the data being served; the tests use it for round trips.
  */
 import { closeSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { driverFor } from '../store/drivers.js';
+import { csvBatches } from './csv.js';
 import type { VersionInfo } from '../store/versions.js';
 import { inForce, mexicoCityDate, newestImport } from '../store/versions.js';
-
-/** Rows are written in batches of about this many characters: few system calls, bounded memory. */
-const BATCH_CHARS = 1 << 20;
 
 export interface ExportReport {
   readonly directory: string;
@@ -19,14 +16,6 @@ export interface ExportReport {
   rows: number;
   seconds: number;
 }
-
-function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-const csvLine = (values: readonly (string | number | null)[]): string => `${values.map(csvField).join(',')}\r\n`;
 
 /** The version `wanted` names (the one in force today when not given) if it is not the newest import, whose record sets are the main tables. */
 async function asideVersion(config: Config, wanted: string | undefined): Promise<VersionInfo | undefined> {
@@ -55,16 +44,7 @@ export async function exportDatabase(config: Config, directory: string, version?
     const fd = openSync(partial, 'w');
     let count = 0;
     try {
-      let batch = csvLine(rs.fields.map((f) => f.name));
-      for await (const row of rows) {
-        batch += csvLine(row);
-        count++;
-        if (batch.length >= BATCH_CHARS) {
-          writeFileSync(fd, batch);
-          batch = '';
-        }
-      }
-      writeFileSync(fd, batch);
+      for await (const batch of csvBatches(rs, rows, (n) => (count = n))) writeFileSync(fd, batch);
     } finally {
       closeSync(fd);
     }

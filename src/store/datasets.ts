@@ -10,7 +10,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import { driverFor } from './drivers.js';
 import type { StoreSlot } from './slot.js';
-import type { Store } from './store.js';
+import type { RecordSet } from '../record-sets/define.js';
+import type { Store, Values } from './store.js';
 import type { VersionInfo } from './versions.js';
 import { byRecency, inForce, mexicoCityDate, newestImport } from './versions.js';
 
@@ -120,6 +121,18 @@ export class Datasets {
       this.aside.set(version.version, store);
     }
     return store;
+  }
+
+  /** A version by its identifier, `current` standing for the one in force today. */
+  find(version: string): VersionInfo | undefined {
+    if (version === 'current') return this.current().version ?? undefined;
+    return this.catalog.find((v) => v.version === version);
+  }
+
+  /** The rows of one record set of a version, in identifier order, read while the caller goes on (a download). */
+  rows(rs: RecordSet, version: VersionInfo): AsyncGenerator<Values> {
+    const aside = version === newestImport(this.catalog) ? undefined : version;
+    return driverFor(this.config).readRecordSet(this.config, rs, aside);
   }
 
   async close(): Promise<void> {

@@ -323,3 +323,20 @@ export async function removePostgresVersion(config: Config, version: string, tod
     await pool.end();
   }
 }
+
+/** One record set, in identifier order, in one read-only snapshot on a connection of its own that ends when the reading stops. */
+export async function* postgresRecordSet(config: Config, rs: RecordSet, aside?: VersionInfo): AsyncGenerator<Values> {
+  const pool = createPostgresPool(config, 'service', aside && versionSchema(aside));
+  try {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      yield* pagedRows(client, rs);
+      await client.query('COMMIT');
+    } finally {
+      client.release(true);
+    }
+  } finally {
+    await pool.end();
+  }
+}

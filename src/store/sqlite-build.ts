@@ -237,3 +237,20 @@ export function sqliteCatalog(db: Database.Database): VersionInfo[] {
   const rows = tables.has('dataset_versions') ? (db.prepare(VERSIONS_SELECT).all() as VersionRow[]) : [];
   return catalogOf(rows, toDatasetInfo(db.prepare(DATASET_SELECT).get() as DatasetRow | undefined));
 }
+
+/** One record set of the file at `path`, in identifier order, read on a connection of its own that closes when the reading stops. */
+export async function* sqliteRecordSet(path: string, rs: RecordSet): AsyncGenerator<Values> {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const rows = db.prepare(selectAll(rs)).raw().iterate() as IterableIterator<Values>;
+  try {
+    // A pause now and then lets a long read share the process with the requests around it.
+    let n = 0;
+    for (const row of rows) {
+      yield row;
+      if (++n % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    rows.return?.();
+    db.close();
+  }
+}

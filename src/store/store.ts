@@ -129,6 +129,8 @@ export interface StoreDriver {
   open(config: Config): Store;
   openUserAdmin(config: Config): Promise<UserAdmin>;
   startBuild(config: Config, options: BuildOptions): Promise<DatasetBuild>;
+  /** One record set as readDataset reads it, while the caller reads on (a download); stopping early closes what it opened. */
+  readRecordSet(config: Config, rs: RecordSet, aside?: VersionInfo): AsyncGenerator<Values>;
   /** Every row of every record set, in identifier order, as stored: of the newest import, or of `aside`, a version moved aside. */
   readDataset(
     config: Config,

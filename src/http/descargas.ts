@@ -1,0 +1,107 @@
+/**
+ * Bulk downloads of a version (../shared/spec/versiones.md): each record set as the CSV `export`
+ * writes, streamed from the store in batches (memory stays flat whatever the size, and a client that
+ * goes away stops the reading), a manifest with each file's rows, bytes and SHA-256, and the same sums
+ * as SHA256SUMS for `sha256sum -c`. A version never changes, so its manifest is worked out once.
+ */
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import { csvBatches } from '../data/csv.js';
+import { recordSets } from '../record-sets/index.js';
+import type { Datasets } from '../store/datasets.js';
+import type { VersionInfo } from '../store/versions.js';
+import { notFound } from './errors.js';
+import type { OpenRoute } from './route-kinds.js';
+
+export interface DescargasContext {
+  readonly datasets: Datasets;
+  readonly protect: (request: FastifyRequest) => Promise<void>;
+}
+
+interface FileSum {
+  readonly conjunto: string;
+  readonly archivo: string;
+  readonly filas: number;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/** Versions whose manifests were worked out (or are being): a handful at most, each a few hundred bytes. */
+const manifests = new Map<string, Promise<FileSum[]>>();
+
+async function sums(datasets: Datasets, version: VersionInfo): Promise<FileSum[]> {
+  const files: FileSum[] = [];
+  for (const rs of recordSets) {
+    const hash = createHash('sha256');
+    let bytes = 0;
+    let filas = 0;
+    for await (const batch of csvBatches(rs, datasets.rows(rs, version), (n) => (filas = n))) {
+      const data = Buffer.from(batch, 'utf8');
+      hash.update(data);
+      bytes += data.length;
+    }
+    files.push({ conjunto: rs.path, archivo: `${rs.path}.csv`, filas, bytes, sha256: hash.digest('hex') });
+  }
+  return files;
+}
+
+function manifestOf(datasets: Datasets, version: VersionInfo): Promise<FileSum[]> {
+  const key = `${version.version}\n${version.hash}`;
+  let manifest = manifests.get(key);
+  if (!manifest) {
+    manifest = sums(datasets, version);
+    manifests.set(key, manifest);
+    // A failure (the store went away) is not remembered: the next request tries again.
+    manifest.catch(() => manifests.delete(key));
+  }
+  return manifest;
+}
+
+export function descargasRoute(ctx: DescargasContext): OpenRoute {
+  return {
+    onRequest: ctx.protect,
+    schema: {
+      operationId: 'descargas',
+      summary: 'A whole version: one record set as CSV ({conjunto}.csv), manifest.json, or SHA256SUMS',
+      tags: ['versiones'],
+      security: [{ HTTPBearer: [] }],
+      params: {
+        type: 'object',
+        properties: {
+          version: { type: 'string', description: 'A version identifier, or current' },
+          archivo: { type: 'string', description: 'aladi2.csv, … (a record set path and .csv), manifest.json or SHA256SUMS' },
+        },
+        required: ['version', 'archivo'],
+      },
+      response: {
+        200: { description: 'The file: text/csv, application/json (manifest.json) or text/plain (SHA256SUMS)' },
+        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
+        404: { description: 'No such version or file', $ref: 'ErrorMessage#' },
+      },
+    },
+    handler: async (request, reply) => {
+      const params = request.params as { version: string; archivo: string };
+      const version = ctx.datasets.find(params.version);
+      if (!version) throw notFound(`No dataset version ${params.version}`);
+      void reply.header('x-dataset-version', version.version).header('cache-control', 'private, no-cache');
+      if (params.archivo === 'manifest.json') {
+        const archivos = await manifestOf(ctx.datasets, version);
+        const { vigenteDesde, fuente, importado, hash } = version;
+        return reply.type('application/json; charset=utf-8').send({ version: version.version, vigente_desde: vigenteDesde, fuente, importado, hash, archivos });
+      }
+      if (params.archivo === 'SHA256SUMS') {
+        const archivos = await manifestOf(ctx.datasets, version);
+        return reply.type('text/plain; charset=utf-8').send(archivos.map((f) => `${f.sha256}  ${f.archivo}\n`).join(''));
+      }
+      const rs = recordSets.find((r) => `${r.path}.csv` === params.archivo);
+      if (!rs) throw notFound(`No file ${params.archivo} in a version`);
+      const body = Readable.from(csvBatches(rs, ctx.datasets.rows(rs, version)));
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${rs.path}.csv"`)
+        .header('etag', `"${version.hash.slice(0, 32)}-${rs.path}"`)
+        .send(body);
+    },
+  };
+}
