@@ -216,6 +216,53 @@ for (const kind of await storeKinds()) {
       assert.equal((await s.get('/api/v1/descargas/current/cupos.csv')).status, 200);
     });
 
+    test('cambios: altas, bajas and modificaciones between the versions in force on two dates, by record set and identifier; one fraction; 422 and 404', async (t) => {
+      const db = await createTestDatabase(kind);
+      t.after(() => db.drop());
+      await writeDatabase(db.url, 'DOF 2020', (writer) => {
+        for (const rs of recordSets) {
+          const records = rs === aladi2 ? fixtureRecords(rs).slice(0, 3).map((r, i) => (i === 0 ? { ...r, NOTAS: 'cambiada' } : r)) : fixtureRecords(rs);
+          for (const record of records) writer.insert(rs, recordToRow(rs, record));
+        }
+      }, { vigenteDesde: '2020-01-01' });
+      const s = await serve(t, db.url, { now: new Date('2024-01-01T12:00:00Z') });
+      const cambios = async (query: string) => {
+        const response = await s.get(`/api/v1/cambios?${query}`);
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> & { items: { conjunto: string; id: unknown; cambio: string; fraccion: string | null; campos?: { campo: string; antes: unknown; despues: unknown }[] }[]; total: number } };
+      };
+      const all = await cambios('desde=2019-01-01&hasta=2021-01-01');
+      assert.equal(all.status, 200);
+      assert.equal(all.body['desde_version'], '1900-01-01.1');
+      assert.equal(all.body['hasta_version'], '2020-01-01.1');
+      const before = fixtureRecords(aladi2);
+      const firstId = [...before].sort((a, b) => Number(a['SYSID']) - Number(b['SYSID']))[0]!['SYSID'];
+      assert.equal(all.body.total, 6, JSON.stringify(all.body.items));
+      assert.ok(all.body.items.every((i) => i.conjunto === 'aladi2'));
+      assert.deepEqual(all.body.items.filter((i) => i.cambio === 'baja').length, 5);
+      const modified = all.body.items.find((i) => i.cambio === 'modificacion');
+      assert.deepEqual(modified?.campos?.map((c) => [c.campo, c.despues]), [['NOTAS', 'cambiada']]);
+      const ids = all.body.items.map((i) => Number(i.id));
+      assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'ordered by identifier');
+      assert.ok(ids.includes(Number(firstId)) || ids.length === 6);
+
+      const one = await cambios('desde=2019-01-01&hasta=2021-01-01&fraccion=0101.21.01');
+      assert.equal(one.status, 200);
+      assert.deepEqual(one.body.items, all.body.items.filter((i) => i.fraccion === '01012101'));
+      const paged = await cambios('desde=2019-01-01&hasta=2021-01-01&skip=2&limit=2');
+      assert.deepEqual(paged.body.items, all.body.items.slice(2, 4));
+      assert.equal(paged.body.total, 6);
+      assert.equal((await cambios('desde=2019-01-01&hasta=2021-01-01&conjunto=tlcs')).body.total, 0);
+      assert.equal((await cambios('desde=2020-02-01&hasta=2021-01-01')).body.total, 0, 'one version on both dates');
+      const unknown = await cambios('desde=2019-01-01&conjunto=nada');
+      assert.equal(unknown.status, 422);
+      assert.deepEqual((unknown.body['detail'] as { loc: string[] }[])[0]?.loc, ['query', 'conjunto']);
+      assert.equal((await cambios('desde=2021-01-01&hasta=2019-01-01')).status, 422);
+      assert.equal((await cambios('hasta=2019-01-01')).status, 422);
+      const early = await cambios('desde=1800-01-01');
+      assert.equal(early.status, 404);
+      assert.deepEqual(early.body, { detail: 'No dataset in force on 1800-01-01' });
+    });
+
     test('a load that fails adds no version and leaves every version as it was', async (t) => {
       const db = await createTestDatabase(kind);
       t.after(() => db.drop());

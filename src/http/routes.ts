@@ -18,6 +18,7 @@ import { fichaRoute } from './ficha.js';
 import type { Observability } from './observe.js';
 import { DOCS_CSP } from './protection.js';
 import { healthRoute, openapiRoute, rootRoute } from './public.js';
+import { cambiosRoute } from './cambios.js';
 import { descargasRoute } from './descargas.js';
 import { versionRoute, versionesRoute } from './versiones.js';
 import { recordGet, recordRoutes } from './records.js';
@@ -62,6 +63,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   // Dataset versions.
   get('/api/v1/versiones', versionesRoute(services));
   get('/api/v1/versiones/:version', versionRoute(services));
+  get('/api/v1/cambios', cambiosRoute(services));
   get('/api/v1/descargas/:version/:archivo', descargasRoute(services));
 
   // The service itself, public.

@@ -1,0 +1,116 @@
+/**
+ * `/api/v1/cambios`: what changed between the version in force on `desde` and the one in force on
+ * `hasta` (../shared/spec/versiones.md). With `fraccion`, only that fraction's records are read from
+ * each version through the usual indexed search (milliseconds); without it, every record set is read
+ * from both versions in identifier order and merged, keeping only the page asked for in memory.
+ */
+import type { FastifyRequest } from 'fastify';
+import { compareKeys, diffRecordSet, keyOf, page } from '../data/cambios.js';
+import type { Cambio } from '../data/cambios.js';
+import type { RecordSet } from '../record-sets/define.js';
+import { ownFractionFilter } from '../record-sets/define.js';
+import { filterConditions } from '../record-sets/filters.js';
+import { recordSets } from '../record-sets/index.js';
+import type { Datasets, ServedVersion } from '../store/datasets.js';
+import type { Store, Values } from '../store/store.js';
+import type { VersionInfo } from '../store/versions.js';
+import { RequestValidationError, notFound } from './errors.js';
+import type { ParamSpec } from './params.js';
+import { PAGING, parseParams, partSchemas } from './params.js';
+import type { OpenRoute } from './route-kinds.js';
+
+export interface CambiosContext {
+  readonly datasets: Datasets;
+  readonly protect: (request: FastifyRequest) => Promise<void>;
+}
+
+const PARAMS: readonly ParamSpec[] = [
+  { name: 'desde', in: 'query', kind: 'date', required: true, description: 'Changes since the version in force on this date (YYYY-MM-DD)' },
+  { name: 'hasta', in: 'query', kind: 'date', description: 'Up to the version in force on this date (YYYY-MM-DD); today when not given' },
+  { name: 'fraccion', in: 'query', kind: 'fraction', description: 'Only the records of this fraction (8 digits, 10 with NICO, fewer a prefix), on either side' },
+  { name: 'conjunto', in: 'query', kind: 'text', description: 'Only this record set (its path: tlcs, aladi2, …)' },
+  ...PAGING,
+];
+
+/** More records than one fraction has in any record set. */
+const ONE_FRACTION_LIMIT = 100_000;
+
+const toValues = (rs: RecordSet, row: Readonly<Record<string, string | number | null>>): Values => rs.fields.map((f) => row[f.name] ?? null);
+
+/** One fraction's records of a record set in both versions; a record that changed fraction is found on both sides by its identifier. */
+async function fractionRows(rs: RecordSet, digits: string, desde: Store, hasta: Store): Promise<[Values[], Values[]]> {
+  const filter = ownFractionFilter(rs)!;
+  const conditions = filterConditions(filter, digits);
+  const read = async (store: Store): Promise<Values[]> =>
+    (await store.search(rs, { conditions, skip: 0, limit: ONE_FRACTION_LIMIT })).map((r) => toValues(rs, r));
+  const [before, after] = await Promise.all([read(desde), read(hasta)]);
+  const complete = async (mine: Values[], other: Values[], store: Store): Promise<Values[]> => {
+    const have = new Set(mine.map((r) => JSON.stringify(keyOf(rs, r))));
+    for (const row of other) {
+      const key = keyOf(rs, row);
+      if (have.has(JSON.stringify(key))) continue;
+      const found = await store.lookup(rs, key as (string | number)[]);
+      if (found) mine.push(toValues(rs, found));
+    }
+    return mine.sort((a, b) => compareKeys(keyOf(rs, a), keyOf(rs, b)));
+  };
+  return [await complete(before, after, desde), await complete(after, before, hasta)];
+}
+
+async function* changes(datasets: Datasets, sets: readonly RecordSet[], from: ServedVersion, to: ServedVersion, digits: string | undefined): AsyncGenerator<Cambio> {
+  for (const rs of sets) {
+    if (digits !== undefined) {
+      if (!ownFractionFilter(rs)) continue;
+      const [before, after] = await fractionRows(rs, digits, from.store, to.store);
+      yield* diffRecordSet(rs, before, after);
+    } else {
+      yield* diffRecordSet(rs, datasets.rows(rs, from.version!), datasets.rows(rs, to.version!));
+    }
+  }
+}
+
+function recordSetsAsked(conjunto: string | undefined): readonly RecordSet[] {
+  if (conjunto === undefined) return recordSets;
+  const rs = recordSets.find((r) => r.path === conjunto);
+  if (rs) return [rs];
+  const expected = recordSets.map((r) => `'${r.path}'`).join(', ');
+  throw new RequestValidationError([{ type: 'enum', loc: ['query', 'conjunto'], msg: `Input should be ${expected}`, input: conjunto, ctx: { expected } }]);
+}
+
+export function cambiosRoute(ctx: CambiosContext): OpenRoute {
+  return {
+    onRequest: ctx.protect,
+    schema: {
+      operationId: 'cambios',
+      summary: 'What changed between the versions in force on two dates',
+      tags: ['versiones'],
+      security: [{ HTTPBearer: [] }],
+      ...partSchemas(PARAMS),
+      response: {
+        200: { description: 'Successful Response', type: 'object', additionalProperties: true },
+        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
+        404: { description: 'No dataset in force on desde', $ref: 'ErrorMessage#' },
+        422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
+      },
+    },
+    handler: async (request) => {
+      const p = parseParams(PARAMS, {}, request.query as Record<string, unknown>);
+      const desde = p['desde'] as string | undefined;
+      if (desde === undefined) throw new RequestValidationError([{ type: 'missing', loc: ['query', 'desde'], msg: 'Field required', input: null }]);
+      const hasta = (p['hasta'] as string | undefined) ?? ctx.datasets.today();
+      if (hasta < desde) {
+        throw new RequestValidationError([{ type: 'value_error', loc: ['query', 'hasta'], msg: 'Value error, hasta must not be before desde', input: hasta }]);
+      }
+      const sets = recordSetsAsked(p['conjunto'] as string | undefined);
+      const from = ctx.datasets.on(desde);
+      const to = ctx.datasets.on(hasta);
+      if (!from?.version || !to?.version) throw notFound(`No dataset in force on ${desde}`);
+      const skip = p['skip'] as number;
+      const limit = p['limit'] as number;
+      const same = from.version === to.version;
+      const { items, total } = same ? { items: [], total: 0 } : await page(changes(ctx.datasets, sets, from, to, p['fraccion'] as string | undefined), skip, limit);
+      const name = (v: VersionInfo): string => v.version;
+      return { desde_version: name(from.version), hasta_version: name(to.version), items, total, skip, limit };
+    },
+  };
+}
