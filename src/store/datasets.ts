@@ -114,7 +114,7 @@ export class Datasets {
   }
 
   private storeOf(version: VersionInfo, main: Store): Store {
-    if (version === newestImport(this.catalog)) return main;
+    if (version.version === newestImport(this.catalog)?.version) return main;
     let store = this.aside.get(version.version);
     if (!store) {
       store = driverFor(this.config).openVersion(this.config, version);
@@ -131,7 +131,7 @@ export class Datasets {
 
   /** The rows of one record set of a version, in identifier order, read while the caller goes on (a download). */
   rows(rs: RecordSet, version: VersionInfo): AsyncGenerator<Values> {
-    const aside = version === newestImport(this.catalog) ? undefined : version;
+    const aside = version.version === newestImport(this.catalog)?.version ? undefined : version;
     return driverFor(this.config).readRecordSet(this.config, rs, aside);
   }
 

@@ -12,6 +12,7 @@ import type { DatasetRow, VersionPlan } from './core.js';
 import { buildCount, buildCreateTable, buildIndexes, buildInsert, quote, sqliteDialect } from './sql.js';
 import { SQLITE_FULLTEXT_BUILD } from './sqlite-fulltext.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, Values } from './store.js';
+import { StoreUnavailableError } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
 import { VERSIONS_SELECT, versionInsert, versionValues } from './versions.js';
 
@@ -240,7 +241,12 @@ export function sqliteCatalog(db: Database.Database): VersionInfo[] {
 
 /** One record set of the file at `path`, in identifier order, read on a connection of its own that closes when the reading stops. */
 export async function* sqliteRecordSet(path: string, rs: RecordSet): AsyncGenerator<Values> {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new StoreUnavailableError(`${path}: ${(error as Error).message}`);
+  }
   const rows = db.prepare(selectAll(rs)).raw().iterate() as IterableIterator<Values>;
   try {
     // A pause now and then lets a long read share the process with the requests around it.
