@@ -134,6 +134,9 @@ function scenarios(get: (path: string) => Request): Map<string, Request[]> {
     ['ficha (every record set for one fraction)', tlcFractions.map((f) => get(`/api/v1/ficha/${f}`))],
     ['buscar (full text, 20 hits)', ['cafe', 'refrig', 'tomates', 'motor', 'acero'].map((q) => get(`/api/v1/buscar?q=${q}&limit=20`))],
     ['login', [{ method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: loginBody }]],
+    // Dataset versions: the database holds two (see main); the lookup above is the current version's.
+    ['as_of lookup of an older version (fracciones/{sysid})', spread(ids, 500).map((id) => get(`/api/v1/fracciones/${id}?as_of=2020-01-01`))],
+    ['cambios page (one fraction, two versions)', tlcFractions.map((f) => get(`/api/v1/cambios?desde=2020-01-01&hasta=2024-06-01&fraccion=${f}`))],
   ]);
 }
 
@@ -219,6 +222,8 @@ async function main(): Promise<void> {
   copyFileSync(defaultDatabasePath, database);
   const benchHash = await hashPassword('bench password');
   await withUserAdmin(loadConfig({ DATABASE_URL: `sqlite:${database}` }), (a) => a.add('bench', benchHash, null, null));
+  // A second version (the same data, in force from 2024): the demo's own, in force since always, becomes an older version.
+  await writeDatabase(`sqlite:${database}`, 'bench: second version', () => undefined, { keep: recordSets, vigenteDesde: '2024-01-01' });
 
   const baseline = start(join(root, 'dist', 'bench', 'baseline.js'), { PORT: '8301' });
   await firstOk('http://127.0.0.1:8301/', baseline.startedAt);
