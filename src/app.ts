@@ -20,6 +20,7 @@ import { ResponseCache } from './http/cache.js';
 import type { LogOutput } from './http/logging.js';
 import { loggerOptions } from './http/logging.js';
 import { registerBuscar } from './http/buscar.js';
+import { registerContribuciones } from './http/contribuciones.js';
 import { registerFicha } from './http/ficha.js';
 import { registerObservability } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
@@ -149,6 +150,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerAuthRoutes(app, { store: current, tokens, throttle, protect, routeWithAllow });
   registerFicha(app, { recordSets, store: current, protect, cache });
   registerBuscar(app, { store: current, protect, cache });
+  registerContribuciones(app, { recordSets, store: current, protect });
   registerPublicRoutes(app, { store: current, routeWithAllow });
   return app;
 }

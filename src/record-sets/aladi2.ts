@@ -21,4 +21,19 @@ export const aladi2 = defineRecordSet({
     SYSID: int(),
   }),
   filters: fractionFilters(),
+  contribuciones: {
+    country: 'PAIS',
+    roles: [
+      {
+        kind: 'preference',
+        treatment: 'aladi',
+        identifier: 'AL',
+        rates: [{ field: 'TASACALCULADA', percentText: true }, { field: 'TASANUM' }],
+        rateText: 'TASATXT',
+        requires: 'certificado_origen',
+        agreement: 'ACUERDO',
+        law: 'Tratado de Montevideo 1980 (ALADI), acuerdo indicado',
+      },
+    ],
+  },
 });

@@ -32,4 +32,11 @@ export const cuotas2 = defineRecordSet({
     SYSID: [int(), 'identifier'],
   }),
   filters: fractionFilters(),
+  contribuciones: {
+    country: 'PAIS',
+    validity: ['FECHAINICIO', 'FECHAFIN'],
+    roles: [
+      { kind: 'compensatory', percent: 'PORCENTAJE', amount: 'DOLARES', currency: 'CLAVEMONEDA', exporter: 'EMPRESA', resolution: 'RESOLUCION' },
+    ],
+  },
 });

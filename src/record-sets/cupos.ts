@@ -27,4 +27,22 @@ export const cupos = defineRecordSet({
     SYSID: int(),
   }),
   filters: fractionFilters(),
+  contribuciones: {
+    country: 'PAIS',
+    validity: ['FECHAINICIO', 'FECHAFIN'],
+    direction: { field: 'TIPOOPERACION', importValues: ['I'] },
+    roles: [
+      {
+        kind: 'preference',
+        treatment: 'cupo',
+        identifier: 'DC',
+        rates: [{ field: 'TASANUM' }],
+        rateText: 'TASATXT',
+        requires: null,
+        agreement: 'ACUERDO',
+        law: 'Arancel-cupo, Ley de Comercio Exterior arts. 13 y 23',
+      },
+      { kind: 'requirement', describe: ['PRODUCTO', 'ACUERDO', 'PERIODO', 'OBSERVACIONES'], order: 4 },
+    ],
+  },
 });

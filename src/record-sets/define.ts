@@ -2,6 +2,8 @@
  * The shape of a record-set declaration. Everything the service does with a record set (table DDL,
  * import validation, routes, request and response schemas, SQL, OpenAPI) is derived from one of these.
  */
+import type { ContributionUse } from './roles.js';
+import { namedFields } from './roles.js';
 
 export type FieldType =
   | { readonly kind: 'int' }
@@ -68,6 +70,8 @@ export interface RecordSet {
   readonly filters: readonly Filter[];
   readonly paginated: boolean;
   readonly fixedSearches: readonly FixedSearch[];
+  /** What its records mean for the contributions of an import (src/record-sets/roles.ts). */
+  readonly contribuciones?: ContributionUse;
 }
 
 export interface RecordSetInput {
@@ -79,6 +83,7 @@ export interface RecordSetInput {
   filters: readonly Filter[];
   paginated?: boolean;
   fixedSearches?: readonly FixedSearch[];
+  contribuciones?: ContributionUse;
 }
 
 /** Builds a declaration, filling the names that follow from the others and checking it is coherent. */
@@ -97,6 +102,7 @@ export function defineRecordSet(input: RecordSetInput): RecordSet {
     }
   }
   for (const s of input.fixedSearches ?? []) for (const name of Object.keys(s.where)) check(name, 'fixed search');
+  if (input.contribuciones) for (const name of namedFields(input.contribuciones)) check(name, 'contribution role');
   if (names.size !== input.fields.length) throw new Error(`record set ${input.path}: duplicate field`);
   return {
     path: input.path,
@@ -109,6 +115,7 @@ export function defineRecordSet(input: RecordSetInput): RecordSet {
     filters: input.filters,
     paginated: input.paginated ?? false,
     fixedSearches: input.fixedSearches ?? [],
+    ...(input.contribuciones && { contribuciones: input.contribuciones }),
   };
 }
 

@@ -25,4 +25,9 @@ export const regulaciones = defineRecordSet({
     SYSID: int(),
   }),
   filters: fractionFilters(),
+  contribuciones: {
+    country: 'PAIS',
+    direction: { field: 'IMPORTACION', importValues: ['S'] },
+    roles: [{ kind: 'requirement', describe: ['PERMISO', 'CONDICION'], order: 2 }],
+  },
 });
