@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { ESTIMATE_WARNING } from '../src/contribuciones/compute.js';
 import type { Running } from './helpers.js';
-import { serveFixture, storeKinds } from './helpers.js';
+import { fillDemo, serveFixture, storeKinds } from './helpers.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 
 interface Line {
@@ -260,3 +260,22 @@ for (const kind of await storeKinds()) {
     });
   });
 }
+
+describe('contribuciones on the demo dataset', () => {
+  serveFixture('sqlite', { MAX_EVENT_LOOP_DELAY_MS: '0' }, (running) => (server = running), fillDemo);
+
+  test('the answer warns that the rates are historic or demo data, naming the record sets', async () => {
+    const { status, body } = await post(
+      request('CHN', [line('0101.21.01', '100000.00', { certificado_origen: true }), line('7202.70.01', '50000.00', { exportador: 'Exportadora demo 33', cantidad_umt: '100' })], {
+        tipo_cambio: '17.0000',
+      }),
+    );
+    assert.equal(status, 200);
+    const warning = body.advertencias.find((a) => a.startsWith('Datos históricos o de demostración'));
+    assert.ok(warning, body.advertencias.join(' | '));
+    for (const set of ['fracciones', 'cuotas2']) assert.match(warning, new RegExp(`\\b${set}\\b`));
+    const cc = body.partidas[1]!.opciones[0]!.contribuciones.filter((c) => c.clave === 'CC');
+    // The demo's specific duty for that exporter: 1.1860 USD × 17 × 100.
+    assert.deepEqual(cc.map((c) => [c.cuota, c.importe_exacto]), [['1.186', '2016.20']]);
+  });
+});
