@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import fc from 'fast-check';
 import { ESTIMATE_WARNING } from '../src/contribuciones/compute.js';
 import type { Running } from './helpers.js';
@@ -47,6 +48,11 @@ interface Detail {
 }
 
 let server: Running;
+
+interface OpenApi {
+  paths: Record<string, { post?: { security: unknown; responses: Record<string, unknown>; requestBody: unknown } } | undefined>;
+  components: { schemas: Record<string, { required?: string[] } | undefined> };
+}
 
 async function post<T = Answer>(body: unknown, token: string | null = server.token): Promise<{ status: number; body: T }> {
   const response = await fetch(`${server.base}/api/v1/contribuciones`, {
@@ -236,6 +242,20 @@ for (const kind of await storeKinds()) {
       assert.equal(body.partidas.length, 500);
       const general = body.partidas.reduce((a, p) => a + BigInt(p.opciones[0]!.total), 0n);
       assert.equal(body.totales.general, String(general));
+    });
+
+    test('in the OpenAPI document, valid, with its request and answer schemas and every error', async () => {
+      const { body } = await server.json<OpenApi>('/openapi.json');
+      const result = await new Validator().validate(structuredClone(body) as unknown as Record<string, unknown>);
+      assert.equal(result.valid, true, JSON.stringify(result.errors));
+      const operation = body.paths['/api/v1/contribuciones']?.post;
+      assert.ok(operation);
+      assert.deepEqual(operation.security, [{ HTTPBearer: [] }]);
+      assert.deepEqual(Object.keys(operation.responses).sort(), ['200', '401', '404', '413', '422']);
+      const schema = body.components.schemas['ContribucionesRequest'];
+      assert.deepEqual(schema?.required, ['pais_origen', 'partidas']);
+      for (const name of ['ContribucionesResponse', 'PartidaContribuciones', 'OpcionContribuciones', 'Contribucion']) assert.ok(body.components.schemas[name], name);
+      assert.ok(JSON.stringify(operation.requestBody).includes('ContribucionesRequest'));
     });
 
     test('random and hostile bodies never give a 500', async () => {
