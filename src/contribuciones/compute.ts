@@ -79,6 +79,9 @@ interface Run {
   readonly missing: Map<string, ValidationDetail>;
   /** Record sets whose historic or demo records were used. */
   readonly marked: Set<string>;
+  /** Lines of the same fraction and NICO share the records that apply and the requirements (500 lines, few fractions). */
+  readonly applicable: Map<string, Row[]>;
+  readonly requirements: Map<string, Requisito[]>;
 }
 
 const tariffSource = (sources: readonly Source[]): Source => {
@@ -129,9 +132,13 @@ function exchange(run: Run, what: string): Dec {
 }
 
 function applicable(run: Run, line: Resolved, source: Source): Row[] {
+  const key = `${line.partida.fraccion}.${line.nico}:${source.rs.path}`;
+  const known = run.applicable.get(key);
+  if (known) return known;
   const at: Circumstances = { nico: line.nico, countries: run.countries, fecha8: run.request.fecha.replace(/-/g, '') };
   const rows = (line.records.get(source) ?? []).filter((row) => applies(source, row, at));
-  if (rows.some(isMarked)) run.marked.add(source.rs.path);
+  if (!run.marked.has(source.rs.path) && rows.some(isMarked)) run.marked.add(source.rs.path);
+  run.applicable.set(key, rows);
   return rows;
 }
 
@@ -139,7 +146,7 @@ function applicable(run: Run, line: Resolved, source: Source): Row[] {
 function generalIgi(run: Run, line: Resolved, source: Source, notes: string[]): Computed | null {
   const role = rolesOf(source, 'tariff')[0]!;
   const row = line.tariff;
-  if (isMarked(row)) run.marked.add(source.rs.path);
+  if (!run.marked.has(source.rs.path) && isMarked(row)) run.marked.add(source.rs.path);
   const written = text(row, role.rateText) ?? '';
   const fundamento = `LIGIE art. 1, fracción ${dotted(line.partida.fraccion)}`;
   if (/prohibid/i.test(written)) {
@@ -274,6 +281,9 @@ function preferences(run: Run, line: Resolved, sources: readonly Source[], notes
 }
 
 function requirements(run: Run, line: Resolved, sources: readonly Source[]): Requisito[] {
+  const key = `${line.partida.fraccion}.${line.nico}`;
+  const known = run.requirements.get(key);
+  if (known) return known;
   const found: { order: number; req: Requisito }[] = [];
   for (const source of sources) {
     for (const role of rolesOf(source, 'requirement')) {
@@ -286,7 +296,9 @@ function requirements(run: Run, line: Resolved, sources: readonly Source[]): Req
       }
     }
   }
-  return found.sort((a, b) => a.order - b.order).map((f) => f.req);
+  const list = found.sort((a, b) => a.order - b.order).map((f) => f.req);
+  run.requirements.set(key, list);
+  return list;
 }
 
 function vat(line: Resolved, source: Source, base: Dec): Computed {
@@ -356,7 +368,7 @@ export function computeContribuciones(
   tables: Tables,
 ): Answer {
   const lines = resolve(request, sources, records);
-  const run: Run = { request, tables, countries: countryKeys(request.paisOrigen, tables.groups), missing: new Map(), marked: new Set() };
+  const run: Run = { request, tables, countries: countryKeys(request.paisOrigen, tables.groups), missing: new Map(), marked: new Set(), applicable: new Map(), requirements: new Map() };
   const warnings = [ESTIMATE_WARNING];
   const dta = dtaPart(tables, request.fecha, lines.map((l) => l.partida.valorAduana), warnings);
   const computed = lines.map((line, i) => computeLine(run, line, sources, dta[i] ?? null));
