@@ -321,7 +321,14 @@ function option(
   const iva = vat(line, parts.tariff, iepsBase.plus(sum(ieps.map((c) => c.importe))));
   const lines = [...before, ...ieps, iva];
   const total = sum(lines.map((c) => c.importe));
-  return { opcion: { tratamiento, ...extra, contribuciones: lines.map((c) => c.line), total: whole(total) }, total };
+  const opcion: Opcion = {
+    tratamiento,
+    ...(extra.acuerdo !== undefined && { acuerdo: extra.acuerdo }),
+    contribuciones: lines.map((c) => c.line),
+    identificadores: extra.identificadores,
+    total: whole(total),
+  };
+  return { opcion, total };
 }
 
 function exemptDta(run: Run, treatment: Treatment, share: DtaShare | null): Computed | null {

@@ -167,12 +167,15 @@ export function registerContribuciones(app: FastifyInstance, ctx: Contribuciones
         422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
       },
     },
-    handler: async (request) => {
+    // Serialised here rather than by the response schema, which would put optional fields (tasa, cuota,
+    // acuerdo) after the required ones: the answer keeps the contract's order; the schema documents it.
+    handler: async (request, reply) => {
       const question = parseRequest(request.body, todayInMexicoCity());
       const store = await storeOn(question.fecha);
       const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
       const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));
-      return computeContribuciones(question, sources, records, tables);
+      const answer = computeContribuciones(question, sources, records, tables);
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify(answer));
     },
   });
 }
