@@ -92,8 +92,8 @@ for (const kind of await storeKinds()) {
       assert.deepEqual(tlc?.contribuciones.map((c) => [c.clave, c.tipo, c.importe]), [['IGI', 'exento', '0'], ['DTA', 'exento', '0'], ['IVA', 'ad valorem', '16000']]);
       assert.deepEqual(tlc?.contribuciones[0]?.fuente, { conjunto: 'tlcs', id: 1, fraccion: '01012101' });
       // Fields in the contract's order.
-      assert.deepEqual(Object.keys(tlc!), ['tratamiento', 'acuerdo', 'contribuciones', 'identificadores', 'total']);
-      assert.deepEqual(Object.keys(tlc!.contribuciones[0]!), ['clave', 'base', 'tasa', 'tipo', 'importe', 'importe_exacto', 'fundamento', 'fuente']);
+      assert.deepEqual(Object.keys(tlc), ['tratamiento', 'acuerdo', 'contribuciones', 'identificadores', 'total']);
+      assert.deepEqual(Object.keys(tlc.contribuciones[0]), ['clave', 'base', 'tasa', 'tipo', 'importe', 'importe_exacto', 'fundamento', 'fuente']);
       assert.equal(partida?.mejor_opcion, 'tlc');
       assert.deepEqual(body.totales, { general: '28528', mejor: '16000' });
       assert.equal(body.advertencias[0], ESTIMATE_WARNING);
