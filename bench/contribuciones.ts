@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     const times: number[] = [];
     for (let i = 0; i < RUNS + 3; i++) {
       const started = performance.now();
-      const answer = await fetch(`${base}/api/v1/contribuciones`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+      const answer = await fetch(`${base}/api/v1/contribuciones`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(process.env['BENCH_ENCODING'] ? { 'accept-encoding': process.env['BENCH_ENCODING'] } : {}) }, body });
       await answer.arrayBuffer();
       if (answer.status !== 200) throw new Error(`status ${answer.status}`);
       if (i >= 3) times.push(performance.now() - started);

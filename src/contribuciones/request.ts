@@ -49,6 +49,13 @@ const SECTOR_PATTERN = '^(I|II|III|IV|V|VI|VII|VIII|IX|X|XI|XII|XIII|XIV|XV|XVI|
 type Loc = (string | number)[];
 type Obj = Record<string, unknown>;
 
+const patterns = new Map<string, RegExp>();
+const compiled = (pattern: string): RegExp => {
+  let re = patterns.get(pattern);
+  if (!re) patterns.set(pattern, (re = new RegExp(pattern)));
+  return re;
+};
+
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Today in Mexico City, `YYYY-MM-DD`: the default date of entry. */
@@ -85,7 +92,7 @@ class Checker {
     return value;
   }
 
-  pattern(value: unknown, loc: Loc, pattern: string, test: (s: string) => boolean = (s) => new RegExp(pattern).test(s)): string | undefined {
+  pattern(value: unknown, loc: Loc, pattern: string, test: (s: string) => boolean = (s) => compiled(pattern).test(s)): string | undefined {
     const s = this.string(value, loc);
     if (s === undefined) return undefined;
     if (!test(s)) return this.fail('string_pattern_mismatch', loc, `String should match pattern '${pattern}'`, s, { pattern });
