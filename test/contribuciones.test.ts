@@ -232,6 +232,11 @@ for (const kind of await storeKinds()) {
         assert.deepEqual(answer.body.detail[0]?.loc, loc);
       }
       assert.equal((await post('{"pais_origen": ', server.token)).status, 422);
+      // Hostile JSON: prototype keys are refused as the parser refuses them; deep nesting is named, not echoed back.
+      assert.equal((await post('{"__proto__": {"x": 1}, "pais_origen": "USA", "partidas": []}')).status, 422);
+      const deep = await post<Detail & { detail: { input: unknown }[] }>(`{"pais_origen": "USA", "partidas": [{"valor_aduana": "1", "fraccion": ${'['.repeat(100000)}${']'.repeat(100000)}}]}`);
+      assert.equal(deep.status, 422);
+      assert.deepEqual([deep.body.detail[0]?.loc, deep.body.detail[0]?.input], [['body', 'partidas', 0, 'fraccion'], 'a list of 1 items']);
       assert.equal((await post('not json at all', null)).status, 401);
       assert.equal((await post(request('USA', [line('01012101', '1')]), 'not-a-token')).status, 401);
       const huge = JSON.stringify(request('USA', [line('01012101', '1', { exportador: 'x'.repeat(1024 * 1024) })]));

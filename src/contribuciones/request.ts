@@ -69,11 +69,28 @@ function isCalendarDate(text: string): boolean {
   return y >= 1 && date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
+/** Longest input written back in an error, as JSON. */
+const MAX_ECHO = 2000;
+
+/**
+ * The input as an error repeats it (Pydantic does), unless it is too large or too deeply nested to
+ * write back: a 1 MiB body or ten thousand nested arrays are named, not repeated.
+ */
+function echo(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  try {
+    if (JSON.stringify(value).length <= MAX_ECHO) return value;
+  } catch {
+    // Nested too deeply to be written: described below.
+  }
+  return Array.isArray(value) ? `a list of ${value.length} items` : 'an object too large to repeat';
+}
+
 class Checker {
   readonly errors: ValidationDetail[] = [];
 
   fail(type: string, loc: Loc, msg: string, input: unknown, ctx?: Record<string, unknown>): undefined {
-    this.errors.push(ctx ? { type, loc, msg, input, ctx } : { type, loc, msg, input });
+    this.errors.push(ctx ? { type, loc, msg, input: echo(input), ctx } : { type, loc, msg, input: echo(input) });
     return undefined;
   }
 
@@ -162,7 +179,7 @@ function parseLines(c: Checker, value: unknown): Partida[] {
   }
   if (value.length > MAX_LINES) {
     const msg = `List should have at most ${MAX_LINES} items after validation, not ${value.length}`;
-    return c.fail('too_long', loc, msg, `a list of ${value.length} items`, { field_type: 'List', max_length: MAX_LINES, actual_length: value.length }) ?? [];
+    return c.fail('too_long', loc, msg, value, { field_type: 'List', max_length: MAX_LINES, actual_length: value.length }) ?? [];
   }
   return value.flatMap((item, i) => parsePartida(c, item, [...loc, i]) ?? []);
 }
