@@ -54,13 +54,13 @@ interface OpenApi {
   components: { schemas: Record<string, { required?: string[] } | undefined> };
 }
 
-async function post<T = Answer>(body: unknown, token: string | null = server.token): Promise<{ status: number; body: T }> {
+async function post<T = Answer>(body: unknown, token: string | null = server.token): Promise<{ status: number; body: T; headers: Headers }> {
   const response = await fetch(`${server.base}/api/v1/contribuciones`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token === null ? {} : { authorization: `Bearer ${token}` }) },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as T };
+  return { status: response.status, body: (await response.json()) as T, headers: response.headers };
 }
 
 const line = (fraccion: string, valor_aduana: string, extra: Record<string, unknown> = {}) => ({ fraccion, valor_aduana, ...extra });
@@ -73,8 +73,9 @@ for (const kind of await storeKinds()) {
     serveFixture(kind, { MAX_EVENT_LOOP_DELAY_MS: '0' }, (running) => (server = running), fillContribuciones);
 
     test("the contract's example: 100,000 pesos of breeding horses from the US, 10 % IGI, with and without proof of origin", async () => {
-      const { status, body } = await post(request('usa', [line('0101.21.01', '100000.00', { certificado_origen: true })]));
+      const { status, body, headers } = await post(request('usa', [line('0101.21.01', '100000.00', { certificado_origen: true })]));
       assert.equal(status, 200);
+      assert.equal(headers.get('cache-control'), 'no-store');
       const [partida] = body.partidas;
       assert.equal(partida?.fraccion, '01012101');
       assert.equal(partida?.nico, '00');
@@ -198,7 +199,7 @@ for (const kind of await storeKinds()) {
       const disagree = await post<Detail>(request('USA', [line('8471300101', '1.00', { nico: '02' })]));
       assert.deepEqual([disagree.status, disagree.body.detail[0]?.loc], [422, ['body', 'partidas', 0, 'nico']]);
       const unknown = await post(request('USA', [line('01012101', '1.00'), line('9999.99.99', '1.00')]));
-      assert.deepEqual(unknown, { status: 404, body: { detail: 'Fraction not found: 9999.99.99' } });
+      assert.deepEqual([unknown.status, unknown.body], [404, { detail: 'Fraction not found: 9999.99.99' }]);
     });
 
     test("hostile amounts get the contract's 422 on that field", async () => {
@@ -239,6 +240,9 @@ for (const kind of await storeKinds()) {
       assert.deepEqual([deep.body.detail[0]?.loc, deep.body.detail[0]?.input], [['body', 'partidas', 0, 'fraccion'], 'a list of 1 items']);
       assert.equal((await post('not json at all', null)).status, 401);
       assert.equal((await post(request('USA', [line('01012101', '1')]), 'not-a-token')).status, 401);
+      const get = await server.get('/api/v1/contribuciones', { authorization: `Bearer ${server.token}` });
+      assert.deepEqual([get.status, get.headers.get('allow')], [405, 'POST']);
+      await get.arrayBuffer();
       const huge = JSON.stringify(request('USA', [line('01012101', '1', { exportador: 'x'.repeat(1024 * 1024) })]));
       assert.equal((await post(huge)).status, 413);
     });

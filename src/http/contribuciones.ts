@@ -175,7 +175,8 @@ export function registerContribuciones(app: FastifyInstance, ctx: Contribuciones
       const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
       const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));
       const answer = computeContribuciones(question, sources, records, tables);
-      return reply.type('application/json; charset=utf-8').send(JSON.stringify(answer));
+      // An answer about one shipment, computed on request: never stored by a cache on the way.
+      return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(answer));
     },
   });
 }
