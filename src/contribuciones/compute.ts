@@ -98,7 +98,7 @@ function resolve(request: ContribucionesRequest, sources: readonly Source[], rec
     const own = records.get(partida.fraccion);
     const rows = own?.get(tariff) ?? [];
     const name = dotted(partida.fraccion) + (partida.nico ? `.${partida.nico}` : '');
-    const nicos = [...new Set(rows.map((r) => text(r, tariff.nicoField)).filter((n): n is string => n !== null))];
+    const nicos = [...new Set(rows.map((r) => text(r, tariff.nicoField)).filter((n): n is string => n !== null))].sort();
     if (rows.length === 0) throw notFound(`Fraction not found: ${name}`);
     if (partida.nico === undefined && nicos.length > 1) {
       const msg = `Field required: the fraction has several NICO (${nicos.join(', ')})`;
