@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { buildApp } from '../src/app.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { defaultDatabasePath, loadConfig } from '../src/config.js';
-import { buildDemoDatabase } from '../src/data/ensure.js';
-import { SqliteUserAdmin, SqliteStore } from '../src/store/sqlite.js';
+import { buildDemoDatabase } from '../src/data/startup.js';
+import { recordSets } from '../src/record-sets/index.js';
+import { openStore, withUserAdmin } from '../src/store/drivers.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 30);
 const LINES = 500;
@@ -21,15 +22,14 @@ const percentile = (sorted: number[], p: number): number => sorted[Math.min(sort
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'tariff-bench-contribuciones-'));
   try {
-    if (!existsSync(defaultDatabasePath)) buildDemoDatabase(defaultDatabasePath);
+    if (!existsSync(defaultDatabasePath)) await buildDemoDatabase(defaultDatabasePath);
     const database = join(work, 'bench.sqlite');
     copyFileSync(defaultDatabasePath, database);
-    const admin = new SqliteUserAdmin(database);
-    admin.add('bench', await hashPassword('bench password'), null, null);
-    admin.close();
+    const config = loadConfig({ DATABASE_URL: `sqlite:${database}`, JWT_SECRET: 'benchmark-secret-that-is-long-enough-0123456789', LOG_LEVEL: 'warn', MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '0' });
+    const hash = await hashPassword('bench password');
+    await withUserAdmin(config, (admin) => admin.add('bench', hash, null, null));
     // Fractions that have FTA records and a single NICO, so that every line has options to compute.
-    const store = new SqliteStore(database);
-    const { recordSets } = await import('../src/record-sets/index.js');
+    const store = openStore(config);
     const tlcs = recordSets.find((rs) => rs.path === 'tlcs')!;
     const fracciones = recordSets.find((rs) => rs.path === 'fracciones')!;
     const rows = await store.search(tlcs, { conditions: [{ kind: 'ci', field: 'PAIS', value: 'USA' }], skip: 0, limit: 400 });
@@ -40,7 +40,6 @@ async function main(): Promise<void> {
     }
     await store.close();
 
-    const config = loadConfig({ DATABASE_URL: `sqlite:${database}`, JWT_SECRET: 'benchmark-secret-that-is-long-enough-0123456789', LOG_LEVEL: 'warn', MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '0' });
     const app = await buildApp(config);
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();

@@ -2,9 +2,9 @@
  * Records for the contributions tests, over real fractions, with rates chosen so that each worked
  * case can be checked by hand (test/contribuciones.test.ts says where each figure comes from).
  */
-import { recordToRow } from '../src/data/load.js';
+import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
-import type { DatasetWriter } from '../src/store/sqlite.js';
+import type { DatasetWriter } from '../src/store/store.js';
 
 type Records = Record<string, Record<string, string | number | null>[]>;
 

@@ -69,8 +69,7 @@ const amounts = (o: Option | undefined) => o?.contribuciones.map((c) => [c.clave
 
 for (const kind of await storeKinds()) {
   describe(`contribuciones (${kind})`, () => {
-    // Load shedding off: on a busy machine the event-loop check would answer 503, which is not what these tests are about.
-    serveFixture(kind, { MAX_EVENT_LOOP_DELAY_MS: '0' }, (running) => (server = running), fillContribuciones);
+    serveFixture(kind, {}, (running) => (server = running), fillContribuciones);
 
     test("the contract's example: 100,000 pesos of breeding horses from the US, 10 % IGI, with and without proof of origin", async () => {
       const { status, body, headers } = await post(request('usa', [line('0101.21.01', '100000.00', { certificado_origen: true })]));
@@ -294,7 +293,7 @@ for (const kind of await storeKinds()) {
 }
 
 describe('contribuciones on the demo dataset', () => {
-  serveFixture('sqlite', { MAX_EVENT_LOOP_DELAY_MS: '0' }, (running) => (server = running), fillDemo);
+  serveFixture('sqlite', {}, (running) => (server = running), fillDemo);
 
   test('the answer warns that the rates are historic or demo data, naming the record sets', async () => {
     const { status, body } = await post(

@@ -6,7 +6,7 @@
  */
 import type { ValidationDetail } from '../http/errors.js';
 import { RequestValidationError, notFound } from '../http/errors.js';
-import { dotted } from '../http/records.js';
+import { dotted } from '../record-sets/filters.js';
 import type { Treatment } from '../record-sets/roles.js';
 import type { Row } from '../store/store.js';
 import type { DtaShare } from './dta.js';

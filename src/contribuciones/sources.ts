@@ -3,8 +3,8 @@
  * for contributions (src/record-sets/roles.ts). Reads are batched, one query per record set and per
  * hundred fractions whatever the number of lines, and the rows are then told apart per fraction.
  */
-import { conditionsFor } from '../http/records.js';
 import type { RecordSet } from '../record-sets/define.js';
+import { searchConditions } from '../record-sets/filters.js';
 import type { ContributionRole, ContributionUse } from '../record-sets/roles.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
@@ -47,13 +47,13 @@ function fractionOf(source: Source, row: Row): string {
 }
 
 async function readSource(store: Store, source: Source, fractions: readonly string[], countries: readonly string[]): Promise<Row[]> {
-  const { rs, use } = source;
+  const { rs } = source;
   const rows: Row[] = [];
   for (let i = 0; i < fractions.length; i += FRACTIONS_PER_QUERY) {
     const chunk = fractions.slice(i, i + FRACTIONS_PER_QUERY);
-    const conditions: Condition[] = [{ kind: 'or', any: chunk.flatMap((f) => conditionsFor(rs, { fraccion: f })) }];
-    if (use.country) {
-      const field = use.country;
+    const conditions: Condition[] = [{ kind: 'or', any: chunk.flatMap((f) => searchConditions(rs, { fraccion: f })) }];
+    if (rs.country) {
+      const field = rs.country;
       conditions.push({ kind: 'or', any: [{ kind: 'null', field }, ...countries.map((value) => ({ kind: 'ci' as const, field, value }))] });
     }
     rows.push(...(await store.search(rs, { conditions, skip: 0, limit: ROWS_PER_QUERY })));
@@ -91,8 +91,8 @@ export function applies(source: Source, row: Row, at: Circumstances): boolean {
   const { use } = source;
   const nico = row[source.nicoField];
   if (!blank(nico) && String(nico) !== at.nico) return false;
-  if (use.country) {
-    const country = row[use.country];
+  if (source.rs.country) {
+    const country = row[source.rs.country];
     if (!blank(country) && !at.countries.includes(String(country).trim().toUpperCase())) return false;
   }
   if (use.validity) {

@@ -4,7 +4,7 @@
  * records of every line are read in one batch per record set; the computation is pure
  * (src/contribuciones/). Bearer-protected like every business route, checked before the body is read.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { computeContribuciones } from '../contribuciones/compute.js';
 import { DECIMAL_PATTERNS, MAX_LINES, REGIMES, parseRequest, todayInMexicoCity } from '../contribuciones/request.js';
 import { contributionSources, countryKeys, readRecords } from '../contribuciones/sources.js';
@@ -12,7 +12,7 @@ import type { Tables } from '../contribuciones/tables.js';
 import { loadTables } from '../contribuciones/tables.js';
 import type { RecordSet } from '../record-sets/define.js';
 import type { Store } from '../store/store.js';
-import { routeWithAllow } from './routes.js';
+import type { OpenRoute } from './route-kinds.js';
 
 /** A body of 500 lines fits with room to spare; a larger one is a 413. */
 export const CONTRIBUCIONES_BODY_LIMIT = 1024 * 1024;
@@ -142,15 +142,14 @@ const responseSchemas = [
   },
 ];
 
-export function registerContribuciones(app: FastifyInstance, ctx: ContribucionesContext): void {
+/** The route, for the routing table (routes.ts); its schemas are added to `app` for the responses to refer to. */
+export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesContext): OpenRoute {
   app.addSchema(requestSchema);
   for (const schema of responseSchemas) app.addSchema(schema);
   const sources = contributionSources(ctx.recordSets);
   const tables = ctx.tables ?? loadTables();
   const storeOn = ctx.storeOn ?? (() => ctx.store());
-  routeWithAllow(app, {
-    method: 'POST',
-    url: '/api/v1/contribuciones',
+  return {
     onRequest: ctx.protect,
     bodyLimit: CONTRIBUCIONES_BODY_LIMIT,
     schema: {
@@ -169,7 +168,7 @@ export function registerContribuciones(app: FastifyInstance, ctx: Contribuciones
     },
     // Serialised here rather than by the response schema, which would put optional fields (tasa, cuota,
     // acuerdo) after the required ones: the answer keeps the contract's order; the schema documents it.
-    handler: async (request, reply) => {
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const question = parseRequest(request.body, todayInMexicoCity());
       const store = await storeOn(question.fecha);
       const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
@@ -178,5 +177,5 @@ export function registerContribuciones(app: FastifyInstance, ctx: Contribuciones
       // An answer about one shipment, computed on request: never stored by a cache on the way.
       return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(answer));
     },
-  });
+  };
 }

@@ -21,8 +21,8 @@ export const aladi2 = defineRecordSet({
     SYSID: int(),
   }),
   filters: fractionFilters(),
+  country: 'PAIS',
   contribuciones: {
-    country: 'PAIS',
     roles: [
       {
         kind: 'preference',

@@ -29,11 +29,11 @@ export const cuotas2 = defineRecordSet({
     FECHAFIN: date8(),
     OBSERVACIONES: text(),
     NICO: str(2),
-    SYSID: [int(), 'identifier'],
+    SYSID: int(),
   }),
   filters: fractionFilters(),
+  country: 'PAIS',
   contribuciones: {
-    country: 'PAIS',
     validity: ['FECHAINICIO', 'FECHAFIN'],
     roles: [
       { kind: 'compensatory', percent: 'PORCENTAJE', amount: 'DOLARES', currency: 'CLAVEMONEDA', exporter: 'EMPRESA', resolution: 'RESOLUCION' },

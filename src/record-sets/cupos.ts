@@ -27,8 +27,8 @@ export const cupos = defineRecordSet({
     SYSID: int(),
   }),
   filters: fractionFilters(),
+  country: 'PAIS',
   contribuciones: {
-    country: 'PAIS',
     validity: ['FECHAINICIO', 'FECHAFIN'],
     direction: { field: 'TIPOOPERACION', importValues: ['I'] },
     roles: [

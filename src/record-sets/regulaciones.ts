@@ -25,8 +25,8 @@ export const regulaciones = defineRecordSet({
     SYSID: int(),
   }),
   filters: fractionFilters(),
+  country: 'PAIS',
   contribuciones: {
-    country: 'PAIS',
     direction: { field: 'IMPORTACION', importValues: ['S'] },
     roles: [{ kind: 'requirement', describe: ['PERMISO', 'CONDICION'], order: 2 }],
   },

@@ -4,10 +4,11 @@
  * that the computation names no record set and no column of its own: it reads what these say.
  */
 
-/** Which of a record set's records apply to an import of one fraction from one origin on one date. */
+/**
+ * Which of a record set's records apply to an import of one fraction from one origin on one date,
+ * besides its fraction, NICO and country (which every declaration states).
+ */
 export interface Applicability {
-  /** Column with the origin country key (Anexo 22 apéndice 4); empty means every country. */
-  readonly country?: string;
   /** Columns `YYYYMMDD` from and until which the record is in force; empty means open-ended. */
   readonly validity?: readonly [from: string, until: string];
   /** Column telling the direction of trade and the values meaning import; empty means both. */
@@ -94,7 +95,6 @@ export interface ContributionUse extends Applicability {
 /** Every column a use names, to check a declaration against its fields. */
 export function namedFields(use: ContributionUse): string[] {
   const names: string[] = [];
-  if (use.country) names.push(use.country);
   if (use.validity) names.push(...use.validity);
   if (use.direction) names.push(use.direction.field);
   for (const role of use.roles) {
