@@ -85,6 +85,17 @@ export async function waitFor(what: string, condition: () => boolean | Promise<b
   }
 }
 
+/** What `promise` gives if it settles within `timeoutMs`, else `late`: a bound on a wait that must end, not a speed check. */
+export async function within<T, L>(promise: Promise<T>, timeoutMs: number, late: L): Promise<T | L> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<L>((resolve) => (timer = setTimeout(() => resolve(late), timeoutMs)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface Running {
   readonly app: FastifyInstance;
   readonly base: string;

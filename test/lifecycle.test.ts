@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { writeFixtureDatabase } from './fixtures.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, login, tempDir } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, login, tempDir, within } from './helpers.js';
 import type { Listening, Service } from './process.js';
 import { kill, spawnService, startService, waitFor } from './process.js';
 
@@ -42,7 +42,7 @@ function get(url: string, options: { agent?: Agent | false; headers?: Record<str
     });
     req.once('error', reject);
     // No test waits for ever: an unanswered request is a failure, not a hang.
-    req.setTimeout(5000, () => req.destroy(Object.assign(new Error('no answer within 5 s'), { code: 'TIMEOUT' })));
+    req.setTimeout(30_000, () => req.destroy(Object.assign(new Error('no answer within 30 s'), { code: 'TIMEOUT' })));
     req.end();
   });
 }
@@ -64,9 +64,8 @@ interface ClientOutcome {
  * One client on one keep-alive connection, asking again as soon as it is answered, until the server
  * says it closes the connection (or `stop` is set). What a connection pool of a client system does.
  */
-async function keepAliveClient(url: string, headers: Record<string, string>, stop: { now: boolean }): Promise<ClientOutcome> {
+async function keepAliveClient(url: string, headers: Record<string, string>, stop: { now: boolean }, outcome: ClientOutcome): Promise<ClientOutcome> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const outcome: ClientOutcome = { answered: 0, notOk: 0, closedByServer: false };
   try {
     while (!stop.now) {
       const answer = await get(url, { agent, headers });
@@ -92,19 +91,21 @@ describe('SIGTERM and SIGINT', () => {
   after(() => kill(service));
 
   test('in the middle of load: every request on an open connection is answered, new ones are refused, exit 0', async () => {
-    service = await startService({ DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '5', RATE_LIMIT_MAX: '0' });
+    // A deadline far longer than a shutdown takes: reaching it would mean something held the process.
+    service = await startService({ DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '120' });
     const auth = { authorization: `Bearer ${await tokenFor(service.base)}` };
     const paths = ['/api/v1/tlcs/?fraccion=01012101', '/api/v1/fracciones/?limit=1000', '/api/v1/aladi2/5', '/health'];
     const stop = { now: false };
-    const clients = Array.from({ length: 24 }, (_, i) => keepAliveClient(service!.base + paths[i % paths.length]!, auth, stop));
+    const outcomes = Array.from({ length: 24 }, (): ClientOutcome => ({ answered: 0, notOk: 0, closedByServer: false }));
+    const answered = (): number => outcomes.reduce((sum, o) => sum + o.answered, 0);
+    const clients = outcomes.map((outcome, i) => keepAliveClient(service!.base + paths[i % paths.length]!, auth, stop, outcome));
     // An idle keep-alive connection, as a pool holds: it must not keep the process up until the deadline.
     const idle = new Agent({ keepAlive: true, maxSockets: 1 });
     await get(`${service.base}/health`, { agent: idle });
-    await sleep(400);
+    await waitFor('the load to run', () => answered() >= 100);
 
-    const signalled = Date.now();
     service.child.kill('SIGTERM');
-    const settled = await Promise.race([Promise.all(clients), sleep(8000).then(() => null)]);
+    const settled = await within(Promise.all(clients), 60_000, null);
     stop.now = true;
     assert.ok(settled, 'every client was told Connection: close');
     for (const outcome of settled) {
@@ -112,14 +113,12 @@ describe('SIGTERM and SIGINT', () => {
       assert.ok(outcome.closedByServer, 'the last answer closed the connection');
       assert.equal(outcome.notOk, 0, 'every answer was a 200');
     }
-    const total = settled.reduce((sum, o) => sum + o.answered, 0);
-    assert.ok(total > 100, `load was running (${total} requests)`);
 
     await assert.rejects(get(`${service.base}/health`), (error: { code?: string }) => error.code === 'ECONNREFUSED', 'a new connection is refused');
-    assert.equal(await service.exited, 0);
+    const exit = await within(service.exited, 60_000, 'still running 60 s after SIGTERM');
+    assert.equal(exit, 0, 'an idle connection did not hold the process until the deadline');
     idle.destroy();
-    const tookMs = Date.now() - signalled;
-    assert.ok(tookMs < 4000, `an idle connection did not hold the process until the deadline (${tookMs} ms)`);
+    assert.ok(!service.lines.some((l) => l.msg === 'connections still open at the shutdown deadline were closed'));
     assert.ok(service.lines.some((l) => l.msg?.startsWith('stopping')));
   });
 
@@ -131,13 +130,13 @@ describe('SIGTERM and SIGINT', () => {
     socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.on('error', () => undefined);
-    await sleep(100);
+    await sleep(500);
     const signalled = Date.now();
     service.child.kill('SIGINT');
     assert.equal(await service.exited, 0);
     await closed;
     const tookMs = Date.now() - signalled;
-    assert.ok(tookMs >= 900 && tookMs < 4000, `closed at the deadline (${tookMs} ms)`);
+    assert.ok(tookMs >= 900, `closed at the deadline, not before (${tookMs} ms)`);
     assert.ok(service.lines.some((l) => l.msg === 'connections still open at the shutdown deadline were closed'));
   });
 });
