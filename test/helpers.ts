@@ -21,12 +21,10 @@ import { hashPassword } from '../src/auth/passwords.js';
 import type { Config, StoreKind } from '../src/config.js';
 import { demoSourcesDir, loadConfig, redactDatabaseUrl } from '../src/config.js';
 import { demoRecords } from '../src/data/demo.js';
-import { recordToRow } from '../src/data/load.js';
+import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { withUserAdmin } from '../src/store/open.js';
-import { writePostgresDatabase } from '../src/store/postgres.js';
-import type { DatasetWriter } from '../src/store/sqlite.js';
-import { writeSqliteDatabase } from '../src/store/sqlite.js';
+import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';
+import type { DatasetWriter } from '../src/store/store.js';
 import { fillFixture } from './fixtures.js';
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
@@ -210,12 +208,12 @@ export async function createTestDatabase(kind: StoreKind, fill: (writer: Dataset
   if (kind === 'sqlite') {
     const tmp = tempDir();
     const path = join(tmp.dir, 'fixture.sqlite');
-    writeSqliteDatabase(path, 'test fixture', fill);
+    await writeDatabase(`sqlite:${path}`, 'test fixture', fill);
     return { kind, url: `sqlite:${path}`, drop: () => Promise.resolve(tmp.remove()) };
   }
   const db = await createPostgresDatabase();
   try {
-    await writePostgresDatabase(db.url, 'test fixture', fill);
+    await writeDatabase(db.url, 'test fixture', fill);
   } catch (error) {
     await db.drop();
     throw error;

@@ -24,9 +24,9 @@ import { runService } from './process.js';
 const tmp = tempDir('tariff-robustness-');
 let fixture: string;
 
-before(() => {
+before(async () => {
   fixture = join(tmp.dir, 'fixture.sqlite');
-  writeFixtureDatabase(fixture);
+  await writeFixtureDatabase(fixture);
 });
 
 after(() => tmp.remove());
