@@ -1,10 +1,10 @@
 /** Parameter parsing: the original interface's rules and Pydantic's 422 details, without a server. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ValidationDetail } from '../../../src/http/errors.js';
-import { RequestValidationError } from '../../../src/http/errors.js';
-import type { ParamSpec } from '../../../src/http/params.js';
-import { PAGING, parseParams, partSchemas } from '../../../src/http/params.js';
+import type { ValidationDetail } from '../../src/http/errors.js';
+import { RequestValidationError } from '../../src/http/errors.js';
+import type { ParamSpec } from '../../src/http/params.js';
+import { PAGING, parseParams, partSchemas } from '../../src/http/params.js';
 
 const SPECS: readonly ParamSpec[] = [
   { name: 'sysid', in: 'path', kind: 'int', description: 'identifier' },

@@ -1,7 +1,7 @@
 /** Full-text query building: what a typed query becomes before either store sees it, and how matches are marked. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MARK_CLOSE, MARK_OPEN, fold, markTerms, queryCode, queryTerms } from '../../../src/store/fulltext.js';
+import { MARK_CLOSE, MARK_OPEN, fold, markTerms, queryCode, queryTerms } from '../../src/store/fulltext.js';
 
 const marked = (word: string): string => `${MARK_OPEN}${word}${MARK_CLOSE}`;
 

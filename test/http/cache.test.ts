@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ResponseCache, answer } from '../../../src/http/cache.js';
-import type { Store } from '../../../src/store/store.js';
-import { waitFor } from '../../helpers.js';
+import { ResponseCache, answer } from '../../src/http/cache.js';
+import type { Store } from '../../src/store/store.js';
+import { waitFor } from '../helpers.js';
 
 /** A store as the cache sees it: only which dataset it holds. */
 function storeHolding(hash: () => string): Store {

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { Field } from '../../../src/record-sets/define.js';
-import { date8, dec, int, str, text } from '../../../src/record-sets/define.js';
-import { canonicalDecimal, characterCount, checkValue } from '../../../src/data/values.js';
+import type { Field } from '../../src/record-sets/define.js';
+import { date8, dec, int, str, text } from '../../src/record-sets/define.js';
+import { canonicalDecimal, characterCount, checkValue } from '../../src/data/values.js';
 
 const field = (name: string, type: Field['type']): Field => ({ name, type });
 const ARANCEL = field('ARANCEL', dec(7, 2));

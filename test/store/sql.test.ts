@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { defineRecordSet, fields, int, str, text } from '../../../src/record-sets/define.js';
-import type { Condition } from '../../../src/store/sql.js';
+import { defineRecordSet, fields, int, str, text } from '../../src/record-sets/define.js';
+import type { Condition } from '../../src/store/sql.js';
 import {
   buildCount,
   buildCreateTable,
@@ -15,7 +15,7 @@ import {
   prefixUpperBound,
   quote,
   sqliteDialect,
-} from '../../../src/store/sql.js';
+} from '../../src/store/sql.js';
 
 /** A small record set of the usual shape: an identifier, a fraction with its NICO and dotted form, a country. */
 const sample = defineRecordSet({
