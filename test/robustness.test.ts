@@ -206,9 +206,16 @@ describe('rate limit', () => {
   test('after Retry-After the client is served again; RATE_LIMIT_MAX=0 turns the limit off', async () => {
     await server?.close();
     server = await startServer({ DATABASE_URL: `sqlite:${fixture}`, RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_SECONDS: '1' }, { user: false });
-    // The helper's login attempt took this address's one request.
-    const refused = await server.get('/');
-    assert.equal(refused.status, 429);
+    // Two requests in a row within one window: the second is refused. On a busy machine a window may end
+    // between them, so the pair is tried again (a limit that never refuses fails after the last try).
+    let refused: Response | undefined;
+    for (let attempt = 0; attempt < 20 && refused === undefined; attempt++) {
+      await server.get('/');
+      const second = await server.get('/');
+      if (second.status === 429) refused = second;
+      else assert.equal(second.status, 200);
+    }
+    assert.ok(refused, 'a second request within the window is refused with 429');
     await sleep(Number(refused.headers.get('retry-after')) * 1000 + 100);
     assert.equal((await server.get('/')).status, 200);
     await server.close();
