@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { computeContribuciones } from '../src/contribuciones/compute.js';
-import { Dec } from '../src/contribuciones/money.js';
-import type { ContribucionesRequest } from '../src/contribuciones/request.js';
-import type { Source } from '../src/contribuciones/sources.js';
-import { contributionSources } from '../src/contribuciones/sources.js';
-import { loadTables } from '../src/contribuciones/tables.js';
-import { recordSets } from '../src/record-sets/index.js';
-import type { Row } from '../src/store/store.js';
+import { computeContribuciones } from '../../src/contribuciones/compute.js';
+import { Dec } from '../../src/contribuciones/money.js';
+import type { ContribucionesRequest } from '../../src/contribuciones/request.js';
+import type { Source } from '../../src/contribuciones/sources.js';
+import { contributionSources } from '../../src/contribuciones/sources.js';
+import { loadTables } from '../../src/contribuciones/tables.js';
+import { recordSets } from '../../src/record-sets/index.js';
+import type { Row } from '../../src/store/store.js';
 
 const sources = contributionSources(recordSets);
 const tables = loadTables();
