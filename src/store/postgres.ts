@@ -18,8 +18,9 @@ import type { Config, PostgresSettings } from '../config.js';
 import { ConfigError, loadConfig, postgresSettings } from '../config.js';
 import type { Field, RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
-import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
-import { postgresFullText } from './postgres-fulltext.js';
+import type { FullTextQuery, FullTextResult } from './fulltext.js';
+import { PostgresFullText, SEARCH_TABLES, buildPostgresFullText } from './postgres-fulltext.js';
+import type { Suggestion } from '../search/vocabulary.js';
 import { DATASET_INFO_DDL, buildCount, buildCreateTable, buildIndexes, buildLookup, buildSearch, postgresDialect, quote } from './sql.js';
 import type { Condition } from './sql.js';
 import type { BuildOptions, DatasetWriter, UserSummary } from './sqlite.js';
@@ -266,8 +267,11 @@ export class PostgresStore implements Store {
   private readonly db: Connection;
 
   /** Connects lazily: the service starts, and answers 503, while the database is down. */
+  private readonly text: PostgresFullText;
+
   constructor(config: Config) {
     this.db = new Connection(config, 'service');
+    this.text = new PostgresFullText((text, values) => this.db.query(text, values));
   }
 
   async search(rs: RecordSet, query: SearchQuery): Promise<Row[]> {
@@ -302,12 +306,12 @@ export class PostgresStore implements Store {
     return { username: row.username, fullName: row.full_name, email: row.email, disabled: row.disabled, passwordHash: row.password_hash };
   }
 
-  async fullText(query: FullTextQuery): Promise<FullTextResult> {
-    const sql = postgresFullText(query);
-    if (sql === null) return { hits: [], total: 0 };
-    const hits = (await this.db.query<FullTextHit>(sql.page.text, sql.page.values)).rows;
-    const total = (await this.db.query<{ total: number }>(sql.total.text, sql.total.values)).rows[0]?.total ?? 0;
-    return { hits, total };
+  fullText(query: FullTextQuery): Promise<FullTextResult> {
+    return this.text.search(query);
+  }
+
+  suggest(q: string): Promise<Suggestion[]> {
+    return this.text.suggest(q);
   }
 
   close(): Promise<void> {
@@ -498,6 +502,7 @@ export class PostgresDatasetBuild implements DatasetWriter {
       for (const rs of this.options.keep ?? []) await this.copyFromServed(rs);
       // Indexes built once over the loaded rows are faster to make than kept up row by row.
       for (const rs of recordSets) for (const statement of buildIndexes(rs)) await client.query(statement);
+      await buildPostgresFullText(client);
       const counts: Record<string, number> = {};
       for (const rs of recordSets) {
         const total = (await client.query<{ total: number }>({ text: buildCount(rs, [], postgresDialect).text, types })).rows[0]?.total;
@@ -545,6 +550,12 @@ export class PostgresDatasetBuild implements DatasetWriter {
       const grants = await grantsOf(client, this.schema, rs.table);
       await client.query(`DROP TABLE IF EXISTS ${target}.${quote(rs.table)}`);
       await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(rs.table)} SET SCHEMA ${target}`);
+      for (const grant of grants) await client.query(grant);
+    }
+    for (const table of SEARCH_TABLES) {
+      const grants = await grantsOf(client, this.schema, table);
+      await client.query(`DROP TABLE IF EXISTS ${target}.${quote(table)}`);
+      await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(table)} SET SCHEMA ${target}`);
       for (const grant of grants) await client.query(grant);
     }
     await client.query(`DROP SCHEMA ${quote(STAGING_SCHEMA)}`);

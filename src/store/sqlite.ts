@@ -12,7 +12,8 @@ import { recordSets } from '../record-sets/index.js';
 import { DATASET_INFO_DDL, buildCount, buildCreateTable, buildIndexes, buildInsert, buildLookup, buildSearch, quote, sqliteDialect } from './sql.js';
 import type { Condition, SqlQuery } from './sql.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
-import { SQLITE_FULLTEXT_BUILD, SqliteFullText, hasFullText } from './sqlite-fulltext.js';
+import { SqliteFullText, buildSqliteFullText, hasFullText } from './sqlite-fulltext.js';
+import type { Suggestion } from '../search/vocabulary.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User } from './store.js';
 import { StoreUnavailableError } from './store.js';
 
@@ -65,6 +66,12 @@ export class SqliteStore implements Store {
     const text = this.text;
     if (!text) throw new StoreUnavailableError('this database has no search index: load the data again (tariff-lookup import)');
     return Promise.resolve(this.run(() => text.search(query)));
+  }
+
+  suggest(q: string): Promise<Suggestion[]> {
+    const text = this.text;
+    if (!text) throw new StoreUnavailableError('this database has no search index: load the data again (tariff-lookup import)');
+    return Promise.resolve(text.suggest(q));
   }
 
   private prepare(sql: string): Database.Statement {
@@ -242,7 +249,7 @@ export class SqliteDatasetBuild implements DatasetWriter {
     db.exec('COMMIT');
     if (this.served) this.copyFromServed();
     for (const statement of recordSets.flatMap(buildIndexes)) db.exec(statement);
-    for (const statement of SQLITE_FULLTEXT_BUILD) db.exec(statement);
+    buildSqliteFullText(db);
     const info = datasetInfo(db, source, contentHash(db));
     db.prepare('INSERT INTO "dataset_info" ("id", "source", "imported_at", "hash", "counts") VALUES (1, ?, ?, ?, ?)').run(
       info.source,

@@ -2,6 +2,7 @@
 import type { RecordSet } from '../record-sets/define.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import type { Condition } from './sql.js';
+import type { Suggestion } from '../search/vocabulary.js';
 
 export type Row = Record<string, string | number | null>;
 
@@ -37,6 +38,8 @@ export interface Store {
   findUser(username: string): Promise<User | undefined>;
   /** Fractions by description or code, ranked by relevance (`/api/v1/buscar`). */
   fullText(query: FullTextQuery): Promise<FullTextResult>;
+  /** Completions of what is being typed in a search box (`/api/v1/buscar/sugerencias`). */
+  suggest(q: string): Promise<Suggestion[]>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,86 @@
+/**
+ * Ranking, the same on both stores: a hit's relevance is the sum, over the words of the query, of the
+ * word's rarity (its weight in the plan) times the weight of the best field it was found in. The
+ * SQL differs between the stores only in how a term is found in a field and how the index is asked
+ * for candidates (FTS5 on SQLite, a GIN index on PostgreSQL); numbers are integers, so both stores
+ * compute exactly the same relevance and order the same hits the same way.
+ */
+import { prefixUpperBound } from '../store/sql.js';
+import type { TermField } from './documents.js';
+import { DOCUMENT_COLUMNS, TERM_FIELDS } from './documents.js';
+import type { QueryPlan } from './vocabulary.js';
+import { CODE_WEIGHT, MAX_ALTERNATIVES } from './vocabulary.js';
+
+/** The line's own words count most; words of a purpose or parts clause and English least. */
+export const FIELD_WEIGHTS: Readonly<Record<TermField, number>> = {
+  T_LINEA: 10,
+  T_REFERENCIA: 9,
+  T_JERARQUIA: 6,
+  T_CAPITULO: 3,
+  T_OTROS: 2,
+};
+
+/**
+ * What one matched word adds besides its weighted field: more than any sum of weights, so that
+ * lines with all the words come first, then those with most of them ("how many"), and the rarity
+ * of the words and where they were found order lines with as many ("how rare").
+ */
+export const MATCHED_WORD = 1_000_000;
+
+export interface RankingDialect {
+  /** A bound parameter by its 1-based position in `values`. */
+  param(index: number, type: 'text' | 'int'): string;
+  /** True when the term (a bound parameter, possibly null) is in the field. */
+  contains(field: string, term: string): string;
+  /** The rows the index finds for the match parameter. */
+  indexMatch(match: string): string;
+  /** Ordering of codes as plain bytes. */
+  readonly codeOrder: string;
+}
+
+export interface RankingSql {
+  readonly page: { text: string; values: (string | number | null)[] };
+  readonly total: { text: string; values: (string | number | null)[] };
+}
+
+const SEARCH_TABLE = '"buscar"';
+const DISPLAY = DOCUMENT_COLUMNS.filter((c) => c !== 'CODIGO')
+  .map((c) => `b."${c}"`)
+  .join(', ');
+
+/** The SQL of one planned query; its text depends only on the number of words and codes. */
+export function rankingSql(plan: QueryPlan, match: string, skip: number, limit: number, d: RankingDialect): RankingSql | null {
+  if (plan.groups.length === 0 && plan.codes.length === 0) return null;
+  const values: (string | number | null)[] = [];
+  const bind = (value: string | number | null, type: 'text' | 'int'): string => {
+    values.push(value);
+    return d.param(values.length, type);
+  };
+  // The filter's parameters come first, so that the count binds the same first values.
+  const where: string[] = [];
+  const scores: string[] = [];
+  if (plan.groups.length > 0) where.push(d.indexMatch(bind(match, 'text')));
+  for (const code of plan.codes) {
+    const inCode = `b."CODIGO" >= ${bind(code, 'text')} AND b."CODIGO" < ${bind(prefixUpperBound(code), 'text')}`;
+    where.push(`(${inCode})`);
+    scores.push(`(CASE WHEN ${inCode} THEN ${CODE_WEIGHT} ELSE 0 END)`);
+  }
+  const condition = where.join(' OR ');
+  const filterValues = [...values];
+  for (const g of plan.groups) {
+    const terms = Array.from({ length: MAX_ALTERNATIVES }, (_, i) => {
+      const a = g.alternatives[i];
+      return bind(a === undefined ? null : ` ${a}`, 'text');
+    });
+    const weight = bind(g.weight, 'int');
+    const cases = TERM_FIELDS.map((f) => `WHEN ${terms.map((t) => d.contains(`b."${f}"`, t)).join(' OR ')} THEN ${MATCHED_WORD} + ${FIELD_WEIGHTS[f]} * ${weight}`);
+    scores.push(`(CASE ${cases.join(' ')} ELSE 0 END)`);
+  }
+  const text = `SELECT ${DISPLAY}, b."DESCRIPCION" AS "DESCRIPCION_MARCADA", ${scores.join(' + ')} AS "RELEVANCIA"
+FROM ${SEARCH_TABLE} b WHERE ${condition}
+ORDER BY "RELEVANCIA" DESC, b."CODIGO" ${d.codeOrder} LIMIT ${bind(limit, 'int')} OFFSET ${bind(skip, 'int')}`;
+  return {
+    page: { text, values },
+    total: { text: `SELECT COUNT(*) AS "total" FROM ${SEARCH_TABLE} b WHERE ${condition}`, values: filterValues },
+  };
+}
