@@ -16,7 +16,7 @@ import { hashPassword } from '../src/auth/passwords.js';
 import { buildDemoDatabase } from '../src/data/ensure.js';
 import { SqliteUserAdmin } from '../src/store/sqlite.js';
 import { defaultDatabasePath, demoSourcesDir, loadConfig } from '../src/config.js';
-import { demoRecords } from '../src/data/demo.js';
+import { demoRecords } from '../src/data/demo/index.js';
 import { recordToRow } from '../src/data/load.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { withUserAdmin } from '../src/store/open.js';

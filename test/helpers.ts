@@ -15,7 +15,7 @@ import { buildApp } from '../src/app.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import type { Config, StoreKind } from '../src/config.js';
 import { demoSourcesDir, loadConfig, redactDatabaseUrl } from '../src/config.js';
-import { demoRecords } from '../src/data/demo.js';
+import { demoRecords } from '../src/data/demo/index.js';
 import { recordToRow } from '../src/data/load.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { withUserAdmin } from '../src/store/open.js';

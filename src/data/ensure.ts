@@ -11,7 +11,7 @@ import { demoSourcesDir, isEmbeddedDemo, sqlitePath, storeKind } from '../config
 import { recordSets } from '../record-sets/index.js';
 import type { DatasetInfo } from '../store/store.js';
 import { SqliteUserAdmin, writeSqliteDatabase } from '../store/sqlite.js';
-import { demoRecords } from './demo.js';
+import { demoRecords } from './demo/index.js';
 import { recordToRow } from './load.js';
 
 const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
