@@ -23,7 +23,7 @@ const STOP_WORDS = new Set(
  * ("Para desmontar llantas", "Partes de motores"): such words still match, but count less than the
  * words that name the goods themselves.
  */
-const CONTEXT_OPENERS = new Set(['para', 'partes', 'parte', 'accesorios', 'piezas', 'excepto', 'utilizados', 'utilizadas', 'for', 'parts']);
+const CONTEXT_OPENERS = new Set(['para', 'partes', 'parte', 'accesorios', 'piezas', 'excepto', 'for', 'parts']);
 
 export function fold(text: string): string {
   return text.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();

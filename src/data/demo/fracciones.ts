@@ -1,6 +1,7 @@
 /** fracciones and informacion-general: one record per LIGIE 2022 code. */
-import type { LigieCode, Rec, Row, Sources } from './sources.js';
+import type { LigieCode, Rec, Sources } from './sources.js';
 import { col, dotted8, HIST_IGI, isoToDate8, numbered } from './sources.js';
+import { LIGIE_2022_RATES, ligie2022Duties } from './spanish.js';
 import { parseDuty } from './values.js';
 
 /** The code's own history in the SAT catalog (10 digits) and its 8-digit predecessor with the same number. */
@@ -23,10 +24,12 @@ export function validityStart(src: Sources, c: LigieCode): string | null {
 export function fracciones(src: Sources): Rec[] {
   return numbered(
     src.ligie.map((c) => {
-      const old = src.igi.get(c.fraction);
+      const current = ligie2022Duties(src, c.fraction);
+      const old = current ? undefined : src.igi.get(c.fraction);
       const imp = old ? parseDuty(old.igi) : null;
       const exp = old ? parseDuty(old.ige) : null;
       const notes: string[] = [];
+      if (current) notes.push(LIGIE_2022_RATES);
       if (old) notes.push(HIST_IGI);
       if (c.validUntil) notes.push(`Código con vigencia hasta ${c.validUntil} en el catálogo SAT.`);
       return {
@@ -44,6 +47,7 @@ export function fracciones(src: Sources): Rec[] {
         ARANCELMIXTO: imp?.mixed ? 'S' : null,
         TASAMIXTA: imp?.mixedSpecific ?? null,
         ARANCELESPECIFICO: imp?.specific ? 'S' : null,
+        ...current,
         DOF: validityStart(src, c),
         NOTAS: notes.length > 0 ? notes.join(' ') : null,
         HISTORICO: codeHistory(src, c),
@@ -59,47 +63,49 @@ export function isRoman(s: string): boolean {
   return /^[IVXLC]+$/.test(s);
 }
 
+/**
+ * Every code placed in its section, chapter, heading and subheading, with Spanish texts first (see
+ * spanish.ts) and the HS 2022 English where no Spanish text exists; the fraction's own text from the
+ * LIGIE 2022 transcription, else the NICO text when the fraction has only one NICO.
+ */
 export function informacionGeneral(src: Sources): Rec[] {
-  // LIGIE chapter 98 (special operations) is not in the HS: its section and chapter names come from
-  // the SIICEX fichas, in Spanish.
-  const fichaChapters = new Map<string, Row>();
-  for (const f of src.fichas) if (!fichaChapters.has(col(f, 'capitulo_codigo'))) fichaChapters.set(col(f, 'capitulo_codigo'), f);
   const nicosPerFraction = new Map<string, number>();
   for (const c of src.ligie) nicosPerFraction.set(c.fraction, (nicosPerFraction.get(c.fraction) ?? 0) + 1);
+  const spanish = src.spanish.texts;
+  const english = (code: string): string | null => {
+    const row = src.hs.get(code);
+    return row ? col(row, 'description') : null;
+  };
+  const text = (code: string): string | null => spanish.get(code) ?? english(code);
+  const fichaSections = new Map<string, string>();
+  for (const f of src.fichas) if (!fichaSections.has(col(f, 'capitulo_codigo'))) fichaSections.set(col(f, 'capitulo_codigo'), col(f, 'seccion_codigo'));
 
   return numbered(
     src.ligie.map((c) => {
       const chapter = src.hs.get(c.chapter);
-      const heading = src.hs.get(c.hs6.slice(0, 4));
-      const subheading = src.hs.get(c.hs6);
       const hsSection = chapter ? col(chapter, 'section') : '';
-      const ficha = fichaChapters.get(c.chapter);
-      const section = isRoman(hsSection) ? hsSection : ficha && !chapter ? col(ficha, 'seccion_codigo') : null;
-      const sectionText = isRoman(hsSection)
-        ? (src.sections.get(hsSection) ?? null)
-        : ficha && !chapter
-          ? col(ficha, 'seccion_descripcion')
-          : null;
-      const old = src.igi.get(c.fraction);
+      // LIGIE chapter 98 (special operations) is not in the HS: its section comes from the fichas.
+      const section = isRoman(hsSection) ? hsSection : (fichaSections.get(c.chapter) ?? null);
+      const current = ligie2022Duties(src, c.fraction);
+      const old = current ? undefined : src.igi.get(c.fraction);
       return {
         FRACCION: c.fraction,
         SECCION: section,
-        DESCRIPCIONSECCION: sectionText,
+        DESCRIPCIONSECCION: section ? (src.spanish.sections.get(section) ?? src.sections.get(section) ?? null) : null,
         CAPITULO: c.chapter,
-        DESCRIPCIONCAPITULO: chapter ? col(chapter, 'description') : ficha ? col(ficha, 'capitulo_descripcion') : null,
+        DESCRIPCIONCAPITULO: text(c.chapter),
         PARTIDA: c.hs6.slice(0, 4),
-        DESCRIPCIONPARTIDA: heading ? col(heading, 'description') : null,
+        DESCRIPCIONPARTIDA: text(c.hs6.slice(0, 4)),
         SUBPARTIDA: c.hs6,
-        DESCRIPCIONSUBPARTIDA: subheading ? col(subheading, 'description') : null,
-        // The catalog gives the NICO's text; it is the fraction's own text only when the fraction has one NICO.
-        DESCRIPCION: nicosPerFraction.get(c.fraction) === 1 ? c.text : null,
+        DESCRIPCIONSUBPARTIDA: text(c.hs6),
+        DESCRIPCION: spanish.get(c.fraction) ?? (nicosPerFraction.get(c.fraction) === 1 ? c.text : null),
         DESCRIPCIONNICO: c.text,
         UMCLAVE: c.unit,
         UMABREVIACION: c.unitAbbr,
-        ADVIMPOTXT: old?.igi || null,
-        ADVEXPOTXT: old?.ige || null,
+        ADVIMPOTXT: (current?.['ADVIMPOTXT'] as string | undefined) ?? (old?.igi || null),
+        ADVEXPOTXT: (current?.['ADVEXPOTXT'] as string | null | undefined) ?? (old?.ige || null),
         DOF: validityStart(src, c),
-        NOTAS: old ? HIST_IGI : null,
+        NOTAS: current ? LIGIE_2022_RATES : old ? HIST_IGI : null,
         NICO: c.nico,
       };
     }),

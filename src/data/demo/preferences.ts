@@ -126,6 +126,9 @@ export function aladi2(src: Sources, dir: string): Rec[] {
   return numbered(records, 'SYSID');
 }
 
+/** The article of the PROSEC decree (DOF 2 August 2002) that lists each sector's fractions and rates. */
+export const PROSEC_ARTICLE = '4';
+
 export function prosec(src: Sources, dir: string): Rec[] {
   const rows = readCsv(dir, 'tigie2012-siicex/prosec_tasas.csv', ['fraccion', 'sector', 'tasa']);
   const records: Rec[] = [];
@@ -139,7 +142,8 @@ export function prosec(src: Sources, dir: string): Rec[] {
     const num = plainRate(withoutValidityClause(written));
     records.push({
       FRACCION: fraction,
-      ARTICULO: null,
+      // Derived: the decree's article 4 lists the fractions of every sector (see docs/demo-dataset.md).
+      ARTICULO: PROSEC_ARTICLE,
       SECTOR: roman,
       TASATXT: fitRate(written, 19),
       TASANUM: num,

@@ -2,6 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import type { SpanishNomenclature } from './spanish.js';
+import { readSpanishNomenclature } from './spanish.js';
 
 export interface DemoRecord {
   readonly recordSet: string;
@@ -100,6 +102,7 @@ export interface Sources {
   readonly sections: ReadonlyMap<string, string>;
   readonly igi: ReadonlyMap<string, Igi>;
   readonly fichas: readonly Row[];
+  readonly spanish: SpanishNomenclature;
   readonly countries: ReadonlySet<string>;
   readonly currencies: ReadonlySet<string>;
   readonly incoterms: readonly string[];
@@ -170,6 +173,23 @@ export function loadSources(dir: string): Sources {
     unitNames.set(col(r, 'Clave'), col(r, 'Descripción'));
   }
 
+  const fichas = readCsv(dir, 'tigie2012-siicex/fichas_generales.csv', [
+    'fraccion',
+    'seccion_codigo',
+    'seccion_descripcion',
+    'capitulo_codigo',
+    'capitulo_descripcion',
+    'partida_codigo',
+    'partida_descripcion',
+    'subpartida_codigo',
+    'subpartida_descripcion',
+    'restr_import',
+    'restr_export',
+    'anexos',
+    'cupos_import',
+    'cupos_export',
+  ]);
+
   return {
     ligie,
     ligieFractions: new Set(ligie.map((c) => c.fraction)),
@@ -178,18 +198,8 @@ export function loadSources(dir: string): Sources {
     hs,
     sections,
     igi,
-    fichas: readCsv(dir, 'tigie2012-siicex/fichas_generales.csv', [
-      'fraccion',
-      'seccion_codigo',
-      'seccion_descripcion',
-      'capitulo_codigo',
-      'capitulo_descripcion',
-      'restr_import',
-      'restr_export',
-      'anexos',
-      'cupos_import',
-      'cupos_export',
-    ]),
+    fichas,
+    spanish: readSpanishNomenclature(dir, fichas),
     countries,
     currencies: new Set(readCsv(dir, 'ligie2022-sat/cfdi_40_monedas.csv', ['id']).map((r) => col(r, 'id'))),
     incoterms: readCsv(dir, 'ligie2022-sat/cce_20_incoterms.csv', ['id']).map((r) => col(r, 'id')),
