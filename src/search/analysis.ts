@@ -87,6 +87,27 @@ function splitUncached(text: string): { main: string[]; context: string[] } {
   return { main, context };
 }
 
+/** Words that end the head of a text: what follows them qualifies the goods rather than names them. */
+const HEAD_END = new Set(['de', 'del', 'para', 'con', 'sin', 'en', 'excepto', 'incluso', 'incluidos', 'incluidas', 'of', 'for', 'with']);
+
+/**
+ * The terms that head a text, the goods it is about: its words up to the first preposition or
+ * parenthesis ("Refrigeradores, congeladores y demás material…" → refriger, congel, material;
+ * "Automóviles de turismo" → automovil). A text that opens with a preposition ("De los tipos…",
+ * "Para hombres") has no head.
+ */
+export function headTerms(text: string): string[] {
+  const head: string[] = [];
+  for (const token of fold(text).split(/(?=[([;:.])|\s+/)) {
+    if (/^[([;:.]/.test(token)) break;
+    const w = token.replace(/[^\p{L}\p{N}]/gu, '');
+    if (w === '') continue;
+    if (HEAD_END.has(w)) break;
+    if (!STOP_WORDS.has(w)) head.push(stem(w));
+  }
+  return head;
+}
+
 /** Terms as stored: distinct, space-separated, with a space at each end so that ` term` finds a term's start. */
 export function termField(list: Iterable<string>): string {
   const distinct = [...new Set(list)];

@@ -11,7 +11,7 @@ import { fraccionesUsa } from '../record-sets/fracciones-usa.js';
 import { informacionGeneral } from '../record-sets/informacion-general.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { quote } from '../store/sql.js';
-import { splitTerms, termField, words } from './analysis.js';
+import { headTerms, splitTerms, termField, words } from './analysis.js';
 import type { Reference } from './references.js';
 
 /** A field name of a record set, checked against its declaration when this module loads. */
@@ -55,7 +55,7 @@ export interface EnglishRow {
 }
 
 /** The term fields, in the order of their weights in ranking.ts. */
-export const TERM_FIELDS = ['T_LINEA', 'T_REFERENCIA', 'T_JERARQUIA', 'T_CAPITULO', 'T_OTROS'] as const;
+export const TERM_FIELDS = ['T_CABEZA', 'T_REFERENCIA', 'T_LINEA', 'T_JERARQUIA', 'T_CAPITULO', 'T_OTROS'] as const;
 export type TermField = (typeof TERM_FIELDS)[number];
 
 export interface SearchDocument extends Record<TermField, string> {
@@ -149,6 +149,7 @@ export function buildDocument(row: LineRow, english: ReadonlyMap<string, readonl
     DESCRIPCIONPARTIDA: row.DESCRIPCIONPARTIDA,
     DESCRIPCIONCAPITULO: row.DESCRIPCIONCAPITULO,
     RUTA: pathOf(row),
+    T_CABEZA: termField([row.DESCRIPCIONPARTIDA, row.DESCRIPCIONSUBPARTIDA, row.DESCRIPCIONFRACCION ?? row.DESCRIPCION].flatMap((t) => headTerms(t ?? ''))),
     T_LINEA: termField(own.main),
     T_REFERENCIA: termField(referencesFor(code, references)),
     T_JERARQUIA: termField(hierarchy.main),

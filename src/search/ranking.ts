@@ -9,12 +9,17 @@ import { prefixUpperBound } from '../store/sql.js';
 import type { TermField } from './documents.js';
 import { DOCUMENT_COLUMNS, TERM_FIELDS } from './documents.js';
 import type { QueryPlan } from './vocabulary.js';
-import { CODE_WEIGHT, MAX_ALTERNATIVES } from './vocabulary.js';
+import { CODE_WEIGHT, MAX_PRIMARY, MAX_SECONDARY } from './vocabulary.js';
 
-/** The line's own words count most; words of a purpose or parts clause and English least. */
+/**
+ * The words that head a heading, subheading or line (what the goods are: "Automóviles de turismo")
+ * count most, then the search references, the line's own words, the hierarchy's; words of a purpose
+ * or parts clause and English count least.
+ */
 export const FIELD_WEIGHTS: Readonly<Record<TermField, number>> = {
+  T_CABEZA: 12,
+  T_REFERENCIA: 11,
   T_LINEA: 10,
-  T_REFERENCIA: 9,
   T_JERARQUIA: 6,
   T_CAPITULO: 3,
   T_OTROS: 2,
@@ -26,6 +31,23 @@ export const FIELD_WEIGHTS: Readonly<Record<TermField, number>> = {
  * of the words and where they were found order lines with as many ("how rare").
  */
 export const MATCHED_WORD = 1_000_000;
+
+/** Every field for the word itself (points: twice the field's weight) and for what it stands for (once), best first. */
+const CASE_ORDER = TERM_FIELDS.flatMap((field) => [
+  { field, tier: 'primary' as const, points: 2 * FIELD_WEIGHTS[field] },
+  { field, tier: 'secondary' as const, points: FIELD_WEIGHTS[field] },
+]).sort((a, b) => b.points - a.points);
+
+/** The column of a page's rows that holds the total: one scan gives the page and the count. */
+export const TOTAL = 'TOTAL_';
+
+/** The page's hits, the total column taken out of them, and the total (null: an empty page, ask the count query). */
+export function splitTotal<T extends object>(rows: T[]): { hits: T[]; total: number | null } {
+  const first = rows[0] as Record<string, unknown> | undefined;
+  const total = first === undefined ? null : Number(first[TOTAL]);
+  for (const row of rows) delete (row as Record<string, unknown>)[TOTAL];
+  return { hits: rows, total };
+}
 
 export interface RankingDialect {
   /** A bound parameter by its 1-based position in `values`. */
@@ -68,15 +90,16 @@ export function rankingSql(plan: QueryPlan, match: string, skip: number, limit: 
   const condition = where.join(' OR ');
   const filterValues = [...values];
   for (const g of plan.groups) {
-    const terms = Array.from({ length: MAX_ALTERNATIVES }, (_, i) => {
-      const a = g.alternatives[i];
-      return bind(a === undefined ? null : ` ${a}`, 'text');
-    });
+    const slots = (list: readonly string[], n: number): string[] =>
+      Array.from({ length: n }, (_, i) => bind(list[i] === undefined ? null : ` ${list[i]}`, 'text'));
+    const tiers = { primary: slots(g.primary, MAX_PRIMARY), secondary: slots(g.secondary, MAX_SECONDARY) };
     const weight = bind(g.weight, 'int');
-    const cases = TERM_FIELDS.map((f) => `WHEN ${terms.map((t) => d.contains(`b."${f}"`, t)).join(' OR ')} THEN ${MATCHED_WORD} + ${FIELD_WEIGHTS[f]} * ${weight}`);
+    const cases = CASE_ORDER.map(
+      ({ field, tier, points }) => `WHEN ${tiers[tier].map((t) => d.contains(`b."${field}"`, t)).join(' OR ')} THEN ${MATCHED_WORD} + ${points} * ${weight}`,
+    );
     scores.push(`(CASE ${cases.join(' ')} ELSE 0 END)`);
   }
-  const text = `SELECT ${DISPLAY}, b."DESCRIPCION" AS "DESCRIPCION_MARCADA", ${scores.join(' + ')} AS "RELEVANCIA"
+  const text = `SELECT ${DISPLAY}, b."DESCRIPCION" AS "DESCRIPCION_MARCADA", ${scores.join(' + ')} AS "RELEVANCIA", COUNT(*) OVER () AS "${TOTAL}"
 FROM ${SEARCH_TABLE} b WHERE ${condition}
 ORDER BY "RELEVANCIA" DESC, b."CODIGO" ${d.codeOrder} LIMIT ${bind(limit, 'int')} OFFSET ${bind(skip, 'int')}`;
   return {

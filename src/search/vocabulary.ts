@@ -14,9 +14,14 @@ export interface VocabularyData {
   readonly codes: Iterable<{ CODIGO: string; DESCRIPCION: string | null }>;
 }
 
-/** One word of the query: the index terms that count for it (a trailing space: the whole term only). */
+/**
+ * One word of the query: the index terms that count for it (a trailing space: the whole term only),
+ * the word itself first, then what it may stand for (a typo's corrections, a search reference's
+ * tariff words), which count half as much.
+ */
 export interface QueryGroup {
-  readonly alternatives: readonly string[];
+  readonly primary: readonly string[];
+  readonly secondary: readonly string[];
   readonly weight: number;
 }
 
@@ -36,7 +41,8 @@ export interface Suggestion {
   readonly DESCRIPCION: string | null;
 }
 
-export const MAX_ALTERNATIVES = 4;
+export const MAX_PRIMARY = 1;
+export const MAX_SECONDARY = 3;
 export const MAX_GROUPS = 10;
 export const MAX_CODES = 3;
 export const MAX_SUGGESTIONS = 10;
@@ -131,16 +137,16 @@ export class Vocabulary {
       } else if (d === best && d <= max) found.push(w);
     }
     if (best > max) return [];
-    return [...new Set(byFrequency(found).map((w) => w.stem))].slice(0, MAX_ALTERNATIVES);
+    return [...new Set(byFrequency(found).map((w) => w.stem))].slice(0, MAX_SECONDARY);
   }
 
-  /** What the index knows of one typed word: itself, what it begins, or what it is a typo of. */
-  private alternativesOf(word: string): string[] {
+  /** What the index knows of one typed word: itself, what it begins, or (secondary) what it is a typo of. */
+  private alternativesOf(word: string): { primary: string[]; secondary: string[] } {
     const s = stem(word);
-    if (this.df.has(s)) return [s.length >= 4 ? s : `${s} `];
-    if (s.length >= 3 && this.frequency(s, true) > 0) return [s];
-    if (word.length >= 5) return this.corrections(word).map((c) => `${c} `);
-    return [];
+    if (this.df.has(s)) return { primary: [s.length >= 4 ? s : `${s} `], secondary: [] };
+    if (s.length >= 3 && this.frequency(s, true) > 0) return { primary: [s], secondary: [] };
+    if (word.length >= 5) return { primary: [], secondary: this.corrections(word).map((c) => `${c} `) };
+    return { primary: [], secondary: [] };
   }
 
   plan(q: string): QueryPlan {
@@ -151,19 +157,21 @@ export class Vocabulary {
     const groups: QueryGroup[] = [];
     const seen = new Set<string>();
     for (const word of typed) {
-      const found = this.alternativesOf(word);
-      const s = stem(word);
-      for (const entry of this.synonyms.get(s) ?? []) {
-        if (entry.terms.every((t) => stems.includes(t))) for (const e of entry.expansion) if (this.df.has(e)) found.push(`${e} `);
+      const { primary, secondary } = this.alternativesOf(word);
+      for (const s of [stem(word), ...secondary.map((c) => c.trimEnd())]) {
+        for (const entry of this.synonyms.get(s) ?? []) {
+          const applies = entry.terms.length === 1 || entry.terms.every((t) => stems.includes(t));
+          if (applies) for (const e of entry.expansion) if (this.df.has(e)) secondary.push(`${e} `);
+        }
       }
-      const alternatives = [...new Set(found)].slice(0, MAX_ALTERNATIVES);
-      const key = alternatives.join('|');
-      if (alternatives.length === 0 || seen.has(key)) continue;
+      const others = [...new Set(secondary)].filter((a) => !primary.includes(a) && !primary.includes(a.trimEnd())).slice(0, MAX_SECONDARY);
+      const key = [...primary, ...others].join('|');
+      if (key === '' || seen.has(key)) continue;
       seen.add(key);
-      groups.push({ alternatives, weight: this.weight(alternatives) });
+      groups.push({ primary, secondary: others, weight: this.weight(primary.length > 0 ? primary : others) });
       if (groups.length === MAX_GROUPS) break;
     }
-    return { groups, codes, marks: groups.flatMap((g) => g.alternatives.map((a) => a.trimEnd())) };
+    return { groups, codes, marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())) };
   }
 
   /** Up to ten completions of what is being typed: fractions for digits, words otherwise. */

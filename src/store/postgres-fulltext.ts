@@ -10,7 +10,7 @@ import type { EnglishRow, LineRow } from '../search/documents.js';
 import { DOCUMENT_COLUMNS, ENGLISH_SQL, LINES_SQL, TERM_FIELDS } from '../search/documents.js';
 import { SEARCH_TABLES, buildSearchIndex, shippedReferences } from '../search/index-build.js';
 import type { RankingDialect } from '../search/ranking.js';
-import { rankingSql } from '../search/ranking.js';
+import { rankingSql, splitTotal } from '../search/ranking.js';
 import type { Reference } from '../search/references.js';
 import type { QueryPlan, Suggestion } from '../search/vocabulary.js';
 import { Vocabulary } from '../search/vocabulary.js';
@@ -60,7 +60,7 @@ const dialect: RankingDialect = {
 
 const tsquery = (plan: QueryPlan): string =>
   plan.groups
-    .flatMap((g) => g.alternatives)
+    .flatMap((g) => [...g.primary, ...g.secondary])
     .map((a) => (a.endsWith(' ') ? a.trimEnd() : `${a}:*`))
     .join(' | ');
 
@@ -110,9 +110,9 @@ export class PostgresFullText {
     const plan = (await this.current()).plan(query.text);
     const sql = rankingSql(plan, tsquery(plan), query.skip, query.limit, dialect);
     if (sql === null) return { hits: [], total: 0, marks: [] };
-    const hits = (await this.query<FullTextHit>(sql.page.text, sql.page.values)).rows;
-    const total = (await this.query<{ total: string }>(sql.total.text, sql.total.values)).rows[0]?.total ?? 0;
-    return { hits: hits.map((h) => ({ ...h, RELEVANCIA: Number(h.RELEVANCIA) })), total: Number(total), marks: plan.marks };
+    const page = splitTotal((await this.query<FullTextHit>(sql.page.text, sql.page.values)).rows);
+    const total = page.total ?? Number((await this.query<{ total: string }>(sql.total.text, sql.total.values)).rows[0]?.total ?? 0);
+    return { hits: page.hits.map((h) => ({ ...h, RELEVANCIA: Number(h.RELEVANCIA) })), total, marks: plan.marks };
   }
 
   async suggest(q: string): Promise<Suggestion[]> {

@@ -9,7 +9,7 @@ import type { EnglishRow, LineRow } from '../search/documents.js';
 import { DOCUMENT_COLUMNS, ENGLISH_SQL, LINES_SQL, TERM_FIELDS } from '../search/documents.js';
 import { buildSearchIndex, shippedReferences } from '../search/index-build.js';
 import type { RankingDialect } from '../search/ranking.js';
-import { rankingSql } from '../search/ranking.js';
+import { rankingSql, splitTotal } from '../search/ranking.js';
 import type { Reference } from '../search/references.js';
 import type { QueryPlan, Suggestion } from '../search/vocabulary.js';
 import { Vocabulary } from '../search/vocabulary.js';
@@ -50,7 +50,7 @@ const dialect: RankingDialect = {
 /** Terms are letters and digits only (see analysis.ts), so quoting them is enough to keep FTS5 syntax out. */
 const matchExpression = (plan: QueryPlan): string =>
   plan.groups
-    .flatMap((g) => g.alternatives)
+    .flatMap((g) => [...g.primary, ...g.secondary])
     .map((a) => (a.endsWith(' ') ? `"${a.trimEnd()}"` : `"${a}"*`))
     .join(' OR ');
 
@@ -92,11 +92,9 @@ export class SqliteFullText {
     const plan = this.vocabulary.plan(query.text);
     const sql = rankingSql(plan, matchExpression(plan), query.skip, query.limit, dialect);
     if (sql === null) return { hits: [], total: 0, marks: [] };
-    return {
-      hits: this.prepare(sql.page.text).all(named(sql.page.values)) as FullTextHit[],
-      total: (this.prepare(sql.total.text).get(named(sql.total.values)) as { total: number }).total,
-      marks: plan.marks,
-    };
+    const page = splitTotal(this.prepare(sql.page.text).all(named(sql.page.values)) as FullTextHit[]);
+    const total = page.total ?? (this.prepare(sql.total.text).get(named(sql.total.values)) as { total: number }).total;
+    return { hits: page.hits, total, marks: plan.marks };
   }
 
   suggest(q: string): Suggestion[] {
