@@ -11,21 +11,37 @@ import { demoSourcesDir, isEmbeddedDemo, sqlitePath, storeKind } from '../config
 import { recordSets } from '../record-sets/index.js';
 import type { DatasetInfo } from '../store/store.js';
 import { SqliteUserAdmin, writeSqliteDatabase } from '../store/sqlite.js';
+import { hasFullText } from '../store/sqlite-fulltext.js';
+import Database from 'better-sqlite3';
 import { demoRecords } from './demo/index.js';
 import { recordToRow } from './load.js';
 
 const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
 
 /** Builds the demo dataset into a SQLite file (atomically: see writeSqliteDatabase). */
-export function buildDemoDatabase(path: string, sourcesDir = demoSourcesDir): DatasetInfo {
+export function buildDemoDatabase(path: string, sourcesDir = demoSourcesDir, keepUsers = false): DatasetInfo {
   mkdirSync(dirname(path), { recursive: true });
-  return writeSqliteDatabase(path, 'demo', (writer) => {
-    for (const { recordSet, record } of demoRecords(sourcesDir)) {
-      const rs = byPath.get(recordSet);
-      if (!rs) throw new Error(`demo dataset names an unknown record set: ${recordSet}`);
-      writer.insert(rs, recordToRow(rs, record));
-    }
-  });
+  return writeSqliteDatabase(
+    path,
+    'demo',
+    (writer) => {
+      for (const { recordSet, record } of demoRecords(sourcesDir)) {
+        const rs = byPath.get(recordSet);
+        if (!rs) throw new Error(`demo dataset names an unknown record set: ${recordSet}`);
+        writer.insert(rs, recordToRow(rs, record));
+      }
+    },
+    { keepUsers },
+  );
+}
+
+function searchIndexCurrent(path: string): boolean {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return hasFullText(db);
+  } finally {
+    db.close();
+  }
 }
 
 /** The embedded demo's signing secret: made once and kept beside its database, so tokens survive a restart. */
@@ -48,9 +64,11 @@ export async function prepareStartup(config: Config): Promise<Prepared> {
   // A PostgreSQL database is loaded and given users by its operator; nothing is built at start.
   if (storeKind(config) === 'postgres') return { config, notes };
   const path = sqlitePath(config);
-  if (!existsSync(path)) {
+  // The embedded demo is rebuilt, users kept, when it was built by a version with another search index.
+  const outdated = existsSync(path) && isEmbeddedDemo(config) && !searchIndexCurrent(path);
+  if (!existsSync(path) || outdated) {
     const started = Date.now();
-    const info = buildDemoDatabase(path);
+    const info = buildDemoDatabase(path, demoSourcesDir, outdated);
     const rows = Object.values(info.counts).reduce((a, b) => a + b, 0);
     notes.push(`created ${isEmbeddedDemo(config) ? 'the embedded demo database' : path} with the demo dataset: ${rows} records in ${Date.now() - started} ms`);
   }

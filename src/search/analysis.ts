@@ -108,12 +108,6 @@ export function headTerms(text: string): string[] {
   return head;
 }
 
-/** Terms as stored: distinct, space-separated, with a space at each end so that ` term` finds a term's start. */
-export function termField(list: Iterable<string>): string {
-  const distinct = [...new Set(list)];
-  return distinct.length === 0 ? ' ' : ` ${distinct.join(' ')} `;
-}
-
 /** Levenshtein distance, stopping early once it exceeds `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;

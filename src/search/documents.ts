@@ -11,7 +11,7 @@ import { fraccionesUsa } from '../record-sets/fracciones-usa.js';
 import { informacionGeneral } from '../record-sets/informacion-general.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { quote } from '../store/sql.js';
-import { headTerms, splitTerms, termField, words } from './analysis.js';
+import { headTerms, splitTerms, words } from './analysis.js';
 import type { Reference } from './references.js';
 
 /** A field name of a record set, checked against its declaration when this module loads. */
@@ -58,7 +58,14 @@ export interface EnglishRow {
 export const TERM_FIELDS = ['T_CABEZA', 'T_REFERENCIA', 'T_LINEA', 'T_JERARQUIA', 'T_CAPITULO', 'T_OTROS'] as const;
 export type TermField = (typeof TERM_FIELDS)[number];
 
-export interface SearchDocument extends Record<TermField, string> {
+/**
+ * A field's terms are stored tagged with the field's digit (`1automovil`: a head word, `3automovil`:
+ * a word of the line), all in one column, so that one index answers both "which lines have this
+ * word" and "which have it in this field".
+ */
+export const fieldTag = (field: TermField): string => String(TERM_FIELDS.indexOf(field) + 1);
+
+export interface SearchDocument {
   CODIGO: string;
   FRACCION: string;
   NICO: string | null;
@@ -68,6 +75,7 @@ export interface SearchDocument extends Record<TermField, string> {
   DESCRIPCIONPARTIDA: string | null;
   DESCRIPCIONCAPITULO: string | null;
   RUTA: string;
+  TERMINOS: string;
 }
 
 /** Display columns of the search table, in order (then the term fields). */
@@ -82,6 +90,8 @@ export const DOCUMENT_COLUMNS = [
   'DESCRIPCIONCAPITULO',
   'RUTA',
 ] as const;
+
+export const SEARCH_COLUMNS = [...DOCUMENT_COLUMNS, 'TERMINOS'] as const;
 
 const dotted = (code: string): string =>
   code.length <= 4 ? code : code.length <= 6 ? `${code.slice(0, 4)}.${code.slice(4)}` : `${code.slice(0, 4)}.${code.slice(4, 6)}.${code.slice(6, 8)}`;
@@ -132,6 +142,10 @@ function referencesFor(code: string, byCode: ReadonlyMap<string, readonly string
   return found;
 }
 
+function tagged(fields: Readonly<Record<TermField, readonly string[]>>): string {
+  return TERM_FIELDS.flatMap((f) => [...new Set(fields[f])].map((t) => fieldTag(f) + t)).join(' ');
+}
+
 export function buildDocument(row: LineRow, english: ReadonlyMap<string, readonly string[]>, references: ReadonlyMap<string, readonly string[]>): SearchDocument {
   const code = row.FRACCION + (row.NICO ?? '');
   const own = splitTerms([row.DESCRIPCION, row.DESCRIPCIONFRACCION, row.DESCRIPCIONNICO].filter(Boolean).join('. '));
@@ -149,12 +163,14 @@ export function buildDocument(row: LineRow, english: ReadonlyMap<string, readonl
     DESCRIPCIONPARTIDA: row.DESCRIPCIONPARTIDA,
     DESCRIPCIONCAPITULO: row.DESCRIPCIONCAPITULO,
     RUTA: pathOf(row),
-    T_CABEZA: termField([row.DESCRIPCIONPARTIDA, row.DESCRIPCIONSUBPARTIDA, row.DESCRIPCIONFRACCION ?? row.DESCRIPCION].flatMap((t) => headTerms(t ?? ''))),
-    T_LINEA: termField(own.main),
-    T_REFERENCIA: termField(referencesFor(code, references)),
-    T_JERARQUIA: termField(hierarchy.main),
-    T_CAPITULO: termField(chapter.main),
-    T_OTROS: termField([...own.context, ...hierarchy.context, ...chapter.context, ...englishTerms.main, ...englishTerms.context]),
+    TERMINOS: tagged({
+      T_CABEZA: [row.DESCRIPCIONPARTIDA, row.DESCRIPCIONSUBPARTIDA, row.DESCRIPCIONFRACCION ?? row.DESCRIPCION].flatMap((t) => headTerms(t ?? '')),
+      T_REFERENCIA: referencesFor(code, references),
+      T_LINEA: own.main,
+      T_JERARQUIA: hierarchy.main,
+      T_CAPITULO: chapter.main,
+      T_OTROS: [...own.context, ...hierarchy.context, ...chapter.context, ...englishTerms.main, ...englishTerms.context],
+    }),
   };
 }
 

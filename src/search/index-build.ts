@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { stem } from './analysis.js';
 import type { EnglishRow, LineRow, SearchDocument, VocabularyRow } from './documents.js';
-import { TERM_FIELDS, buildDocument, englishIndex, referenceIndex, vocabularyOf } from './documents.js';
+import { buildDocument, englishIndex, referenceIndex, vocabularyOf } from './documents.js';
 import type { Reference } from './references.js';
 import { readReferences } from './references.js';
 
@@ -35,7 +35,7 @@ export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<En
   const df = new Map<string, number>();
   for (const d of documents) {
     const seen = new Set<string>();
-    for (const f of TERM_FIELDS) for (const t of d[f].split(' ')) if (t !== '') seen.add(t);
+    for (const t of d.TERMINOS.split(' ')) if (t !== '') seen.add(t.slice(1));
     for (const t of seen) df.set(t, (df.get(t) ?? 0) + 1);
   }
   const synonyms = references

@@ -7,9 +7,9 @@
  */
 import { prefixUpperBound } from '../store/sql.js';
 import type { TermField } from './documents.js';
-import { DOCUMENT_COLUMNS, TERM_FIELDS } from './documents.js';
+import { DOCUMENT_COLUMNS, TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './vocabulary.js';
-import { CODE_WEIGHT, MAX_PRIMARY, MAX_SECONDARY } from './vocabulary.js';
+import { CODE_WEIGHT } from './vocabulary.js';
 
 /**
  * The words that head a heading, subheading or line (what the goods are: "Automóviles de turismo")
@@ -51,11 +51,11 @@ export function splitTotal<T extends object>(rows: T[]): { hits: T[]; total: num
 
 export interface RankingDialect {
   /** A bound parameter by its 1-based position in `values`. */
-  param(index: number, type: 'text' | 'int'): string;
-  /** True when the term (a bound parameter, possibly null) is in the field. */
-  contains(field: string, term: string): string;
-  /** The rows the index finds for the match parameter. */
-  indexMatch(match: string): string;
+  param(index: number, type: 'text' | 'int' | 'tsquery'): string;
+  /** The index query for any of these tagged terms (a term is a whole term, or a prefix when `prefix`); one that finds nothing when empty. */
+  indexQuery(terms: readonly { readonly term: string; readonly prefix: boolean }[]): string | null;
+  /** True for the rows the index finds for an index query (a bound parameter). */
+  indexMatch(query: string): string;
   /** Ordering of codes as plain bytes. */
   readonly codeOrder: string;
 }
@@ -70,18 +70,26 @@ const DISPLAY = DOCUMENT_COLUMNS.filter((c) => c !== 'CODIGO')
   .map((c) => `b."${c}"`)
   .join(', ');
 
+type Tagged = { readonly term: string; readonly prefix: boolean };
+
+/** A plan's alternatives in one field: `abc ` (trailing space) is the whole term abc, `abc` any term starting so. */
+function inField(field: TermField, alternatives: readonly string[]): Tagged[] {
+  return alternatives.map((a) => ({ term: fieldTag(field) + a.trimEnd(), prefix: !a.endsWith(' ') }));
+}
+
 /** The SQL of one planned query; its text depends only on the number of words and codes. */
-export function rankingSql(plan: QueryPlan, match: string, skip: number, limit: number, d: RankingDialect): RankingSql | null {
+export function rankingSql(plan: QueryPlan, skip: number, limit: number, d: RankingDialect): RankingSql | null {
   if (plan.groups.length === 0 && plan.codes.length === 0) return null;
   const values: (string | number | null)[] = [];
-  const bind = (value: string | number | null, type: 'text' | 'int'): string => {
+  const bind = (value: string | number | null, type: 'text' | 'int' | 'tsquery'): string => {
     values.push(value);
     return d.param(values.length, type);
   };
   // The filter's parameters come first, so that the count binds the same first values.
   const where: string[] = [];
   const scores: string[] = [];
-  if (plan.groups.length > 0) where.push(d.indexMatch(bind(match, 'text')));
+  const everything = plan.groups.flatMap((g) => TERM_FIELDS.flatMap((f) => inField(f, [...g.primary, ...g.secondary])));
+  if (plan.groups.length > 0) where.push(d.indexMatch(bind(d.indexQuery(everything), 'tsquery')));
   for (const code of plan.codes) {
     const inCode = `b."CODIGO" >= ${bind(code, 'text')} AND b."CODIGO" < ${bind(prefixUpperBound(code), 'text')}`;
     where.push(`(${inCode})`);
@@ -90,13 +98,11 @@ export function rankingSql(plan: QueryPlan, match: string, skip: number, limit: 
   const condition = where.join(' OR ');
   const filterValues = [...values];
   for (const g of plan.groups) {
-    const slots = (list: readonly string[], n: number): string[] =>
-      Array.from({ length: n }, (_, i) => bind(list[i] === undefined ? null : ` ${list[i]}`, 'text'));
-    const tiers = { primary: slots(g.primary, MAX_PRIMARY), secondary: slots(g.secondary, MAX_SECONDARY) };
     const weight = bind(g.weight, 'int');
-    const cases = CASE_ORDER.map(
-      ({ field, tier, points }) => `WHEN ${tiers[tier].map((t) => d.contains(`b."${field}"`, t)).join(' OR ')} THEN ${MATCHED_WORD} + ${points} * ${weight}`,
-    );
+    const cases = CASE_ORDER.map(({ field, tier, points }) => {
+      const query = bind(d.indexQuery(inField(field, g[tier])), 'tsquery');
+      return `WHEN ${d.indexMatch(query)} THEN ${MATCHED_WORD} + ${points} * ${weight}`;
+    });
     scores.push(`(CASE ${cases.join(' ')} ELSE 0 END)`);
   }
   const text = `SELECT ${DISPLAY}, b."DESCRIPCION" AS "DESCRIPCION_MARCADA", ${scores.join(' + ')} AS "RELEVANCIA", COUNT(*) OVER () AS "${TOTAL}"

@@ -143,7 +143,7 @@ export class Vocabulary {
   /** What the index knows of one typed word: itself, what it begins, or (secondary) what it is a typo of. */
   private alternativesOf(word: string): { primary: string[]; secondary: string[] } {
     const s = stem(word);
-    if (this.df.has(s)) return { primary: [s.length >= 4 ? s : `${s} `], secondary: [] };
+    if (this.df.has(s)) return { primary: [`${s} `], secondary: [] };
     if (s.length >= 3 && this.frequency(s, true) > 0) return { primary: [s], secondary: [] };
     if (word.length >= 5) return { primary: [], secondary: this.corrections(word).map((c) => `${c} `) };
     return { primary: [], secondary: [] };

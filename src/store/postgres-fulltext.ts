@@ -7,19 +7,19 @@
  */
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { EnglishRow, LineRow } from '../search/documents.js';
-import { DOCUMENT_COLUMNS, ENGLISH_SQL, LINES_SQL, TERM_FIELDS } from '../search/documents.js';
+import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../search/documents.js';
 import { SEARCH_TABLES, buildSearchIndex, shippedReferences } from '../search/index-build.js';
 import type { RankingDialect } from '../search/ranking.js';
 import { rankingSql, splitTotal } from '../search/ranking.js';
 import type { Reference } from '../search/references.js';
-import type { QueryPlan, Suggestion } from '../search/vocabulary.js';
+import type { Suggestion } from '../search/vocabulary.js';
 import { Vocabulary } from '../search/vocabulary.js';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
 import { codeSearchSql } from './fulltext.js';
 
 export { SEARCH_TABLES };
 
-const COLUMNS = [...DOCUMENT_COLUMNS, ...TERM_FIELDS];
+const COLUMNS = SEARCH_COLUMNS;
 const BATCH = 2000;
 
 async function insertAll(client: PoolClient, table: string, columns: readonly string[], types: readonly string[], rows: readonly object[]): Promise<void> {
@@ -43,7 +43,7 @@ export async function buildPostgresFullText(client: PoolClient, references: read
   await client.query(`CREATE TABLE "buscar_palabras" ("PALABRA" TEXT PRIMARY KEY, "TERMINO" TEXT NOT NULL, "FRECUENCIA" INTEGER NOT NULL)`);
   await client.query(`CREATE TABLE "buscar_sinonimos" ("TERMINOS" TEXT NOT NULL, "EXPANSION" TEXT NOT NULL)`);
   await insertAll(client, 'buscar', COLUMNS, COLUMNS.map(() => 'text'), index.documents);
-  await client.query(`UPDATE "buscar" SET "DOC" = to_tsvector('simple', ${TERM_FIELDS.map((f) => `"${f}"`).join(" || ' ' || ")})`);
+  await client.query(`UPDATE "buscar" SET "DOC" = to_tsvector('simple', "TERMINOS")`);
   await client.query(`CREATE INDEX "buscar_doc" ON "buscar" USING gin ("DOC")`);
   await insertAll(client, 'buscar_terminos', ['TERMINO', 'DF'], ['text', 'int'], index.terms);
   await insertAll(client, 'buscar_palabras', ['PALABRA', 'TERMINO', 'FRECUENCIA'], ['text', 'text', 'int'], index.words);
@@ -52,17 +52,13 @@ export async function buildPostgresFullText(client: PoolClient, references: read
 }
 
 const dialect: RankingDialect = {
-  param: (i, type) => `$${i}::${type === 'int' ? 'int' : 'text'}`,
-  contains: (field, term) => `strpos(${field}, ${term}) > 0`,
-  indexMatch: (match) => `b."DOC" @@ to_tsquery('simple', ${match})`,
+  param: (i, type) => `$${i}::${type}`,
+  // Terms are letters and digits only (see analysis.ts): no tsquery syntax can get in. Null finds nothing.
+  indexQuery: (terms) => (terms.length === 0 ? null : terms.map((t) => (t.prefix ? `${t.term}:*` : t.term)).join(' | ')),
+  // The parameter is a tsquery in its text form, converted once when bound, never per row.
+  indexMatch: (query) => `b."DOC" @@ ${query}`,
   codeOrder: 'COLLATE "C"',
 };
-
-const tsquery = (plan: QueryPlan): string =>
-  plan.groups
-    .flatMap((g) => [...g.primary, ...g.secondary])
-    .map((a) => (a.endsWith(' ') ? a.trimEnd() : `${a}:*`))
-    .join(' | ');
 
 type Query = <T extends QueryResultRow>(text: string, values?: readonly unknown[]) => Promise<{ rows: T[] }>;
 
@@ -108,7 +104,7 @@ export class PostgresFullText {
       return { hits, total: Number(total), marks: [] };
     }
     const plan = (await this.current()).plan(query.text);
-    const sql = rankingSql(plan, tsquery(plan), query.skip, query.limit, dialect);
+    const sql = rankingSql(plan, query.skip, query.limit, dialect);
     if (sql === null) return { hits: [], total: 0, marks: [] };
     const page = splitTotal((await this.query<FullTextHit>(sql.page.text, sql.page.values)).rows);
     const total = page.total ?? Number((await this.query<{ total: string }>(sql.total.text, sql.total.values)).rows[0]?.total ?? 0);

@@ -6,17 +6,17 @@
  */
 import type Database from 'better-sqlite3';
 import type { EnglishRow, LineRow } from '../search/documents.js';
-import { DOCUMENT_COLUMNS, ENGLISH_SQL, LINES_SQL, TERM_FIELDS } from '../search/documents.js';
+import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../search/documents.js';
 import { buildSearchIndex, shippedReferences } from '../search/index-build.js';
 import type { RankingDialect } from '../search/ranking.js';
 import { rankingSql, splitTotal } from '../search/ranking.js';
 import type { Reference } from '../search/references.js';
-import type { QueryPlan, Suggestion } from '../search/vocabulary.js';
+import type { Suggestion } from '../search/vocabulary.js';
 import { Vocabulary } from '../search/vocabulary.js';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
 import { codeSearchSql } from './fulltext.js';
 
-const COLUMNS = [...DOCUMENT_COLUMNS, ...TERM_FIELDS];
+const COLUMNS = SEARCH_COLUMNS;
 
 /** Run on the new database of every load, after its record sets are complete. */
 export function buildSqliteFullText(db: Database.Database, references: readonly Reference[] = shippedReferences()): void {
@@ -36,23 +36,19 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
   insert('buscar_terminos', ['TERMINO', 'DF'], index.terms);
   insert('buscar_palabras', ['PALABRA', 'TERMINO', 'FRECUENCIA'], index.words);
   insert('buscar_sinonimos', ['TERMINOS', 'EXPANSION'], index.synonyms);
-  db.exec(`CREATE VIRTUAL TABLE "buscar_fts" USING fts5(${TERM_FIELDS.map((f) => `"${f}"`).join(', ')}, content = 'buscar', tokenize = 'unicode61')`);
+  db.exec(`CREATE VIRTUAL TABLE "buscar_fts" USING fts5("TERMINOS", content = 'buscar', tokenize = 'unicode61', prefix = '3 4 5 6 7')`);
   db.exec(`INSERT INTO "buscar_fts" ("buscar_fts") VALUES ('rebuild')`);
 }
 
+/** Terms are letters and digits only (see analysis.ts), so quoting them is enough to keep FTS5 syntax out. */
 const dialect: RankingDialect = {
   param: (i) => `@p${i}`,
-  contains: (field, term) => `instr(${field}, ${term}) > 0`,
-  indexMatch: (match) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${match})`,
+  // Every stored term has its field's digit and at least one letter or digit more: "0" is none of them.
+  indexQuery: (terms) => (terms.length === 0 ? '"0"' : terms.map((t) => (t.prefix ? `"${t.term}"*` : `"${t.term}"`)).join(' OR ')),
+  // An IN with a subquery is evaluated once per statement, into a transient index.
+  indexMatch: (query) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${query})`,
   codeOrder: '',
 };
-
-/** Terms are letters and digits only (see analysis.ts), so quoting them is enough to keep FTS5 syntax out. */
-const matchExpression = (plan: QueryPlan): string =>
-  plan.groups
-    .flatMap((g) => [...g.primary, ...g.secondary])
-    .map((a) => (a.endsWith(' ') ? `"${a.trimEnd()}"` : `"${a}"*`))
-    .join(' OR ');
 
 const named = (values: readonly (string | number | null)[]): Record<string, string | number | null> =>
   Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]));
@@ -90,7 +86,7 @@ export class SqliteFullText {
       };
     }
     const plan = this.vocabulary.plan(query.text);
-    const sql = rankingSql(plan, matchExpression(plan), query.skip, query.limit, dialect);
+    const sql = rankingSql(plan, query.skip, query.limit, dialect);
     if (sql === null) return { hits: [], total: 0, marks: [] };
     const page = splitTotal(this.prepare(sql.page.text).all(named(sql.page.values)) as FullTextHit[]);
     const total = page.total ?? (this.prepare(sql.total.text).get(named(sql.total.values)) as { total: number }).total;
@@ -102,6 +98,9 @@ export class SqliteFullText {
   }
 }
 
+/** Whether the file holds the search tables this version writes (a file from an older version does not). */
 export function hasFullText(db: Database.Database): boolean {
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'buscar_fts'`).get() !== undefined;
+  if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'buscar_fts'`).get() === undefined) return false;
+  const present = new Set((db.prepare(`SELECT "name" FROM pragma_table_info('buscar')`).all() as { name: string }[]).map((c) => c.name));
+  return COLUMNS.every((c) => present.has(c));
 }
