@@ -91,15 +91,15 @@ function splitUncached(text: string): { main: string[]; context: string[] } {
 const HEAD_END = new Set(['de', 'del', 'para', 'con', 'sin', 'en', 'excepto', 'incluso', 'incluidos', 'incluidas', 'of', 'for', 'with']);
 
 /**
- * The terms that head a text, the goods it is about: its words up to the first preposition or
- * parenthesis ("Refrigeradores, congeladores y demás material…" → refriger, congel, material;
- * "Automóviles de turismo" → automovil). A text that opens with a preposition ("De los tipos…",
- * "Para hombres") has no head.
+ * The terms that head a text, the goods it is about: its words up to the first comma, preposition or
+ * parenthesis ("Refrigeradores, congeladores y demás…" → refriger; "Automóviles de turismo" →
+ * automovil; "Trozos y despojos, frescos o refrigerados" → troz, despoj). A text that opens with a
+ * preposition ("De los tipos…", "Para hombres") or with "Los demás" has no head.
  */
 export function headTerms(text: string): string[] {
   const head: string[] = [];
-  for (const token of fold(text).split(/(?=[([;:.])|\s+/)) {
-    if (/^[([;:.]/.test(token)) break;
+  for (const token of fold(text).split(/(?=[([;:.,])|\s+/)) {
+    if (/^[([;:.,]/.test(token)) break;
     const w = token.replace(/[^\p{L}\p{N}]/gu, '');
     if (w === '') continue;
     if (HEAD_END.has(w)) break;

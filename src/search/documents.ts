@@ -55,7 +55,7 @@ export interface EnglishRow {
 }
 
 /** The term fields, in the order of their weights in ranking.ts. */
-export const TERM_FIELDS = ['T_CABEZA', 'T_REFERENCIA', 'T_LINEA', 'T_JERARQUIA', 'T_CAPITULO', 'T_OTROS'] as const;
+export const TERM_FIELDS = ['T_REFERENCIA', 'T_CABEZA', 'T_LINEA', 'T_JERARQUIA', 'T_CAPITULO', 'T_OTROS'] as const;
 export type TermField = (typeof TERM_FIELDS)[number];
 
 /**

@@ -12,13 +12,14 @@ import type { QueryPlan } from './vocabulary.js';
 import { CODE_WEIGHT } from './vocabulary.js';
 
 /**
- * The words that head a heading, subheading or line (what the goods are: "Automóviles de turismo")
- * count most, then the search references, the line's own words, the hierarchy's; words of a purpose
- * or parts clause and English count least.
+ * The search references count most (they are curated: "llanta" means a tyre to a broker, though the
+ * tariff also calls a rim so), then the words that head a heading, subheading or line (what the goods
+ * are: "Automóviles de turismo"), the line's own words, the hierarchy's; words of a purpose or parts
+ * clause and English count least.
  */
 export const FIELD_WEIGHTS: Readonly<Record<TermField, number>> = {
+  T_REFERENCIA: 13,
   T_CABEZA: 12,
-  T_REFERENCIA: 11,
   T_LINEA: 10,
   T_JERARQUIA: 6,
   T_CAPITULO: 3,
