@@ -55,8 +55,10 @@ export interface RankingDialect {
   param(index: number, type: 'text' | 'int' | 'tsquery'): string;
   /** The index query for any of these tagged terms (a term is a whole term, or a prefix when `prefix`); one that finds nothing when empty. */
   indexQuery(terms: readonly { readonly term: string; readonly prefix: boolean }[]): string | null;
-  /** True for the rows the index finds for an index query (a bound parameter). */
+  /** True for the rows the index finds for an index query (a bound parameter): the search's filter. */
   indexMatch(query: string): string;
+  /** The same test written so that the index is asked once per statement, not once per row: a field test of the ranking. */
+  indexMember(query: string): string;
   /** Ordering of codes as plain bytes. */
   readonly codeOrder: string;
 }
@@ -102,7 +104,7 @@ export function rankingSql(plan: QueryPlan, skip: number, limit: number, d: Rank
     const weight = bind(g.weight, 'int');
     const cases = CASE_ORDER.map(({ field, tier, points }) => {
       const query = bind(d.indexQuery(inField(field, g[tier])), 'tsquery');
-      return `WHEN ${d.indexMatch(query)} THEN ${MATCHED_WORD} + ${points} * ${weight}`;
+      return `WHEN ${d.indexMember(query)} THEN ${MATCHED_WORD} + ${points} * ${weight}`;
     });
     scores.push(`(CASE ${cases.join(' ')} ELSE 0 END)`);
   }

@@ -38,7 +38,7 @@ export async function buildPostgresFullText(client: PoolClient, references: read
   const english = (await client.query<EnglishRow & QueryResultRow>(ENGLISH_SQL)).rows;
   const index = buildSearchIndex(lines, english, references);
   const textColumns = COLUMNS.map((c) => `"${c}" TEXT${c === 'CODIGO' ? ' COLLATE "C" NOT NULL UNIQUE' : ''}`).join(', ');
-  await client.query(`CREATE TABLE "buscar" (${textColumns}, "DOC" tsvector)`);
+  await client.query(`CREATE TABLE "buscar" ("ID" integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, ${textColumns}, "DOC" tsvector)`);
   await client.query(`CREATE TABLE "buscar_terminos" ("TERMINO" TEXT PRIMARY KEY, "DF" INTEGER NOT NULL)`);
   await client.query(`CREATE TABLE "buscar_palabras" ("PALABRA" TEXT PRIMARY KEY, "TERMINO" TEXT NOT NULL, "FRECUENCIA" INTEGER NOT NULL)`);
   await client.query(`CREATE TABLE "buscar_sinonimos" ("TERMINOS" TEXT NOT NULL, "EXPANSION" TEXT NOT NULL)`);
@@ -57,6 +57,8 @@ const dialect: RankingDialect = {
   indexQuery: (terms) => (terms.length === 0 ? null : terms.map((t) => (t.prefix ? `${t.term}:*` : t.term)).join(' | ')),
   // The parameter is a tsquery in its text form, converted once when bound, never per row.
   indexMatch: (query) => `b."DOC" @@ ${query}`,
+  // An uncorrelated IN is run once per statement through the GIN index and kept as a hash.
+  indexMember: (query) => `b."ID" IN (SELECT "ID" FROM "buscar" WHERE "DOC" @@ ${query})`,
   codeOrder: 'COLLATE "C"',
 };
 

@@ -47,6 +47,7 @@ const dialect: RankingDialect = {
   indexQuery: (terms) => (terms.length === 0 ? '"0"' : terms.map((t) => (t.prefix ? `"${t.term}"*` : `"${t.term}"`)).join(' OR ')),
   // An IN with a subquery is evaluated once per statement, into a transient index.
   indexMatch: (query) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${query})`,
+  indexMember: (query) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${query})`,
   codeOrder: '',
 };
 
