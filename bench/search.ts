@@ -14,13 +14,14 @@ import { parse } from 'csv-parse/sync';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { demoSourcesDir, loadConfig } from '../src/config.js';
-import { buildDemoDatabase } from '../src/data/ensure.js';
+import { buildDemoDatabase } from '../src/data/startup.js';
 import { demoRecords } from '../src/data/demo/index.js';
-import { recordToRow } from '../src/data/load.js';
+import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { isStopWord, words } from '../src/search/analysis.js';
 import { queryCode } from '../src/store/fulltext.js';
-import { PostgresStore, writePostgresDatabase } from '../src/store/postgres.js';
+import { writeDatabase } from '../src/store/drivers.js';
+import { PostgresStore } from '../src/store/postgres.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
 
@@ -115,7 +116,7 @@ async function postgresDemo(): Promise<{ url: string; drop: () => Promise<void> 
     await admin.end();
   };
   const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
-  await writePostgresDatabase(url.toString(), 'demo', async (writer) => {
+  await writeDatabase(url.toString(), 'demo', async (writer) => {
     for (const { recordSet, record } of demoRecords(demoSourcesDir)) {
       const rs = byPath.get(recordSet)!;
       writer.insert(rs, recordToRow(rs, record));
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
   const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
   const path = join(tmpdir(), `tariff-bench-search-${process.pid}.sqlite`);
   console.log(`${queries.length} queries (bench/search-queries.csv); building the demo dataset…`);
-  buildDemoDatabase(path);
+  await buildDemoDatabase(path);
   const rows: [string, Quality, { p50: number; p99: number } | null, { p50: number; p99: number } | null][] = [];
   const results: Store[] = [];
   try {

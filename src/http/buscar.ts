@@ -4,15 +4,13 @@
  * docs/search.md); a query of digits is a code search. `GET /api/v1/buscar/sugerencias?q=…`:
  * completions while typing.
  */
-import type { FastifyInstance } from 'fastify';
 import type { FullTextQuery } from '../store/fulltext.js';
 import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, markTerms, queryCode } from '../store/fulltext.js';
 import { MAX_SUGGESTIONS } from '../search/vocabulary.js';
 import { RequestValidationError } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { PAGING, parseParams } from './params.js';
-import type { ProtectedContext } from './routes.js';
-import { protectedGet } from './routes.js';
+import type { ProtectedGet } from './route-kinds.js';
 
 const Q: ParamSpec = {
   name: 'q',
@@ -122,11 +120,9 @@ function checkQuery(raw: unknown, max = MAX_QUERY_LENGTH): string {
   return q;
 }
 
-export function registerBuscar(app: FastifyInstance, ctx: ProtectedContext): void {
-  app.addSchema(buscarHitSchema);
-  app.addSchema(buscarPageSchema);
-  protectedGet(app, ctx, {
-    url: '/api/v1/buscar',
+export function buscarRoute(): ProtectedGet<FullTextQuery> {
+  return {
+    schemas: [buscarHitSchema, buscarPageSchema],
     operationId: 'buscar',
     summary: 'Find fractions by description or code, ranked by relevance',
     tag: 'buscar',
@@ -143,11 +139,12 @@ export function registerBuscar(app: FastifyInstance, ctx: ProtectedContext): voi
       const items = hits.map((h) => ({ ...h, DESCRIPCION_MARCADA: h.DESCRIPCION === null ? null : markTerms(h.DESCRIPCION, marks) }));
       return { items, total, skip: search.skip, limit: search.limit };
     },
-  });
-  app.addSchema(suggestionSchema);
-  app.addSchema(suggestionsSchema);
-  protectedGet(app, ctx, {
-    url: '/api/v1/buscar/sugerencias',
+  };
+}
+
+export function sugerenciasRoute(): ProtectedGet<string> {
+  return {
+    schemas: [suggestionSchema, suggestionsSchema],
     operationId: 'buscarSugerencias',
     summary: 'Up to ten completions of what is being typed in a search box: words, or fractions for digits',
     tag: 'buscar',
@@ -155,5 +152,5 @@ export function registerBuscar(app: FastifyInstance, ctx: ProtectedContext): voi
     responses: { 200: { description: 'Successful Response', $ref: 'SugerenciasResponse#' } },
     parse: (request): string => checkQuery((request.query as Record<string, unknown>)['q'], MAX_SUGGEST_LENGTH),
     answer: async (store, q) => ({ items: await store.suggest(q) }),
-  });
+  };
 }

@@ -62,7 +62,7 @@ const dialect: RankingDialect = {
   codeOrder: 'COLLATE "C"',
 };
 
-type Query = <T extends QueryResultRow>(text: string, values?: readonly unknown[]) => Promise<{ rows: T[] }>;
+type Query = <T extends QueryResultRow>(text: string, values?: readonly unknown[]) => Promise<T[]>;
 
 /** How long the vocabulary of a dataset is trusted before checking whether another load replaced it (ms). */
 const RECHECK_MS = 1000;
@@ -76,7 +76,7 @@ export class PostgresFullText {
   private async current(): Promise<Vocabulary> {
     const now = Date.now();
     if (this.vocabulary && now - this.checkedAt < RECHECK_MS) return this.vocabulary.vocabulary;
-    const hash = (await this.query<{ hash: string }>('SELECT "hash" FROM "dataset_info" WHERE "id" = 1')).rows[0]?.hash ?? '';
+    const hash = (await this.query<{ hash: string }>('SELECT "hash" FROM "dataset_info" WHERE "id" = 1'))[0]?.hash ?? '';
     this.checkedAt = now;
     if (this.vocabulary?.hash !== hash) {
       const [documents, terms, words, synonyms, codes] = await Promise.all([
@@ -87,11 +87,11 @@ export class PostgresFullText {
         this.query<{ CODIGO: string; DESCRIPCION: string | null }>('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"'),
       ]);
       const vocabulary = new Vocabulary({
-        documents: documents.rows[0]?.n ?? 0,
-        terms: terms.rows,
-        words: words.rows,
-        synonyms: synonyms.rows,
-        codes: codes.rows,
+        documents: documents[0]?.n ?? 0,
+        terms,
+        words,
+        synonyms,
+        codes,
       });
       this.vocabulary = { hash, vocabulary };
     }
@@ -101,15 +101,15 @@ export class PostgresFullText {
   async search(query: FullTextQuery): Promise<FullTextResult> {
     if (query.code !== null) {
       const sql = codeSearchSql(query, (i) => `$${i}`, 'COLLATE "C"');
-      const hits = (await this.query<FullTextHit>(sql.page.text, sql.page.values)).rows;
-      const total = (await this.query<{ total: string }>(sql.total.text, sql.total.values)).rows[0]?.total ?? 0;
+      const hits = (await this.query<FullTextHit>(sql.page.text, sql.page.values));
+      const total = (await this.query<{ total: string }>(sql.total.text, sql.total.values))[0]?.total ?? 0;
       return { hits, total: Number(total), marks: [] };
     }
     const plan = (await this.current()).plan(query.text);
     const sql = rankingSql(plan, query.skip, query.limit, dialect);
     if (sql === null) return { hits: [], total: 0, marks: [] };
-    const page = splitTotal((await this.query<FullTextHit>(sql.page.text, sql.page.values)).rows);
-    const total = page.total ?? Number((await this.query<{ total: string }>(sql.total.text, sql.total.values)).rows[0]?.total ?? 0);
+    const page = splitTotal((await this.query<FullTextHit>(sql.page.text, sql.page.values)));
+    const total = page.total ?? Number((await this.query<{ total: string }>(sql.total.text, sql.total.values))[0]?.total ?? 0);
     return { hits: page.hits.map((h) => ({ ...h, RELEVANCIA: Number(h.RELEVANCIA) })), total, marks: plan.marks };
   }
 

@@ -3,45 +3,28 @@
  * sources on first start) and, in the embedded demo only, a signing secret and the demo user.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hashPassword } from '../auth/passwords.js';
 import type { Config } from '../config.js';
 import { demoSourcesDir, isEmbeddedDemo, sqlitePath, storeKind } from '../config.js';
 import { recordSets } from '../record-sets/index.js';
+import { withUserAdmin, writeDatabase } from '../store/drivers.js';
 import type { DatasetInfo } from '../store/store.js';
-import { SqliteUserAdmin, writeSqliteDatabase } from '../store/sqlite.js';
-import { hasFullText } from '../store/sqlite-fulltext.js';
-import Database from 'better-sqlite3';
 import { demoRecords } from './demo/index.js';
-import { recordToRow } from './load.js';
+import { recordToRow } from './record-row.js';
 
 const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
 
-/** Builds the demo dataset into a SQLite file (atomically: see writeSqliteDatabase). */
-export function buildDemoDatabase(path: string, sourcesDir = demoSourcesDir, keepUsers = false): DatasetInfo {
-  mkdirSync(dirname(path), { recursive: true });
-  return writeSqliteDatabase(
-    path,
-    'demo',
-    (writer) => {
-      for (const { recordSet, record } of demoRecords(sourcesDir)) {
-        const rs = byPath.get(recordSet);
-        if (!rs) throw new Error(`demo dataset names an unknown record set: ${recordSet}`);
-        writer.insert(rs, recordToRow(rs, record));
-      }
-    },
-    { keepUsers },
-  );
-}
-
-function searchIndexCurrent(path: string): boolean {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    return hasFullText(db);
-  } finally {
-    db.close();
-  }
+/** Builds the demo dataset into a SQLite file, all of it or nothing. */
+export function buildDemoDatabase(path: string, sourcesDir = demoSourcesDir): Promise<DatasetInfo> {
+  return writeDatabase(`sqlite:${path}`, 'demo', (writer) => {
+    for (const { recordSet, record } of demoRecords(sourcesDir)) {
+      const rs = byPath.get(recordSet);
+      if (!rs) throw new Error(`demo dataset names an unknown record set: ${recordSet}`);
+      writer.insert(rs, recordToRow(rs, record));
+    }
+  });
 }
 
 /** The embedded demo's signing secret: made once and kept beside its database, so tokens survive a restart. */
@@ -64,25 +47,20 @@ export async function prepareStartup(config: Config): Promise<Prepared> {
   // A PostgreSQL database is loaded and given users by its operator; nothing is built at start.
   if (storeKind(config) === 'postgres') return { config, notes };
   const path = sqlitePath(config);
-  // The embedded demo is rebuilt, users kept, when it was built by a version with another search index.
-  const outdated = existsSync(path) && isEmbeddedDemo(config) && !searchIndexCurrent(path);
-  if (!existsSync(path) || outdated) {
+  if (!existsSync(path)) {
     const started = Date.now();
-    const info = buildDemoDatabase(path, demoSourcesDir, outdated);
+    const info = await buildDemoDatabase(path);
     const rows = Object.values(info.counts).reduce((a, b) => a + b, 0);
     notes.push(`created ${isEmbeddedDemo(config) ? 'the embedded demo database' : path} with the demo dataset: ${rows} records in ${Date.now() - started} ms`);
   }
   if (!isEmbeddedDemo(config)) return { config, notes };
 
-  const admin = new SqliteUserAdmin(path);
-  try {
-    if (admin.list().length === 0) {
-      admin.add('demo', await hashPassword('demo'), 'Demo user', null);
-      notes.push('created the user "demo" with password "demo": this is for local trial only; never expose this service as it is');
-    }
-  } finally {
-    admin.close();
-  }
+  const hash = await hashPassword('demo');
+  await withUserAdmin(config, async (admin) => {
+    if ((await admin.list()).length > 0) return;
+    await admin.add('demo', hash, 'Demo user', null);
+    notes.push('created the user "demo" with password "demo": this is for local trial only; never expose this service as it is');
+  });
   const secret = config.JWT_SECRET === '' ? demoSecret(path) : config.JWT_SECRET;
   return { config: { ...config, JWT_SECRET: secret }, notes };
 }
