@@ -188,7 +188,7 @@ for (const kind of await storeKinds()) {
 }
 
 describe('buscar: both stores', () => {
-  test('SQLite and PostgreSQL give the same top hits with the same relevance', async (t) => {
+  test('SQLite and PostgreSQL give the same top hits with the same relevance', (t) => {
     if (topHits.size < 2) return t.skip('PostgreSQL not reachable: nothing to compare');
     const [a, b] = [...topHits.values()];
     assert.deepEqual(a, b);

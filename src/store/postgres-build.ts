@@ -158,7 +158,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
       for (const rs of this.options.keep ?? []) await this.copyFromServed(rs);
       // Indexes built once over the loaded rows are faster to make than kept up row by row.
       for (const rs of recordSets) for (const statement of buildIndexes(rs)) await client.query(statement);
-      await buildPostgresFullText(client);
+      await buildPostgresFullText(client, this.options.references);
       const info = await describeDataset(
         source,
         (rs) => pagedRows(client, rs),

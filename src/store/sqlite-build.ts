@@ -92,7 +92,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
     db.exec('COMMIT');
     if (this.served) this.copyFromServed();
     for (const statement of recordSets.flatMap(buildIndexes)) db.exec(statement);
-    buildSqliteFullText(db);
+    buildSqliteFullText(db, this.options.references);
     const info = await describeDataset(
       source,
       (rs) => db.prepare(selectAll(rs)).raw().iterate() as Iterable<Values>,
