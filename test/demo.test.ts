@@ -108,10 +108,29 @@ test('fracciones holds the 11,519 LIGIE 2022 codes', () => {
   assert.equal(records(first, 'informacion-general').length, 11519);
 });
 
-test('historic duties in fracciones are marked as such', () => {
+test('duties in fracciones say where they come from: the 2022 transcription, else the historic TIGIE 2012', () => {
+  let ligie2022 = 0;
   for (const r of records(first, 'fracciones')) {
-    if (r.ADVIMPOTXT !== null || r.ADVEXPOTXT !== null) assert.match(String(r.NOTAS), /HISTÓRICO/);
+    if (r.ADVIMPOTXT === null && r.ADVEXPOTXT === null) continue;
+    assert.match(String(r.NOTAS), /HISTÓRICO|LIGIE 2022 \(DOF 7 de junio de 2022\)/);
+    if (/LIGIE 2022/.test(String(r.NOTAS))) ligie2022++;
   }
+  assert.ok(ligie2022 > 2000, `${ligie2022} lines with 2022 rates`);
+  const horse = records(first, 'fracciones').find((r) => r.FRACCION === '01012101');
+  assert.equal(horse?.ADVIMPOTXT, '10%');
+});
+
+test('informacion-general speaks Spanish first: LIGIE 2022 texts, then the fichas, English only where neither has one', () => {
+  const all = records(first, 'informacion-general');
+  const horse = all.find((r) => r.FRACCION === '01012101');
+  assert.equal(horse?.DESCRIPCIONPARTIDA, 'Caballos, asnos, mulos y burdéganos, vivos.');
+  assert.equal(horse?.DESCRIPCIONCAPITULO, 'Animales vivos');
+  const laptop = all.find((r) => r.FRACCION === '84713001');
+  assert.match(String(laptop?.DESCRIPCIONCAPITULO), /Reactores nucleares, calderas, máquinas/);
+});
+
+test('PROSEC records name their article', () => {
+  assert.ok(records(first, 'prosec').every((r) => r.ARTICULO === '4'));
 });
 
 test('fracciones-usa holds the HTS line 0101.21.00.10', () => {

@@ -31,7 +31,15 @@ export const SEARCH_TABLES = ['buscar', 'buscar_terminos', 'buscar_palabras', 'b
 export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<EnglishRow>, references: readonly Reference[]): SearchIndex {
   const englishByCode = englishIndex(english);
   const referencesByCode = referenceIndex(references);
-  const documents = lines.map((l) => buildDocument(l, englishByCode, referencesByCode));
+  // One document per fraction and NICO, whatever duplicates a dataset holds (the record sets' key is SYSID).
+  const codes = new Set<string>();
+  const unique = lines.filter((l) => {
+    const code = l.FRACCION + (l.NICO ?? '');
+    if (codes.has(code)) return false;
+    codes.add(code);
+    return true;
+  });
+  const documents = unique.map((l) => buildDocument(l, englishByCode, referencesByCode));
   const df = new Map<string, number>();
   for (const d of documents) {
     const seen = new Set<string>();
@@ -44,7 +52,7 @@ export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<En
   return {
     documents,
     terms: [...df].map(([TERMINO, DF]) => ({ TERMINO, DF })),
-    words: vocabularyOf(lines, references, stem),
+    words: vocabularyOf(unique, references, stem),
     synonyms,
   };
 }
