@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { demoRecords } from '../src/data/demo/index.js';
 import type { DemoRecord } from '../src/data/demo/index.js';
 import { recordToRow } from '../src/data/record-row.js';
-import type { RecordSet } from '../src/record-sets/define.js';
+import type { RecordSet, RowOf } from '../src/record-sets/define.js';
+import type { fracciones as fraccionesSet } from '../src/record-sets/fracciones.js';
 import { recordSets } from '../src/record-sets/index.js';
 
 // Compiled to dist/test/, so the project root is two levels up.
@@ -160,4 +161,11 @@ test('every record taken from the historic SIICEX data says it is historic', () 
 
 test('two runs give identical output', () => {
   assert.equal(build().hash, first.hash);
+});
+
+test('a generator writing a field its record set does not declare does not compile', () => {
+  // @ts-expect-error FRACCIONPUNT is no field of fracciones: the build fails if RowOf stops catching it.
+  const wrong: RowOf<typeof fraccionesSet> = { FRACCIONPUNT: '0101.21.01' };
+  const right: RowOf<typeof fraccionesSet> = { FRACCIONPUNTO: '0101.21.01' };
+  assert.ok(wrong && right);
 });

@@ -1,5 +1,8 @@
 /** Quotas of the fichas and the correlation of replaced fractions. */
-import type { LigieCode, Rec, Row, Sources } from './sources.js';
+import type { cupos as cuposSet } from '../../record-sets/cupos.js';
+import type { fraccionesAnteriores as fraccionesAnterioresSet } from '../../record-sets/fracciones-anteriores.js';
+import type { RowOf } from '../../record-sets/define.js';
+import type { LigieCode, Row, Sources } from './sources.js';
 import { charCount, checkedCountry, col, HIST_FICHA, isoToDate8, numbered, pushTo } from './sources.js';
 import { date8, firstDofDate, spanishMonth } from './values.js';
 
@@ -58,8 +61,8 @@ export function quotaProduct(text: string): string | null {
   return null;
 }
 
-export function cupos(src: Sources): Rec[] {
-  const records: Rec[] = [];
+export function cupos(src: Sources): RowOf<typeof cuposSet>[] {
+  const records: RowOf<typeof cuposSet>[] = [];
   for (const f of src.fichas) {
     const fraction = col(f, 'fraccion');
     if (!src.ligieFractions.has(fraction)) continue;
@@ -102,7 +105,7 @@ export function cupos(src: Sources): Rec[] {
 // ---------------------------------------------------------------------------------------------
 // fracciones-anteriores: derived from the SAT code history
 
-export function fraccionesAnteriores(src: Sources): Rec[] {
+export function fraccionesAnteriores(src: Sources): RowOf<typeof fraccionesAnterioresSet>[] {
   // 2012-era 8-digit codes that ended when the LIGIE 2020 came into force.
   const oldBySubheading = new Map<string, Row[]>();
   for (const r of src.historyRows) {
@@ -113,7 +116,7 @@ export function fraccionesAnteriores(src: Sources): Rec[] {
   const newBySubheading = new Map<string, LigieCode[]>();
   for (const c of src.ligie) pushTo(newBySubheading, c.hs6, c);
 
-  const records: Rec[] = [];
+  const records: RowOf<typeof fraccionesAnterioresSet>[] = [];
   for (const [hs6, olds] of oldBySubheading) {
     const current = newBySubheading.get(hs6) ?? [];
     const old = olds[0];

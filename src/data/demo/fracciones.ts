@@ -1,5 +1,8 @@
 /** fracciones and informacion-general: one record per LIGIE 2022 code. */
-import type { LigieCode, Rec, Sources } from './sources.js';
+import type { fracciones as fraccionesSet } from '../../record-sets/fracciones.js';
+import type { informacionGeneral as informacionGeneralSet } from '../../record-sets/informacion-general.js';
+import type { RowOf } from '../../record-sets/define.js';
+import type { LigieCode, Sources } from './sources.js';
 import { col, dotted8, HIST_IGI, isoToDate8, numbered } from './sources.js';
 import { LIGIE_2022_RATES, ligie2022Duties } from './spanish.js';
 import { parseDuty } from './values.js';
@@ -21,9 +24,9 @@ export function validityStart(src: Sources, c: LigieCode): string | null {
   return isoToDate8(current ? col(current, 'vigencia_desde') : c.validFrom);
 }
 
-export function fracciones(src: Sources): Rec[] {
+export function fracciones(src: Sources): RowOf<typeof fraccionesSet>[] {
   return numbered(
-    src.ligie.map((c) => {
+    src.ligie.map((c): RowOf<typeof fraccionesSet> => {
       const current = ligie2022Duties(src, c.fraction);
       const old = current ? undefined : src.igi.get(c.fraction);
       const imp = old ? parseDuty(old.igi) : null;
@@ -68,7 +71,7 @@ export function isRoman(s: string): boolean {
  * spanish.ts) and the HS 2022 English where no Spanish text exists; the fraction's own text from the
  * LIGIE 2022 transcription, else the NICO text when the fraction has only one NICO.
  */
-export function informacionGeneral(src: Sources): Rec[] {
+export function informacionGeneral(src: Sources): RowOf<typeof informacionGeneralSet>[] {
   const nicosPerFraction = new Map<string, number>();
   for (const c of src.ligie) nicosPerFraction.set(c.fraction, (nicosPerFraction.get(c.fraction) ?? 0) + 1);
   const spanish = src.spanish.texts;
@@ -81,7 +84,7 @@ export function informacionGeneral(src: Sources): Rec[] {
   for (const f of src.fichas) if (!fichaSections.has(col(f, 'capitulo_codigo'))) fichaSections.set(col(f, 'capitulo_codigo'), col(f, 'seccion_codigo'));
 
   return numbered(
-    src.ligie.map((c) => {
+    src.ligie.map((c): RowOf<typeof informacionGeneralSet> => {
       const chapter = src.hs.get(c.chapter);
       const hsSection = chapter ? col(chapter, 'section') : '';
       // LIGIE chapter 98 (special operations) is not in the HS: its section comes from the fichas.
@@ -102,8 +105,8 @@ export function informacionGeneral(src: Sources): Rec[] {
         DESCRIPCIONNICO: c.text,
         UMCLAVE: c.unit,
         UMABREVIACION: c.unitAbbr,
-        ADVIMPOTXT: (current?.['ADVIMPOTXT'] as string | undefined) ?? (old?.igi || null),
-        ADVEXPOTXT: (current?.['ADVEXPOTXT'] as string | null | undefined) ?? (old?.ige || null),
+        ADVIMPOTXT: (current?.['ADVIMPOTXT']) ?? (old?.igi || null),
+        ADVEXPOTXT: (current?.['ADVEXPOTXT']) ?? (old?.ige || null),
         DOF: validityStart(src, c),
         NOTAS: current ? LIGIE_2022_RATES : old ? HIST_IGI : null,
         NICO: c.nico,

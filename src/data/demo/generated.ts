@@ -1,5 +1,13 @@
 /** The generated record sets (no public data): real fractions and keys, made-up values, marked DEMO. */
-import type { LigieCode, Rec, Sources } from './sources.js';
+import type { cuotas2 as cuotas2Set } from '../../record-sets/cuotas2.js';
+import type { preciosEstimados2 as preciosEstimados2Set } from '../../record-sets/precios-estimados2.js';
+import type { ieps as iepsSet } from '../../record-sets/ieps.js';
+import type { reit as reitSet } from '../../record-sets/reit.js';
+import type { fundamentosTlc as fundamentosTlcSet } from '../../record-sets/fundamentos-tlc.js';
+import type { RowOf } from '../../record-sets/define.js';
+import type { vehiculosMarcas as vehiculosMarcasSet } from '../../record-sets/vehiculos-marcas.js';
+import type { vehiculosModelos as vehiculosModelosSet } from '../../record-sets/vehiculos-modelos.js';
+import type { LigieCode, Sources } from './sources.js';
 import { charCount, checkedCountry, checkedPermit, DEMO_MARK, dotted8, numbered } from './sources.js';
 import { addYears, Rng } from './values.js';
 
@@ -12,11 +20,11 @@ export function namedProducts(codes: readonly LigieCode[]): LigieCode[] {
   return codes.filter((c) => charCount(c.text) <= 300 && !/^(los|las) demás/i.test(c.text));
 }
 
-export function cuotas2(src: Sources): Rec[] {
+export function cuotas2(src: Sources): RowOf<typeof cuotas2Set>[] {
   const rng = new Rng('cuotas2');
   const countries = ['CHN', 'KOR', 'TWN', 'UKR', 'RUS', 'IND', 'VNM', 'BRA', 'DEU', 'JPN'].map((k) => checkedCountry(src, k));
   if (!src.currencies.has('USD')) throw new Error('demo: USD missing from the currency catalog');
-  const records: Rec[] = [];
+  const records: RowOf<typeof cuotas2Set>[] = [];
   let resolution = 0;
   for (const c of rng.sample(namedProducts(codesUnder(src, ['72', '73'])), 48)) {
     for (const country of rng.sample(countries, rng.int(1, 3))) {
@@ -54,9 +62,9 @@ export function cuotas2(src: Sources): Rec[] {
   return numbered(records, 'SYSID');
 }
 
-export function preciosEstimados2(src: Sources): Rec[] {
+export function preciosEstimados2(src: Sources): RowOf<typeof preciosEstimados2Set>[] {
   const rng = new Rng('precios-estimados2');
-  const records: Rec[] = [];
+  const records: RowOf<typeof preciosEstimados2Set>[] = [];
   for (const c of rng.sample(namedProducts(codesUnder(src, ['61', '62', '64', '72', '73'])), 150)) {
     const dof = rng.date(2016, 2024);
     records.push({
@@ -98,10 +106,10 @@ export const DEMO_MODELS: Readonly<Record<string, readonly string[]>> = {
 
 export const VEHICLE_TYPE_KEYS: Readonly<Record<string, string>> = { AUTOMOVIL: 'A', CAMION: 'C', MOTOCICLETA: 'M' };
 
-export function vehicleMakes(src: Sources): { marcas: Rec[]; modelos: Rec[] } {
+export function vehicleMakes(src: Sources): { marcas: RowOf<typeof vehiculosMarcasSet>[]; modelos: RowOf<typeof vehiculosModelosSet>[] } {
   const rng = new Rng('vehiculos');
-  const marcas: Rec[] = [];
-  const modelos: Rec[] = [];
+  const marcas: RowOf<typeof vehiculosMarcasSet>[] = [];
+  const modelos: RowOf<typeof vehiculosModelosSet>[] = [];
   DEMO_MAKES.forEach((make, i) => {
     const key = `D${String(i + 1).padStart(4, '0')}`;
     const codes = rng.sample(codesUnder(src, [make.heading]), rng.int(3, 6));
@@ -152,8 +160,8 @@ export const IEPS_RULES: readonly {
   { prefix: '2403', category: 'Tabacos labrados', type: 'AD VALOREM', rate: '160.00', quota: null, unit: null, ground: 'Ley del IEPS, art. 2, fracción I, inciso C)' },
 ];
 
-export function ieps(src: Sources): Rec[] {
-  const records: Rec[] = [];
+export function ieps(src: Sources): RowOf<typeof iepsSet>[] {
+  const records: RowOf<typeof iepsSet>[] = [];
   for (const rule of IEPS_RULES) {
     for (const c of codesUnder(src, [rule.prefix])) {
       records.push({
@@ -175,7 +183,7 @@ export function ieps(src: Sources): Rec[] {
   return numbered(records, 'CONSECUTIVO', 'FRACCION_SIN_PUNTO');
 }
 
-export function reit(src: Sources): Rec[] {
+export function reit(src: Sources): RowOf<typeof reitSet>[] {
   const rng = new Rng('reit');
   const permit = checkedPermit(src, 'IM');
   return numbered(
@@ -209,11 +217,11 @@ export const AGREEMENTS: readonly { key: string; name: string; partners: readonl
   { key: 'TLCMP', name: 'TLC México-Panamá', partners: ['PAN'] },
 ];
 
-export function fundamentosTlc(src: Sources): Rec[] {
+export function fundamentosTlc(src: Sources): RowOf<typeof fundamentosTlcSet>[] {
   const rng = new Rng('fundamentos-tlc');
   const [tipat, tmec, ...others] = AGREEMENTS;
   if (!tipat || !tmec) throw new Error('demo: agreements list lost TIPAT or TMEC');
-  const records: Rec[] = [];
+  const records: RowOf<typeof fundamentosTlcSet>[] = [];
   for (const c of rng.sample(src.ligie, 36)) {
     // TIPAT and T-MEC on every fraction, so that /fundamentos-tlc/tipat always has something to show.
     for (const a of [tipat, tmec, ...rng.sample(others, rng.int(1, 4))]) {

@@ -1,5 +1,9 @@
 /** Trade preferences: free-trade agreements, ALADI and PROSEC (historic, SIICEX). */
-import type { Rec, Sources } from './sources.js';
+import type { tlcs as tlcsSet } from '../../record-sets/tlcs.js';
+import type { aladi2 as aladi2Set } from '../../record-sets/aladi2.js';
+import type { prosec as prosecSet } from '../../record-sets/prosec.js';
+import type { RowOf } from '../../record-sets/define.js';
+import type { Sources } from './sources.js';
 import { checkedCountry, col, HIST_FICHA, numbered, readCsv } from './sources.js';
 import { fitRate, parseDuty, plainRate, withoutValidityClause } from './values.js';
 
@@ -38,10 +42,10 @@ export function partner(src: Sources, name: string): string {
   return checkedCountry(src, key);
 }
 
-export function tlcs(src: Sources, dir: string): Rec[] {
+export function tlcs(src: Sources, dir: string): RowOf<typeof tlcsSet>[] {
   const rows = readCsv(dir, 'tigie2012-siicex/tlc_tasas.csv', ['fraccion', 'grupo', 'pais_tratado', 'tasa']);
   const order = new Map<string, number>();
-  const records: Rec[] = [];
+  const records: RowOf<typeof tlcsSet>[] = [];
   for (const r of rows) {
     const fraction = col(r, 'fraccion');
     if (!src.ligieFractions.has(fraction)) continue;
@@ -86,9 +90,9 @@ export function rateAfterMargin(generalRate: string | null, margin: string): str
   return `${Number(value.toFixed(4))}%`;
 }
 
-export function aladi2(src: Sources, dir: string): Rec[] {
+export function aladi2(src: Sources, dir: string): RowOf<typeof aladi2Set>[] {
   const rows = readCsv(dir, 'tigie2012-siicex/aladi_preferencias.csv', ['fraccion', 'acuerdo', 'preferencia_texto']);
-  const records: Rec[] = [];
+  const records: RowOf<typeof aladi2Set>[] = [];
   for (const r of rows) {
     const fraction = col(r, 'fraccion');
     if (!src.ligieFractions.has(fraction)) continue;
@@ -129,9 +133,9 @@ export function aladi2(src: Sources, dir: string): Rec[] {
 /** The article of the PROSEC decree (DOF 2 August 2002) that lists each sector's fractions and rates. */
 export const PROSEC_ARTICLE = '4';
 
-export function prosec(src: Sources, dir: string): Rec[] {
+export function prosec(src: Sources, dir: string): RowOf<typeof prosecSet>[] {
   const rows = readCsv(dir, 'tigie2012-siicex/prosec_tasas.csv', ['fraccion', 'sector', 'tasa']);
-  const records: Rec[] = [];
+  const records: RowOf<typeof prosecSet>[] = [];
   for (const r of rows) {
     const fraction = col(r, 'fraccion');
     if (!src.ligieFractions.has(fraction)) continue;

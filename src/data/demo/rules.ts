@@ -1,5 +1,10 @@
 /** Non-tariff rules of the SIICEX fichas: regulaciones, requisito-previo, noms, rcg2 (historic). */
-import type { Rec, Sources } from './sources.js';
+import type { rcg2 as rcg2Set } from '../../record-sets/rcg2.js';
+import type { RowOf } from '../../record-sets/define.js';
+import type { noms as nomsSet } from '../../record-sets/noms.js';
+import type { regulaciones as regulacionesSet } from '../../record-sets/regulaciones.js';
+import type { requisitoPrevio as requisitoPrevioSet } from '../../record-sets/requisito-previo.js';
+import type { Sources } from './sources.js';
 import { charCount, checkedPermit, col, HIST_FICHA, numbered } from './sources.js';
 import { cutAt } from './usa.js';
 
@@ -62,9 +67,9 @@ export function permitKey(rule: string, direction: Direction): string | null {
 }
 
 export interface RuleRecords {
-  readonly requisitoPrevio: Rec[];
-  readonly regulaciones: Rec[];
-  readonly noms: Rec[];
+  readonly requisitoPrevio: RowOf<typeof requisitoPrevioSet>[];
+  readonly regulaciones: RowOf<typeof regulacionesSet>[];
+  readonly noms: RowOf<typeof nomsSet>[];
 }
 
 export const REQUISITO_DESCRIPTION_MAX = 1999;
@@ -114,8 +119,8 @@ export function rules(src: Sources): RuleRecords {
 // ---------------------------------------------------------------------------------------------
 // rcg2: annexes of the foreign-trade rules named in the fichas
 
-export function rcg2(src: Sources): Rec[] {
-  const records: Rec[] = [];
+export function rcg2(src: Sources): RowOf<typeof rcg2Set>[] {
+  const records: RowOf<typeof rcg2Set>[] = [];
   for (const f of src.fichas) {
     const fraction = col(f, 'fraccion');
     if (!src.ligieFractions.has(fraction)) continue;

@@ -233,7 +233,7 @@ export function checkedPermit(src: Sources, key: string): string {
 // Identifiers
 
 /** Sorts by fraction (then NICO, stable otherwise) and numbers from 1. */
-export function numbered(records: Rec[], idField: string, fractionField = 'FRACCION', nicoField = 'NICO'): Rec[] {
+export function numbered<T extends Rec>(records: T[], idField: string, fractionField = 'FRACCION', nicoField = 'NICO'): T[] {
   const key = (r: Rec, f: string): string => {
     const value = r[f];
     return typeof value === 'string' ? value : '';

@@ -1,5 +1,7 @@
 /** fracciones-usa: every line of the US HTS 2024. */
-import type { Rec } from './sources.js';
+import type { fraccionesUsa as fraccionesUsaSet } from '../../record-sets/fracciones-usa.js';
+import type { RowOf } from '../../record-sets/define.js';
+
 import { charCount, col, readCsv } from './sources.js';
 
 /** The HTS CSV writes the unit as a JSON array (`["doz.","kg"]`); shown here as `doz., kg`. */
@@ -22,7 +24,7 @@ export function cutAt(text: string, max: number): string {
   return [...text].slice(0, max - 1).join('') + '…';
 }
 
-export function fraccionesUsa(dir: string): Rec[] {
+export function fraccionesUsa(dir: string): RowOf<typeof fraccionesUsaSet>[] {
   const rows = readCsv(dir, 'us-hts-2024/hts_2024_basic_edition_csv.csv', [
     'HTS Number',
     'Indent',
