@@ -56,16 +56,20 @@ const named = (values: readonly (string | number | null)[]): Record<string, stri
 
 export class SqliteFullText {
   private readonly statements = new Map<string, Database.Statement>();
-  readonly vocabulary: Vocabulary;
+  private loaded: Vocabulary | undefined;
 
-  constructor(private readonly db: Database.Database) {
-    this.vocabulary = new Vocabulary({
-      documents: (db.prepare('SELECT COUNT(*) AS "n" FROM "buscar"').get() as { n: number }).n,
-      terms: db.prepare('SELECT "TERMINO", "DF" FROM "buscar_terminos"').all() as { TERMINO: string; DF: number }[],
-      words: db.prepare('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"').all() as { PALABRA: string; TERMINO: string; FRECUENCIA: number }[],
-      synonyms: db.prepare('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"').all() as { TERMINOS: string; EXPANSION: string }[],
-      codes: db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
+  constructor(private readonly db: Database.Database) {}
+
+  /** Built on the first search or suggestion, not when the store opens: a start stays quick. */
+  get vocabulary(): Vocabulary {
+    this.loaded ??= new Vocabulary({
+      documents: (this.db.prepare('SELECT COUNT(*) AS "n" FROM "buscar"').get() as { n: number }).n,
+      terms: this.db.prepare('SELECT "TERMINO", "DF" FROM "buscar_terminos"').all() as { TERMINO: string; DF: number }[],
+      words: this.db.prepare('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"').all() as { PALABRA: string; TERMINO: string; FRECUENCIA: number }[],
+      synonyms: this.db.prepare('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"').all() as { TERMINOS: string; EXPANSION: string }[],
+      codes: this.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
     });
+    return this.loaded;
   }
 
   private prepare(sql: string): Database.Statement {
