@@ -143,7 +143,8 @@ function referencesFor(code: string, byCode: ReadonlyMap<string, readonly string
 }
 
 function tagged(fields: Readonly<Record<TermField, readonly string[]>>): string {
-  return TERM_FIELDS.flatMap((f) => [...new Set(fields[f])].map((t) => fieldTag(f) + t)).join(' ');
+  // A space at each end, so that ` 3viv ` finds a whole term and ` 3acer` a term's start.
+  return ` ${TERM_FIELDS.flatMap((f) => [...new Set(fields[f])].map((t) => fieldTag(f) + t)).join(' ')} `;
 }
 
 export function buildDocument(row: LineRow, english: ReadonlyMap<string, readonly string[]>, references: ReadonlyMap<string, readonly string[]>): SearchDocument {

@@ -9,7 +9,7 @@ import type { PoolClient, QueryResultRow } from 'pg';
 import type { EnglishRow, LineRow } from '../search/documents.js';
 import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../search/documents.js';
 import { SEARCH_TABLES, buildSearchIndex, shippedReferences } from '../search/index-build.js';
-import type { RankingDialect } from '../search/ranking.js';
+import type { RankingDialect, Tagged } from '../search/ranking.js';
 import { rankingSql, splitTotal } from '../search/ranking.js';
 import type { Reference } from '../search/references.js';
 import type { Suggestion } from '../search/vocabulary.js';
@@ -51,14 +51,16 @@ export async function buildPostgresFullText(client: PoolClient, references: read
   await client.query(`ANALYZE ${SEARCH_TABLES.map((t) => `"${t}"`).join(', ')}`);
 }
 
+const tsquery = (terms: readonly Tagged[]): string => terms.map((t) => (t.prefix ? `${t.term}:*` : t.term)).join(' | ');
+
 const dialect: RankingDialect = {
   param: (i, type) => `$${i}::${type}`,
   // Terms are letters and digits only (see analysis.ts): no tsquery syntax can get in. Null finds nothing.
-  indexQuery: (terms) => (terms.length === 0 ? null : terms.map((t) => (t.prefix ? `${t.term}:*` : t.term)).join(' | ')),
+  indexQuery: (terms) => (terms.length === 0 ? null : tsquery(terms)),
   // The parameter is a tsquery in its text form, converted once when bound, never per row.
   indexMatch: (query) => `b."DOC" @@ ${query}`,
   // An uncorrelated IN is run once per statement through the GIN index and kept as a hash.
-  indexMember: (query) => `b."ID" IN (SELECT "ID" FROM "buscar" WHERE "DOC" @@ ${query})`,
+  member: (terms, bind) => `b."ID" IN (SELECT "ID" FROM "buscar" WHERE "DOC" @@ ${bind(tsquery(terms), 'tsquery')})`,
   codeOrder: 'COLLATE "C"',
 };
 

@@ -47,7 +47,9 @@ const dialect: RankingDialect = {
   indexQuery: (terms) => (terms.length === 0 ? '"0"' : terms.map((t) => (t.prefix ? `"${t.term}"*` : `"${t.term}"`)).join(' OR ')),
   // An IN with a subquery is evaluated once per statement, into a transient index.
   indexMatch: (query) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${query})`,
-  indexMember: (query) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${query})`,
+  // Within the candidates, a plain substring test of the stored terms (spaces around each) is faster
+  // in SQLite than one more FTS5 query per field.
+  member: (terms, bind) => terms.map((t) => `instr(b."TERMINOS", ${bind(` ${t.term}${t.prefix ? '' : ' '}`, 'text')}) > 0`).join(' OR '),
   codeOrder: '',
 };
 
