@@ -15,7 +15,7 @@ import pg from 'pg';
 import { hashPassword } from '../src/auth/passwords.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
 import { defaultDatabasePath, demoSourcesDir, loadConfig } from '../src/config.js';
-import { demoRecords } from '../src/data/demo.js';
+import { demoRecords } from '../src/data/demo/index.js';
 import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';
@@ -134,10 +134,20 @@ function scenarios(get: (path: string) => Request): Map<string, Request[]> {
     ['ficha (every record set for one fraction)', tlcFractions.map((f) => get(`/api/v1/ficha/${f}`))],
     ['buscar (full text, 20 hits)', ['cafe', 'refrig', 'tomates', 'motor', 'acero'].map((q) => get(`/api/v1/buscar?q=${q}&limit=20`))],
     ['login', [{ method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: loginBody }]],
+    ['contribuciones (1 line)', [contribuciones(get, 1)]],
+    ['contribuciones (100 lines)', [contribuciones(get, 100)]],
     // Dataset versions: the database holds two (see main); the lookup above is the current version's.
     ['as_of lookup of an older version (fracciones/{sysid})', spread(ids, 500).map((id) => get(`/api/v1/fracciones/${id}?as_of=2020-01-01`))],
     ['cambios page (one fraction, two versions)', tlcFractions.map((f) => get(`/api/v1/cambios?desde=2020-01-01&hasta=2024-06-01&fraccion=${f}`))],
   ]);
+}
+
+/** POST /api/v1/contribuciones of `lines` lines over the tlcs fractions, originating in the US. */
+function contribuciones(get: (path: string) => Request, lines: number): Request {
+  const path = '/api/v1/contribuciones';
+  const partidas = Array.from({ length: lines }, (_, i) => ({ fraccion: tlcFractions[i % tlcFractions.length], valor_aduana: `${10000 + i}.50`, certificado_origen: true }));
+  const body = JSON.stringify({ fecha: '2024-06-03', pais_origen: 'USA', partidas });
+  return { method: 'POST', path, headers: { ...get(path).headers, 'content-type': 'application/json' }, body };
 }
 
 const CORE = ['single-record lookup (fracciones/{sysid})', 'search by 8-digit fraction (tlcs)', 'page of 100 fracciones'];

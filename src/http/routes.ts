@@ -12,13 +12,15 @@ import { recordSets } from '../record-sets/index.js';
 import type { Datasets } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import { acceptAnyBody, loginRoute, meRoute } from './auth.js';
-import { buscarRoute } from './buscar.js';
+import { buscarRoute, sugerenciasRoute } from './buscar.js';
 import type { ResponseCache } from './cache.js';
+import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
 import type { Observability } from './observe.js';
 import { DOCS_CSP } from './protection.js';
 import { healthRoute, openapiRoute, rootRoute } from './public.js';
 import { cambiosRoute } from './cambios.js';
+import { notFound } from './errors.js';
 import { descargasRoute } from './descargas.js';
 import { versionRoute, versionesRoute } from './versiones.js';
 import { recordGet, recordRoutes } from './records.js';
@@ -59,6 +61,15 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   // Everything about one fraction; which fraction it is.
   protectedAt('/api/v1/ficha/:fraccion', fichaRoute(recordSets));
   protectedAt('/api/v1/buscar', buscarRoute());
+  protectedAt('/api/v1/buscar/sugerencias', sugerenciasRoute());
+  // What an import will pay.
+  // `fecha` selects the dataset version in force that day (Ley Aduanera art. 56).
+  const storeOn = (fecha: string): Store => {
+    const served = services.datasets.on(fecha);
+    if (!served) throw notFound(`No dataset in force on ${fecha}`);
+    return served.store;
+  };
+  post('/api/v1/contribuciones', contribucionesRoute(app, { recordSets, store: services.store, protect: services.protect, storeOn }));
 
   // Dataset versions.
   get('/api/v1/versiones', versionesRoute(services));

@@ -2,6 +2,8 @@
  * The shape of a record-set declaration. Everything the service does with a record set (table DDL,
  * import validation, routes, request and response schemas, SQL, OpenAPI) is derived from one of these.
  */
+import type { ContributionUse } from './roles.js';
+import { namedFields } from './roles.js';
 import { ruleOf } from './filters.js';
 
 export type FieldType =
@@ -77,24 +79,39 @@ export interface RecordSet {
   readonly filters: readonly Filter[];
   readonly paginated: boolean;
   readonly fixedSearches: readonly FixedSearch[];
+  /** What its records mean for the contributions of an import (src/record-sets/roles.ts). */
+  readonly contribuciones?: ContributionUse;
   /** The column holding the country a record applies to (Anexo 22 apéndice 4); a record without one applies to every country. */
   readonly country: string | undefined;
 }
 
-export interface RecordSetInput {
+/** A type-only mark: the field names a list of fields was declared with (see `fields` and `RowOf`). */
+declare const FIELD_NAMES: unique symbol;
+
+/** Fields that remember their names in their type, so that a record set's row type follows from them. */
+export type NamedFields<N extends string> = Field[] & { readonly [FIELD_NAMES]?: N };
+
+/**
+ * A record of a record set as a generator writes it: only the declared fields, each optional (a field
+ * left out is null). `RowOf<typeof fracciones>` rejects a misspelt field name at compile time.
+ */
+export type RowOf<RS> = RS extends { readonly [FIELD_NAMES]?: infer N extends string } ? { [K in N]?: unknown } : never;
+
+export interface RecordSetInput<N extends string = string> {
   path: string;
   schema: string;
   description: string;
-  fields: readonly Field[];
+  fields: readonly Field[] & { readonly [FIELD_NAMES]?: N };
   key?: readonly string[];
   filters: readonly Filter[];
   paginated?: boolean;
   fixedSearches?: readonly FixedSearch[];
+  contribuciones?: ContributionUse;
   country?: string;
 }
 
 /** Builds a declaration, filling the names that follow from the others and checking it is coherent. */
-export function defineRecordSet(input: RecordSetInput): RecordSet {
+export function defineRecordSet<N extends string>(input: RecordSetInput<N>): RecordSet & { readonly [FIELD_NAMES]?: N } {
   const key = input.key ?? ['SYSID'];
   const names = new Set(input.fields.map((f) => f.name));
   const check = (name: string, what: string): void => {
@@ -109,6 +126,7 @@ export function defineRecordSet(input: RecordSetInput): RecordSet {
     }
   }
   for (const s of input.fixedSearches ?? []) for (const name of Object.keys(s.where)) check(name, 'fixed search');
+  if (input.contribuciones) for (const name of namedFields(input.contribuciones)) check(name, 'contribution role');
   if (input.country !== undefined) check(input.country, 'country');
   if (names.size !== input.fields.length) throw new Error(`record set ${input.path}: duplicate field`);
   const params = new Set(input.filters.map((f) => f.param));
@@ -124,6 +142,7 @@ export function defineRecordSet(input: RecordSetInput): RecordSet {
     filters: input.filters,
     paginated: input.paginated ?? false,
     fixedSearches: input.fixedSearches ?? [],
+    ...(input.contribuciones && { contribuciones: input.contribuciones }),
     country: input.country,
   };
 }
@@ -156,8 +175,8 @@ export function ownFractionFilter(rs: RecordSet): FractionFilter | undefined {
 type FieldSpec = FieldType | readonly [FieldType, string];
 
 /** Fields in declaration order, one line each: `NAME: type` or `NAME: [type, 'what it holds']`. */
-export function fields(spec: Readonly<Record<string, FieldSpec>>): Field[] {
-  return Object.entries(spec).map(([name, s]) =>
+export function fields<const S extends Readonly<Record<string, FieldSpec>>>(spec: S): NamedFields<Extract<keyof S, string>> {
+  return Object.entries(spec).map(([name, s]: [string, FieldSpec]) =>
     Array.isArray(s) ? { name, type: s[0] as FieldType, description: s[1] as string } : { name, type: s as FieldType },
   );
 }

@@ -9,6 +9,7 @@ import { recordSets } from '../record-sets/index.js';
 import { DATASET_SELECT, catalogOf, checkKeepable, columnList, datasetValues, describeDataset, newVersion, planVersion, removalRefused, toDatasetInfo } from './core.js';
 import type { DatasetRow, VersionPlan } from './core.js';
 import { LOAD_LOCK, STAGING_SCHEMA, columnType, createMissingTables, createPostgresPool, inTransaction, statementName, types, versionSchema } from './postgres-connection.js';
+import { SEARCH_TABLES, buildPostgresFullText } from './postgres-fulltext.js';
 import { buildCount, buildCreateTable, buildIndexes, postgresDialect, quote } from './sql.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, DatasetInfo, Values } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
@@ -160,6 +161,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
       if (this.plan.keepFrom) for (const rs of this.options.keep ?? []) await this.copyFromServed(rs);
       // Indexes built once over the loaded rows are faster to make than kept up row by row.
       for (const rs of recordSets) for (const statement of buildIndexes(rs)) await client.query(statement);
+      await buildPostgresFullText(client, this.options.references);
       const info = await describeDataset(
         source,
         (rs) => pagedRows(client, rs),
@@ -213,6 +215,12 @@ export class PostgresDatasetBuild implements DatasetBuild {
       if (main) await client.query(`ALTER TABLE IF EXISTS ${target}.${quote(rs.table)} SET SCHEMA ${quote(versionSchema(main))}`);
       else await client.query(`DROP TABLE IF EXISTS ${target}.${quote(rs.table)}`);
       await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(rs.table)} SET SCHEMA ${target}`);
+      for (const grant of grants) await client.query(grant);
+    }
+    for (const table of SEARCH_TABLES) {
+      const grants = await grantsOf(client, this.schema, table);
+      await client.query(`DROP TABLE IF EXISTS ${target}.${quote(table)}`);
+      await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(table)} SET SCHEMA ${target}`);
       for (const grant of grants) await client.query(grant);
     }
     await client.query(`DROP SCHEMA ${quote(STAGING_SCHEMA)}`);

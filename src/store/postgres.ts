@@ -14,9 +14,10 @@ import type { Config } from '../config.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { DATASET_SELECT, catalogOf, expectedTables, shapeProblem, toDatasetInfo, toUser, userSelect } from './core.js';
 import type { DatasetRow, UserRow } from './core.js';
-import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
+import type { Suggestion } from '../search/vocabulary.js';
+import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { Connection, versionSchema } from './postgres-connection.js';
-import { postgresFullText } from './postgres-fulltext.js';
+import { PostgresFullText } from './postgres-fulltext.js';
 import { buildCount, buildLookup, buildSearch, postgresDialect } from './sql.js';
 import type { Condition } from './sql.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User } from './store.js';
@@ -58,6 +59,8 @@ export class PostgresStore implements Store {
   /** Whether the tables were seen to have the registry's shape; checked until they do (a load may fix them). */
   private shapeSeen = false;
 
+  private readonly text: PostgresFullText;
+
   /**
    * Connects lazily: the service starts, and answers 503, while the database is down. With `version`,
    * the store of a version moved aside by a later import: its own schema, without users or catalog.
@@ -67,6 +70,7 @@ export class PostgresStore implements Store {
     private readonly version?: VersionInfo,
   ) {
     this.db = new Connection(config, 'service', version && versionSchema(version));
+    this.text = new PostgresFullText((text, values) => this.query(text, values));
   }
 
   /** Every query goes through here: a database built for another shape of the registry is a 503 naming the cure. */
@@ -121,12 +125,12 @@ export class PostgresStore implements Store {
     return toUser((await this.db.query<UserRow>(userSelect(postgresDialect), [username])).rows[0]);
   }
 
-  async fullText(query: FullTextQuery): Promise<FullTextResult> {
-    const sql = postgresFullText(query);
-    if (sql === null) return { hits: [], total: 0 };
-    const hits = await this.query<FullTextHit>(sql.page.text, sql.page.values);
-    const total = (await this.query<{ total: number }>(sql.total.text, sql.total.values))[0]?.total ?? 0;
-    return { hits, total };
+  fullText(query: FullTextQuery): Promise<FullTextResult> {
+    return this.text.search(query);
+  }
+
+  suggest(q: string): Promise<Suggestion[]> {
+    return this.text.suggest(q);
   }
 
   close(): Promise<void> {

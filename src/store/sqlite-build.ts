@@ -10,7 +10,7 @@ import { recordSets } from '../record-sets/index.js';
 import { DATASET_SELECT, catalogOf, checkKeepable, columnList, datasetInsert, datasetValues, describeDataset, metaDdl, newVersion, planVersion, selectAll, toDatasetInfo } from './core.js';
 import type { DatasetRow, VersionPlan } from './core.js';
 import { buildCount, buildCreateTable, buildIndexes, buildInsert, quote, sqliteDialect } from './sql.js';
-import { SQLITE_FULLTEXT_BUILD } from './sqlite-fulltext.js';
+import { buildSqliteFullText } from './sqlite-fulltext.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, Values } from './store.js';
 import { StoreUnavailableError } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
@@ -98,7 +98,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
     db.exec('COMMIT');
     if (this.served) this.copyFromServed();
     for (const statement of recordSets.flatMap(buildIndexes)) db.exec(statement);
-    for (const statement of SQLITE_FULLTEXT_BUILD) db.exec(statement);
+    buildSqliteFullText(db, this.options.references);
     const info = await describeDataset(
       source,
       (rs) => db.prepare(selectAll(rs)).raw().iterate() as Iterable<Values>,

@@ -7,6 +7,8 @@ import type { RecordSet } from '../record-sets/define.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import type { Condition } from './sql.js';
 import type { VersionInfo } from './versions.js';
+import type { Reference } from '../search/references.js';
+import type { Suggestion } from '../search/vocabulary.js';
 
 export type Row = Record<string, string | number | null>;
 export type Values = readonly (string | number | null)[];
@@ -45,6 +47,8 @@ export interface Store {
   findUser(username: string): Promise<User | undefined>;
   /** Fractions by description or code, ranked by relevance (`/api/v1/buscar`). */
   fullText(query: FullTextQuery): Promise<FullTextResult>;
+  /** Completions of what is being typed in a search box (`/api/v1/buscar/sugerencias`). */
+  suggest(q: string): Promise<Suggestion[]>;
   close(): Promise<void>;
 }
 
@@ -90,6 +94,8 @@ export interface BuildOptions {
   readonly keep?: readonly RecordSet[];
   /** The date the new version is in force from (`YYYY-MM-DD`); since always when not given. */
   readonly vigenteDesde?: string;
+  /** The search references the search index is built with; the project's shipped table when absent. */
+  readonly references?: readonly Reference[];
 }
 
 export interface UserSummary {
