@@ -219,7 +219,9 @@ export class PostgresDatasetBuild implements DatasetBuild {
     }
     for (const table of SEARCH_TABLES) {
       const grants = await grantsOf(client, this.schema, table);
-      await client.query(`DROP TABLE IF EXISTS ${target}.${quote(table)}`);
+      // The search index goes aside with its version, so that buscar as of an older date finds it.
+      if (main) await client.query(`ALTER TABLE IF EXISTS ${target}.${quote(table)} SET SCHEMA ${quote(versionSchema(main))}`);
+      else await client.query(`DROP TABLE IF EXISTS ${target}.${quote(table)}`);
       await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(table)} SET SCHEMA ${target}`);
       for (const grant of grants) await client.query(grant);
     }
