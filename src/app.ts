@@ -2,7 +2,6 @@
  * buildApp: the whole service from a configuration, without reading the environment and without
  * listening (server.ts does both). Tests build it with their own configuration and database file.
  */
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
@@ -16,14 +15,14 @@ import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
 import { ConfigError, trustProxy } from './config.js';
 import { bearerGuard, registerAuthRoutes } from './http/auth.js';
-import { ResponseCache } from './http/cache.js';
+import { COMPRESS_THRESHOLD, ResponseCache } from './http/cache.js';
 import type { LogOutput } from './http/logging.js';
 import { loggerOptions } from './http/logging.js';
 import { registerBuscar } from './http/buscar.js';
 import { registerFicha } from './http/ficha.js';
-import { registerObservability } from './http/observe.js';
+import { registerObservability, requestIds } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
-import { DOCS_CSP, connectionLimits, registerProtection } from './http/protection.js';
+import { DOCS_CSP, DOCS_PREFIX, connectionLimits, registerProtection } from './http/protection.js';
 import { API_VERSION, SERVICE_NAME, registerPublicRoutes } from './http/public.js';
 import { CORS_PREFLIGHT, registerRecordRoutes, routeWithAllow } from './http/routes.js';
 import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './http/schemas.js';
@@ -33,7 +32,6 @@ import { MissingSqliteFile } from './store/missing.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/store.js';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** How often the served SQLite file is checked for a replacement by `import`; SIGHUP reloads at once. */
 const RELOAD_CHECK_MS = 2000;
 /** How long a replaced store stays open for the requests that began on it (they need milliseconds). */
@@ -52,11 +50,6 @@ export interface AppOptions {
   logger?: boolean;
   /** Readable lines or JSON, and where they go (serve.ts decides; tests capture them). */
   log?: LogOutput;
-}
-
-function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
-  const given = request.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 /** Outside the embedded demo the secret is the operator's own; server.ts fills in the demo's. */
@@ -79,7 +72,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   let store: Store = options.store ?? openStore(config);
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.LOG_LEVEL, options.log),
-    genReqId: requestId,
+    genReqId: requestIds(),
     trustProxy: trustProxy(config),
     ...connectionLimits(config),
     // One line per request, written when it is answered (src/http/observe.ts), instead of two.
@@ -95,10 +88,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   // Parameters are parsed by the routes themselves, with the original's rules and error shapes.
   app.setValidatorCompiler(() => () => true);
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   app.addHook('onClose', async () => {
     await store.close();
   });
@@ -113,7 +102,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // Every GET answer carries an ETag (a hash of its body) and If-None-Match gives 304; bodies worth it go out compressed.
   await app.register(etag);
-  await app.register(compress, { encodings: ['br', 'gzip'], threshold: 1024 });
+  await app.register(compress, { encodings: ['br', 'gzip'], threshold: COMPRESS_THRESHOLD });
   if (config.CORS_ORIGINS !== '') {
     await app.register(cors, { origin: config.CORS_ORIGINS.split(',').map((o) => o.trim()), methods: ['GET', 'HEAD', 'POST'] });
     app.decorate(CORS_PREFLIGHT, true);
@@ -132,7 +121,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
 
   const current = (): Store => store;
   serveReplacedFiles(app, {

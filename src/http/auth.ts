@@ -2,13 +2,14 @@
  * Login, /auth/me and the bearer-token check that protects every business route (contract,
  * "Authentication"). The check is one onRequest hook, attached by the routing table.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import { decoyHash, verifyPassword } from '../auth/passwords.js';
 import type { LoginThrottle } from '../auth/throttle.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { Store, User } from '../store/store.js';
 import type { ValidationDetail } from './errors.js';
 import { HttpError, RequestValidationError } from './errors.js';
+import { bearerToken } from './rate-limit.js';
 import type { routeWithAllow } from './routes.js';
 
 const BEARER = { 'www-authenticate': 'Bearer' } as const;
@@ -29,39 +30,64 @@ export interface AuthContext {
   readonly store: () => Store;
   readonly tokens: TokenService;
   readonly throttle: LoginThrottle;
-  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly protect: onRequestHookHandler;
   readonly routeWithAllow: typeof routeWithAllow;
 }
 
 /**
  * The onRequest hook of every protected route. The user's state (exists, enabled) is remembered for
  * `userCacheMs` so that a client reusing its token does not cost a store query per request; a user
- * disabled or removed loses access within that time (0: checked on every request).
+ * disabled or removed loses access within that time (0: checked on every request). A request with a
+ * token verified before and a user remembered passes synchronously, without a promise; the rest wait
+ * for the signature check or the store (docs/adr/0005-hot-path.md).
  */
-export function bearerGuard(store: () => Store, tokens: TokenService, userCacheMs: number) {
+export function bearerGuard(store: () => Store, tokens: TokenService, userCacheMs: number): onRequestHookHandler {
   const known = new Map<string, { user: User | undefined; until: number }>();
-  const findUser = async (username: string): Promise<User | undefined> => {
-    if (userCacheMs <= 0) return store().findUser(username);
-    const now = Date.now();
+  const remembered = (username: string): User | undefined | null => {
+    if (userCacheMs <= 0) return null;
     const hit = known.get(username);
-    if (hit && hit.until > now) return hit.user;
+    return hit && hit.until > Date.now() ? hit.user : null;
+  };
+  const findUser = async (username: string): Promise<User | undefined> => {
     const user = await store().findUser(username);
+    if (userCacheMs <= 0) return user;
     if (known.size >= 10_000) known.clear();
-    known.set(username, { user, until: now + userCacheMs });
+    known.set(username, { user, until: Date.now() + userCacheMs });
     return user;
   };
-  return async (request: FastifyRequest): Promise<void> => {
-    const header = request.headers.authorization;
-    if (!header) throw notAuthenticated();
-    const space = header.indexOf(' ');
-    const scheme = space < 0 ? header : header.slice(0, space);
-    const credentials = space < 0 ? '' : header.slice(space + 1).trim();
-    if (scheme.toLowerCase() !== 'bearer' || credentials === '') throw notAuthenticated();
-    const username = await tokens.verify(credentials);
-    if (username === null) throw invalidCredentials();
-    const user = await findUser(username);
+  const admit = (request: FastifyRequest, user: User | undefined): void => {
     if (!user || user.disabled) throw invalidCredentials();
     request.user = user;
+  };
+  const slowly = async (request: FastifyRequest, token: string): Promise<void> => {
+    const username = await tokens.verify(token);
+    if (username === null) throw invalidCredentials();
+    const user = remembered(username);
+    admit(request, user === null ? await findUser(username) : user);
+  };
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const token = bearerToken(request.headers.authorization);
+    if (token === null) {
+      done(notAuthenticated());
+      return;
+    }
+    const username = tokens.known(token);
+    const user = username === undefined || username === null ? null : remembered(username);
+    if (username === null) {
+      done(invalidCredentials());
+      return;
+    }
+    if (user === null) {
+      slowly(request, token).then(() => done(), done);
+      return;
+    }
+    try {
+      admit(request, user);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
   };
 }
 

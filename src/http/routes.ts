@@ -2,11 +2,11 @@
  * The routing table: every route of the service is registered here, from the registry for the
  * record sets. Wrong methods on a known path answer 405 with Allow, as the original does.
  */
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions, onRequestHookHandler } from 'fastify';
 import { recordSets } from '../record-sets/index.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
-import { sendCached } from './cache.js';
+import { sendCached, serveCached } from './cache.js';
 import { methodNotAllowed } from './errors.js';
 import type { StoreTimer } from './observe.js';
 import type { ParamSpec, Parsed } from './params.js';
@@ -27,7 +27,7 @@ const errorResponses = {
 export interface ProtectedContext {
   readonly store: () => Store;
   /** The hook that protects a business route; one place decides what protection means. */
-  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly protect: onRequestHookHandler;
   readonly cache: ResponseCache;
 }
 
@@ -68,7 +68,7 @@ export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, rou
   routeWithAllow(app, {
     method: 'GET',
     url: route.url,
-    onRequest: ctx.protect,
+    onRequest: [ctx.protect, serveCached(ctx.cache, ctx.store)],
     schema: {
       operationId: route.operationId,
       summary: route.summary,
