@@ -9,7 +9,7 @@ import type { TokenService } from '../auth/tokens.js';
 import type { Store, User } from '../store/store.js';
 import type { ValidationDetail } from './errors.js';
 import { HttpError, RequestValidationError } from './errors.js';
-import { bearerToken } from './rate-limit.js';
+import { bearerOf } from './rate-limit.js';
 import type { routeWithAllow } from './routes.js';
 
 const BEARER = { 'www-authenticate': 'Bearer' } as const;
@@ -66,12 +66,11 @@ export function bearerGuard(store: () => Store, tokens: TokenService, userCacheM
     admit(request, user === null ? await findUser(username) : user);
   };
   return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const token = bearerToken(request.headers.authorization);
+    const { token, user: username } = bearerOf(request, tokens);
     if (token === null) {
       done(notAuthenticated());
       return;
     }
-    const username = tokens.known(token);
     const user = username === undefined || username === null ? null : remembered(username);
     if (username === null) {
       done(invalidCredentials());

@@ -61,6 +61,8 @@ const NOT_LIMITED = new Set(['/health', '/metrics']);
 
 /** Seconds a refused client is asked to wait when the process is saturated. */
 const PRESSURE_RETRY_AFTER = '5';
+/** How often the event-loop delay is measured (under-pressure's default). */
+const PRESSURE_SAMPLE_MS = 1000;
 /** A saturated process is not also flooded with one warning per refused request. */
 const PRESSURE_WARN_EVERY_MS = 10_000;
 
@@ -110,9 +112,18 @@ export async function registerProtection(app: FastifyInstance, { config, tokens 
  */
 async function registerLoadShedding(app: FastifyInstance, maxEventLoopDelay: number): Promise<void> {
   let lastWarning = 0;
+  // Start-up blocks the event loop (schemas compiled, the store opened) before any request could wait;
+  // the delay measured over it is not load, and must not refuse a new process's first requests.
+  let readyAt = Number.POSITIVE_INFINITY;
+  app.addHook('onReady', (done) => {
+    readyAt = Date.now();
+    done();
+  });
   await app.register(underPressure, {
     maxEventLoopDelay,
+    sampleInterval: PRESSURE_SAMPLE_MS,
     pressureHandler: async (request, _reply, type, value) => {
+      if (Date.now() - readyAt < 2 * PRESSURE_SAMPLE_MS) return;
       if (request.routeOptions.url === '/metrics') return;
       const now = Date.now();
       if (now - lastWarning >= PRESSURE_WARN_EVERY_MS) {

@@ -35,6 +35,29 @@ export function bearerToken(header: string | undefined): string | null {
   return token === '' ? null : token;
 }
 
+const BEARER = Symbol('bearer');
+
+/** A request's bearer token and what TokenService.known says of it (undefined: never verified). */
+export interface Bearer {
+  readonly token: string | null;
+  readonly user: string | null | undefined;
+}
+
+/**
+ * The request's bearer token and its user as far as already known, worked out once per request: the
+ * rate limit and the guard both need it, and a token is long enough for a second look-up to show.
+ */
+export function bearerOf(request: FastifyRequest, tokens: TokenService): Bearer {
+  const memo = request as unknown as { [BEARER]?: Bearer };
+  let bearer = memo[BEARER];
+  if (bearer === undefined || bearer.user === undefined) {
+    const token = bearerToken(request.headers.authorization);
+    bearer = { token, user: token === null ? null : tokens.known(token) };
+    memo[BEARER] = bearer;
+  }
+  return bearer;
+}
+
 export class RateLimit {
   private readonly windows = new Map<string, Window>();
 
@@ -68,13 +91,12 @@ export class RateLimit {
 
   /** The onRequest hook: synchronous unless the request carries a token never verified. */
   readonly hook: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const token = bearerToken(request.headers.authorization);
-    const known = token === null ? null : this.options.tokens.known(token);
-    if (known !== undefined) {
-      this.count(request, reply, known, done);
+    const { token, user } = bearerOf(request, this.options.tokens);
+    if (user !== undefined || token === null) {
+      this.count(request, reply, user ?? null, done);
       return;
     }
-    this.options.tokens.verify(token!).then((user) => this.count(request, reply, user, done), done);
+    this.options.tokens.verify(token).then((verified) => this.count(request, reply, verified, done), done);
   };
 
   private count(request: FastifyRequest, reply: FastifyReply, user: string | null, done: HookHandlerDoneFunction): void {
