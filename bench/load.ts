@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -25,9 +25,14 @@ export interface Figures {
   p99: number;
   errors: number;
   non2xx: number;
+  /** The server's CPU time (its processes, user and system) per answered request, in microseconds. */
+  cpuMicros?: number;
   /** Requests per second against the bare node:http baseline and the plain Fastify route. */
   ratio?: number;
   fastifyRatio?: number;
+  /** The same from CPU time per request: what a busy machine disturbs far less. */
+  cpuRatio?: number;
+  fastifyCpuRatio?: number;
 }
 
 export interface LoadOptions {
@@ -40,6 +45,27 @@ export interface LoadOptions {
 export type Generator = (name: string, base: string, requests: readonly Request[], options: LoadOptions) => Promise<Figures>;
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;
+
+const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+/** CPU seconds a process and its children (a cluster's workers) have used so far; 0 where /proc is not. */
+export function cpuSeconds(pid: number): number {
+  const own = (p: number | string): number => {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    } catch {
+      return 0;
+    }
+  };
+  let children: string[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    // no children file: the process alone
+  }
+  return own(pid) + children.reduce((sum, child) => sum + own(child), 0);
+}
 
 /** `wrk` on the PATH, or null. */
 export function findWrk(): string | null {

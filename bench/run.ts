@@ -22,7 +22,7 @@ import { recordSets } from '../src/record-sets/index.js';
 import { withUserAdmin } from '../src/store/open.js';
 import { writePostgresDatabase } from '../src/store/postgres.js';
 import type { Figures, Request } from './load.js';
-import { autocannonGenerator, findWrk, wrkGenerator } from './load.js';
+import { autocannonGenerator, cpuSeconds, findWrk, wrkGenerator } from './load.js';
 
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 8);
 const WARMUP = Math.max(2, Math.round(DURATION / 4));
@@ -84,16 +84,20 @@ function peakMemoryMb(pid: number): number {
   return Math.round(kb / 102.4) / 10;
 }
 
-async function measure(name: string, base: string, requests: Request[]): Promise<Figures> {
+async function measure(name: string, base: string, requests: Request[], pid: number): Promise<Figures> {
   await generate(`${name} (warm-up)`, base, requests, { connections: CONNECTIONS, seconds: WARMUP, children });
-  return generate(name, base, requests, { connections: CONNECTIONS, seconds: DURATION, children });
+  const before = cpuSeconds(pid);
+  const figures = await generate(name, base, requests, { connections: CONNECTIONS, seconds: DURATION, children });
+  const answered = figures.requestsPerSecond * DURATION;
+  figures.cpuMicros = answered > 0 ? Math.round(((cpuSeconds(pid) - before) * 1e6 * 10) / answered) / 10 : 0;
+  return figures;
 }
 
 /** A baseline server (bench/*.ts, its own process) measured answering its fixed body. */
 async function baseline(name: string, script: string, port: number): Promise<Figures> {
   const server = start(join(root, 'dist', 'bench', script), { PORT: String(port) });
   await firstOk(`http://127.0.0.1:${port}/`, server.startedAt);
-  const figures = await measure(name, `http://127.0.0.1:${port}`, [{ path: '/' }]);
+  const figures = await measure(name, `http://127.0.0.1:${port}`, [{ path: '/' }], server.child.pid!);
   await stop(server.child);
   return figures;
 }
@@ -149,7 +153,7 @@ async function serviceRun(label: string, port: number, env: Record<string, strin
   const { access_token: token } = (await answer.json()) as { access_token: string };
   const all = scenarios((path) => ({ path, headers: { authorization: `Bearer ${token}` } }));
   const figures: Figures[] = [];
-  for (const name of (names ?? [...all.keys()]).filter(chosen)) figures.push(await measure(`${label}: ${name}`, url, all.get(name)!));
+  for (const name of (names ?? [...all.keys()]).filter(chosen)) figures.push(await measure(`${label}: ${name}`, url, all.get(name)!, service.child.pid!));
   const peak = peakMemoryMb(service.child.pid!);
   await stop(service.child);
   return { label, startupMs: Math.round(startupMs), peakMemoryMb: peak, scenarios: figures };
@@ -191,6 +195,8 @@ async function benchPostgres(): Promise<{ url: string; drop: () => Promise<void>
 }
 
 const ratio = (f: Figures, base: Figures): number => Math.round((f.requestsPerSecond / base.requestsPerSecond) * 1000) / 1000;
+/** The baseline's CPU time per request over the scenario's: what the ratio of requests per second is on an idle machine. */
+const cpuRatio = (f: Figures, base: Figures): number => (f.cpuMicros ? Math.round((base.cpuMicros! / f.cpuMicros) * 1000) / 1000 : 0);
 
 /**
  * The hot path's targets (issue 16), each held against the baselines of the same run: requests per
@@ -209,10 +215,10 @@ function printTargets(runs: readonly Run[], fastify: Figures): void {
   for (const t of TARGETS) {
     const f = runs.find((r) => r.label === t.run)?.scenarios.find((s) => s.name === `${t.run}: ${t.scenario}`);
     if (!f) continue;
-    const checks = [`${f.ratio!.toFixed(3)} of bare (target ${t.bare})`];
+    const checks = [`${f.ratio!.toFixed(3)} of bare (cpu ${f.cpuRatio!.toFixed(3)}; target ${t.bare})`];
     let met = f.ratio! >= t.bare;
     if (t.fastify !== undefined) {
-      checks.push(`${f.fastifyRatio!.toFixed(3)} of Fastify (target ${t.fastify})`);
+      checks.push(`${f.fastifyRatio!.toFixed(3)} of Fastify (cpu ${f.fastifyCpuRatio!.toFixed(3)}; target ${t.fastify})`);
       met &&= f.fastifyRatio! >= t.fastify;
     }
     if (t.p99) {
@@ -224,12 +230,15 @@ function printTargets(runs: readonly Run[], fastify: Figures): void {
 }
 
 function printTable(baselines: readonly Figures[], runs: readonly Run[]): void {
-  const head = ['scenario'.padEnd(64), 'req/s'.padStart(8), 'p50ms'.padStart(6), 'p99ms'.padStart(6), 'errors'.padStart(7), 'xbare'.padStart(6), 'xfastify'.padStart(8)];
-  console.log(head.join(' '));
+  const head = ['scenario'.padEnd(64), 'req/s'.padStart(8), 'p50ms'.padStart(6), 'p99ms'.padStart(7), 'errors'.padStart(6)];
+  const ratios = ['xbare', 'xfastify', 'µs/req', 'cpu:xbare', 'xfastify'];
+  console.log([...head, ...ratios.map((r) => r.padStart(9))].join(' '));
   for (const f of [...baselines, ...runs.flatMap((r) => r.scenarios)]) {
-    const cells = [f.name.padEnd(64), String(f.requestsPerSecond).padStart(8), `${f.p50}`.padStart(6), `${f.p99}`.padStart(6)];
-    console.log([...cells, String(f.errors + f.non2xx).padStart(7), f.ratio!.toFixed(3).padStart(6), f.fastifyRatio!.toFixed(3).padStart(8)].join(' '));
+    const cells = [f.name.padEnd(64), String(f.requestsPerSecond).padStart(8), `${f.p50}`.padStart(6), `${f.p99}`.padStart(7), String(f.errors + f.non2xx).padStart(6)];
+    const figures = [f.ratio!.toFixed(3), f.fastifyRatio!.toFixed(3), String(f.cpuMicros ?? ''), f.cpuRatio!.toFixed(3), f.fastifyCpuRatio!.toFixed(3)];
+    console.log([...cells, ...figures.map((c) => c.padStart(9))].join(' '));
   }
+  console.log('xbare, xfastify: requests per second against each baseline; cpu: the same from the server CPU time per request (µs/req)');
   for (const r of runs) console.log(`${r.label}: start to first 200 ${r.startupMs} ms, peak memory ${r.peakMemoryMb} MB`);
   const generator = WRK === null ? 'autocannon in the benchmark process (install wrk for figures less bound by the load generator)' : 'wrk, 1 thread';
   console.log(`load from ${generator}; ${CONNECTIONS} connections, ${DURATION} s each after a ${WARMUP} s warm-up`);
@@ -272,10 +281,16 @@ async function main(): Promise<void> {
   // Measured again at the end, and the faster of the two kept: a moment when the machine was busy
   // with something else makes a baseline slow, and would flatter every ratio to it.
   const after = await baselines();
-  const [bare, fastify] = before.map((f, i) => (after[i]!.requestsPerSecond > f.requestsPerSecond ? after[i]! : f)) as [Figures, Figures];
+  const [bare, fastify] = before.map((f, i) => {
+    const other = after[i]!;
+    const kept = other.requestsPerSecond > f.requestsPerSecond ? other : f;
+    return { ...kept, cpuMicros: Math.min(f.cpuMicros ?? Infinity, other.cpuMicros ?? Infinity) };
+  }) as [Figures, Figures];
   for (const f of [bare, fastify, ...runs.flatMap((r) => r.scenarios)]) {
     f.ratio = ratio(f, bare);
     f.fastifyRatio = ratio(f, fastify);
+    f.cpuRatio = cpuRatio(f, bare);
+    f.fastifyCpuRatio = cpuRatio(f, fastify);
   }
   printTable([bare, fastify], runs);
   const failed = [bare, fastify, ...runs.flatMap((r) => r.scenarios)].filter((f) => f.errors > 0 || f.non2xx > 0);
