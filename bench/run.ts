@@ -8,6 +8,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,6 +93,15 @@ async function measure(name: string, base: string, requests: Request[], pid: num
   const answered = figures.requestsPerSecond * DURATION;
   figures.cpuMicros = answered > 0 ? Math.round(((cpuSeconds(pid) - before) * 1e6 * 10) / answered) / 10 : 0;
   return figures;
+}
+
+/** A port nothing listens on now: runs of the benchmark side by side (or anything else) do not collide. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** A baseline server (bench/*.ts, its own process) measured answering its fixed body. */
@@ -256,21 +267,21 @@ async function main(): Promise<void> {
 
   console.log(WRK === null ? 'wrk not found: load from autocannon in this process' : 'load from wrk (1 thread)');
   const baselines = async (): Promise<Figures[]> => [
-    await baseline('baseline (node:http, fixed body)', 'baseline.js', 8301),
-    await baseline('baseline (plain Fastify route, fixed body)', 'fastify-baseline.js', 8307),
+    await baseline('baseline (node:http, fixed body)', 'baseline.js', await freePort()),
+    await baseline('baseline (plain Fastify route, fixed body)', 'fastify-baseline.js', await freePort()),
   ];
   const before = await baselines();
 
   const sqlite = { DATABASE_URL: `sqlite:${database}` };
   const runs: Run[] = [];
-  if (wanted('sqlite')) runs.push(await serviceRun('sqlite', 8302, sqlite));
-  if (wanted('workers')) runs.push(await serviceRun('sqlite, WORKERS=auto', 8303, { ...sqlite, WORKERS: 'auto' }, CORE));
-  if (wanted('cache-off')) runs.push(await serviceRun('sqlite, cache off', 8304, { ...sqlite, RESPONSE_CACHE_ENTRIES: '0' }, CORE.slice(0, 2)));
+  if (wanted('sqlite')) runs.push(await serviceRun('sqlite', await freePort(), sqlite));
+  if (wanted('workers')) runs.push(await serviceRun('sqlite, WORKERS=auto', await freePort(), { ...sqlite, WORKERS: 'auto' }, CORE));
+  if (wanted('cache-off')) runs.push(await serviceRun('sqlite, cache off', await freePort(), { ...sqlite, RESPONSE_CACHE_ENTRIES: '0' }, CORE.slice(0, 2)));
   const postgres = wanted('postgres') ? await benchPostgres() : null;
   if (postgres) {
     try {
-      runs.push(await serviceRun('postgres', 8305, { DATABASE_URL: postgres.url }, CORE));
-      runs.push(await serviceRun('postgres, cache off', 8306, { DATABASE_URL: postgres.url, RESPONSE_CACHE_ENTRIES: '0' }, CORE.slice(0, 2)));
+      runs.push(await serviceRun('postgres', await freePort(), { DATABASE_URL: postgres.url }, CORE));
+      runs.push(await serviceRun('postgres, cache off', await freePort(), { DATABASE_URL: postgres.url, RESPONSE_CACHE_ENTRIES: '0' }, CORE.slice(0, 2)));
     } finally {
       await postgres.drop();
     }
