@@ -15,14 +15,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { hashPassword } from '../src/auth/passwords.js';
-import { buildDemoDatabase } from '../src/data/ensure.js';
-import { SqliteUserAdmin } from '../src/store/sqlite.js';
+import { buildDemoDatabase } from '../src/data/startup.js';
 import { defaultDatabasePath, demoSourcesDir, loadConfig } from '../src/config.js';
 import { demoRecords } from '../src/data/demo.js';
-import { recordToRow } from '../src/data/load.js';
+import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { withUserAdmin } from '../src/store/open.js';
-import { writePostgresDatabase } from '../src/store/postgres.js';
+import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';
 import type { Figures, Request } from './load.js';
 import { autocannonGenerator, cpuSeconds, findWrk, wrkGenerator } from './load.js';
 
@@ -189,7 +187,7 @@ async function benchPostgres(): Promise<{ url: string; drop: () => Promise<void>
   };
   try {
     const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
-    await writePostgresDatabase(url.toString(), 'demo', async (writer) => {
+    await writeDatabase(url.toString(), 'demo', async (writer) => {
       for (const { recordSet, record } of demoRecords(demoSourcesDir)) {
         const rs = byPath.get(recordSet)!;
         writer.insert(rs, recordToRow(rs, record));
@@ -258,12 +256,11 @@ function printTable(baselines: readonly Figures[], runs: readonly Run[]): void {
 async function main(): Promise<void> {
   const work = join(tmpdir(), `tariff-bench-${process.pid}`);
   mkdirSync(work, { recursive: true });
-  if (!existsSync(defaultDatabasePath)) buildDemoDatabase(defaultDatabasePath);
+  if (!existsSync(defaultDatabasePath)) await buildDemoDatabase(defaultDatabasePath);
   const database = join(work, 'bench.sqlite');
   copyFileSync(defaultDatabasePath, database);
-  const admin = new SqliteUserAdmin(database);
-  admin.add('bench', await hashPassword('bench password'), null, null);
-  admin.close();
+  const benchHash = await hashPassword('bench password');
+  await withUserAdmin(loadConfig({ DATABASE_URL: `sqlite:${database}` }), (a) => a.add('bench', benchHash, null, null));
 
   console.log(WRK === null ? 'wrk not found: load from autocannon in this process' : 'load from wrk (1 thread)');
   const baselines = async (): Promise<Figures[]> => [
