@@ -317,7 +317,7 @@ describe('security headers', () => {
     assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
     assert.match(response.headers.get('strict-transport-security') ?? '', /^max-age=\d+/);
     assert.equal(response.headers.get('x-powered-by'), null);
-    // Headers that concern documents only are left to the pages a browser shows (docs/adr/0005-hot-path.md).
+    // Headers that concern documents only are left to the pages a browser shows (docs/adr/0006-hot-path.md).
     for (const name of ['x-frame-options', 'referrer-policy', 'cross-origin-opener-policy', 'cross-origin-resource-policy']) {
       assert.equal(response.headers.get(name), null, name);
     }

@@ -37,7 +37,7 @@ export interface LoginContext {
  * `userCacheMs` so that a client reusing its token does not cost a store query per request; a user
  * disabled or removed loses access within that time (0: checked on every request). A request with a
  * token verified before and a user remembered passes synchronously, without a promise; the rest wait
- * for the signature check or the store (docs/adr/0005-hot-path.md).
+ * for the signature check or the store (docs/adr/0006-hot-path.md).
  */
 export function bearerGuard(store: () => Store, tokens: TokenService, userCacheMs: number): onRequestHookHandler {
   const known = new Map<string, { user: User | undefined; until: number }>();

@@ -163,7 +163,7 @@ export class ResponseCache {
  * request's URL is written at once, with its precomputed headers beside those the hooks before it
  * set (request id, security, rate limit, CORS), and the route's handler is never reached. Requests the
  * rest of the pipeline treats differently take the ordinary path: HEAD, a conditional request (304),
- * and a body that would be compressed for this client (docs/adr/0005-hot-path.md).
+ * and a body that would be compressed for this client (docs/adr/0006-hot-path.md).
  */
 export function serveCached(cache: ResponseCache, store: () => Store): onRequestHookHandler {
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {

@@ -16,7 +16,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * Request ids: the client's X-Request-ID when it is sane, else a UUID-shaped id made of a random
  * prefix drawn once per process and a counter, unique in the process and unlikely to repeat across
- * processes, at a fraction of the cost of a random UUID per request (docs/adr/0005-hot-path.md).
+ * processes, at a fraction of the cost of a random UUID per request (docs/adr/0006-hot-path.md).
  */
 export function requestIds(): (request: { headers: Record<string, string | string[] | undefined> }) => string {
   let prefix = '';

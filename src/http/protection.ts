@@ -29,7 +29,7 @@ const SECURITY_HEADERS = {
  * documents alone (opener, referrer of the requests a page makes, framing in browsers older than
  * CSP's frame-ancestors, no-cors embedding of a response a cookie would authorise), so JSON answers,
  * read by programs with a bearer token, go without them; each header costs every answer
- * (docs/adr/0005-hot-path.md).
+ * (docs/adr/0006-hot-path.md).
  */
 const DOCUMENT_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',

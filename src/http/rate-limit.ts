@@ -3,7 +3,7 @@
  * fixed window that starts at a client's first request (the counting of @fastify/rate-limit's local
  * store, whose headers it keeps). A synchronous hook: a client reusing a token it was already
  * answered with is counted without a promise; only a token never seen is verified first
- * (docs/adr/0005-hot-path.md).
+ * (docs/adr/0006-hot-path.md).
  */
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions, onRequestHookHandler } from 'fastify';
