@@ -13,6 +13,7 @@ import type { Store } from '../store/store.js';
 import { acceptAnyBody, loginRoute, meRoute } from './auth.js';
 import { buscarRoute, sugerenciasRoute } from './buscar.js';
 import type { ResponseCache } from './cache.js';
+import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
 import type { Observability } from './observe.js';
 import { DOCS_CSP, DOCS_PREFIX } from './protection.js';
@@ -54,6 +55,8 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   protectedAt('/api/v1/ficha/:fraccion', fichaRoute(recordSets));
   protectedAt('/api/v1/buscar', buscarRoute());
   protectedAt('/api/v1/buscar/sugerencias', sugerenciasRoute());
+  // What an import will pay.
+  post('/api/v1/contribuciones', contribucionesRoute(app, { recordSets, store: services.store, protect: services.protect }));
 
   // The service itself, public.
   get('/', rootRoute());
