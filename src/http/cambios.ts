@@ -4,7 +4,7 @@
  * each version through the usual indexed search (milliseconds); without it, every record set is read
  * from both versions in identifier order and merged, keeping only the page asked for in memory.
  */
-import type { FastifyRequest } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 import { compareKeys, diffRecordSet, keyOf, page } from '../data/cambios.js';
 import type { Cambio } from '../data/cambios.js';
 import type { RecordSet } from '../record-sets/define.js';
@@ -21,7 +21,7 @@ import type { OpenRoute } from './route-kinds.js';
 
 export interface CambiosContext {
   readonly datasets: Datasets;
-  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly protect: onRequestHookHandler;
 }
 
 const PARAMS: readonly ParamSpec[] = [

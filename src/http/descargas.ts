@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { FastifyRequest } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 import { csvBatches } from '../data/csv.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Datasets } from '../store/datasets.js';
@@ -16,7 +16,7 @@ import type { OpenRoute } from './route-kinds.js';
 
 export interface DescargasContext {
   readonly datasets: Datasets;
-  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly protect: onRequestHookHandler;
 }
 
 interface FileSum {

@@ -3,11 +3,11 @@
  * its path answer 405 with Allow, as the original does) and a protected, cached GET (every business
  * route). Which URL is which kind is the routing table's business (routes.ts).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestHookHandler } from 'fastify';
 import type { Datasets, ServedVersion } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
-import { sendCached } from './cache.js';
+import { sendCached, serveCached } from './cache.js';
 import { RequestValidationError, methodNotAllowed, notFound } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
 import { parseParams, partSchemas } from './params.js';
@@ -27,7 +27,7 @@ export interface ProtectedContext {
   /** Which version answers a business call: the current one, or the one `as_of` names. */
   readonly datasets: Datasets;
   /** The hook that protects a business route; one place decides what protection means. */
-  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly protect: onRequestHookHandler;
   readonly cache: ResponseCache;
 }
 
@@ -103,13 +103,19 @@ export function servedVersion<P>(
   return { question, served };
 }
 
+/** The fast path serves the current version only: a request naming `as_of` takes the ordinary path. */
+const currentStore =
+  (datasets: Datasets) =>
+  (request: FastifyRequest): Store | undefined =>
+    request.url.includes('as_of=') ? undefined : datasets.current().store;
+
 /** Registers a GET behind the bearer guard whose answers are served from the cache, as every business route is. */
 export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url: string, route: ProtectedGet<P>): void {
   for (const schema of route.schemas ?? []) app.addSchema(schema);
   routeWithAllow(app, {
     method: 'GET',
     url,
-    onRequest: ctx.protect,
+    onRequest: [ctx.protect, serveCached(ctx.cache, currentStore(ctx.datasets))],
     schema: {
       operationId: route.operationId,
       summary: route.summary,

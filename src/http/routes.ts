@@ -5,7 +5,7 @@
  * OpenAPI document.
  */
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { LoginThrottle } from '../auth/throttle.js';
 import type { TokenService } from '../auth/tokens.js';
 import { recordSets } from '../record-sets/index.js';
@@ -17,7 +17,7 @@ import type { ResponseCache } from './cache.js';
 import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
 import type { Observability } from './observe.js';
-import { DOCS_CSP } from './protection.js';
+import { DOCS_CSP, DOCS_PREFIX } from './protection.js';
 import { healthRoute, openapiRoute, rootRoute } from './public.js';
 import { cambiosRoute } from './cambios.js';
 import { notFound } from './errors.js';
@@ -36,7 +36,7 @@ export interface Services {
   readonly tokens: TokenService;
   readonly throttle: LoginThrottle;
   /** The hook that protects a route; one place decides what protection means. */
-  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly protect: onRequestHookHandler;
   readonly cache: ResponseCache;
   readonly observability: Observability;
 }
@@ -82,7 +82,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/health', healthRoute(services.datasets));
   get('/openapi.json', openapiRoute(app));
   // Interactive documentation: the page and its assets under the prefix, served by the plugin.
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
   // Prometheus: GET only, guarded by METRICS_TOKEN when set; absent when metrics are off.
   if (metrics) app.route({ method: 'GET', url: '/metrics', ...metrics });
 }

@@ -1,5 +1,5 @@
 /** `/api/v1/versiones`: the dataset versions the service holds (../shared/spec/versiones.md). */
-import type { FastifyRequest } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 import type { Datasets } from '../store/datasets.js';
 import type { VersionInfo } from '../store/versions.js';
 import { notFound } from './errors.js';
@@ -7,7 +7,7 @@ import type { OpenRoute } from './route-kinds.js';
 
 export interface VersionesContext {
   readonly datasets: Datasets;
-  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly protect: onRequestHookHandler;
 }
 
 const versionSchema = {
