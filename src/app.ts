@@ -20,7 +20,9 @@ import { ResponseCache } from './http/cache.js';
 import type { LogOutput } from './http/logging.js';
 import { loggerOptions } from './http/logging.js';
 import { registerBuscar } from './http/buscar.js';
+import { registerConsulta } from './http/consulta.js';
 import { registerFicha } from './http/ficha.js';
+import { registerNomenclatura } from './http/nomenclatura.js';
 import { registerObservability } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
 import { DOCS_CSP, connectionLimits, registerProtection } from './http/protection.js';
@@ -150,6 +152,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerFicha(app, { recordSets, store: current, protect, cache });
   registerBuscar(app, { store: current, protect, cache });
   registerPublicRoutes(app, { store: current, routeWithAllow });
+  registerNomenclatura(app, { recordSets, store: current, protect, cache });
+  registerConsulta(app, { routeWithAllow });
   return app;
 }
 
