@@ -48,6 +48,11 @@ const period = (label: string, from: string, to: string): Column => ({
   value: (row) => [date8(row[from]), date8(row[to])].filter((s) => s !== '').join(' – '),
 });
 const percent = (name: string): ((row: Row) => string) => (row) => (field(row, name) === '' ? '' : `${field(row, name)} %`);
+/** A rate as written (`10%`, `Ex.`, `Prohibida`); a bare number is a percentage and says so. */
+const rate = (name: string) => (row: Row): string => {
+  const written = field(row, name);
+  return /^\d+(\.\d+)?$/.test(written) ? `${written} %` : written;
+};
 const direction = (row: Row): string =>
   [row['IMPORTACION'] === 'S' ? 'Importación' : '', row['EXPORTACION'] === 'S' ? 'Exportación' : ''].filter((s) => s !== '').join(', ');
 const fractionLink = (fraction: string, nico: string) => (row: Row): Cell => {
@@ -66,9 +71,9 @@ export const SUBJECTS: readonly Subject[] = [
         columns: [
           nico,
           col('Descripción', 'DESCRIPCION'),
-          both('Unidad (UMT)', 'UMABREVIACION', 'UMCLAVE', ' · clave '),
-          col('IGI (importación)', 'ADVIMPOTXT'),
-          col('IGE (exportación)', 'ADVEXPOTXT'),
+          col('Unidad (UMT)', 'UMABREVIACION'),
+          { label: 'IGI (importación)', value: rate('ADVIMPOTXT') },
+          { label: 'IGE (exportación)', value: rate('ADVEXPOTXT') },
           { label: 'IVA', value: percent('TASAIVAINTERIOR') },
           { label: 'Tasa mixta', value: (row) => (row['ARANCELMIXTO'] === 'S' ? field(row, 'TASAMIXTA') : '') },
           dof(),
