@@ -12,12 +12,12 @@ import { protectedGet } from './routes.js';
 
 const PAGE = 1000;
 
-interface Chapter {
+export interface Chapter {
   capitulo: string;
   descripcion: string | null;
   fracciones: number;
 }
-interface Section {
+export interface Section {
   seccion: string | null;
   descripcion: string | null;
   capitulos: Chapter[];

@@ -5,18 +5,8 @@
  */
 import { explain, get } from './api.js';
 import { alertBox, dotted, field, fractionUrl, h, link, show } from './dom.js';
+import type { Section } from '../http/nomenclatura.js';
 import type { Row } from './sections.js';
-
-interface Chapter {
-  capitulo: string;
-  descripcion: string | null;
-  fracciones: number;
-}
-interface Section {
-  seccion: string | null;
-  descripcion: string | null;
-  capitulos: Chapter[];
-}
 
 const PAGE = 1000;
 
