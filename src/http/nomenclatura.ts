@@ -34,7 +34,8 @@ export async function nomenclature(store: Store, rs: RecordSet): Promise<{ secci
   for (let skip = 0; ; skip += PAGE) {
     const rows = await store.search(rs, { conditions: [], skip, limit: PAGE });
     for (const row of rows) {
-      const chapter = text(row, 'CAPITULO') ?? String(row['FRACCION'] ?? '').slice(0, 2);
+      // A fraction's chapter is its first two digits, whatever a record's CAPITULO says.
+      const chapter = String(row['FRACCION'] ?? '').slice(0, 2);
       const entry = chapters.get(chapter) ?? { section: row, fractions: new Set<string>() };
       entry.fractions.add(String(row['FRACCION']).slice(0, 8));
       chapters.set(chapter, entry);
