@@ -4,11 +4,8 @@
  * fraction, explore, keyboard only, 375 px, printing, and axe-core on every page.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { projectRoot } from '../src/config.js';
 import type { Watched } from './browser.js';
 import { browserMissing, launch, newPage, seriousViolations } from './browser.js';
 import type { Running } from './helpers.js';
@@ -266,20 +263,6 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
         assert.ok(await page.getByRole('heading', { name: 'Aranceles' }).isVisible());
       }
       assert.deepEqual(errors, []);
-      await context.close();
-    }
-  });
-
-  test('screenshots of the search and fraction pages (with CONSULTA_SCREENSHOTS=1, into docs/img)', { skip: process.env['CONSULTA_SCREENSHOTS'] !== '1' }, async () => {
-    const dir = join(projectRoot, 'docs', 'img');
-    mkdirSync(dir, { recursive: true });
-    for (const [name, path] of [
-      ['consulta-busqueda', '/consulta/?q=caf%C3%A9%20tostado'],
-      ['consulta-fraccion', '/consulta/fraccion/0901.11.99'],
-    ] as const) {
-      const { page, context } = await opened(path, 1100);
-      await settled(page);
-      await page.screenshot({ path: join(dir, `${name}.png`) });
       await context.close();
     }
   });

@@ -147,6 +147,7 @@ export function features(): Promise<Features> {
 
 /** The words a person reads for a failed call. */
 export function explain(error: unknown): string {
+  if (error instanceof SessionEnded) return 'La sesión terminó; vuelva a entrar.';
   if (error instanceof ApiError) {
     if (error.status === 404 && typeof error.detail === 'string' && error.detail.startsWith('No dataset in force on')) {
       return `No hay datos vigentes al ${error.detail.slice('No dataset in force on '.length)}. Elija una fecha posterior.`;
