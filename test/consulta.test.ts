@@ -115,5 +115,26 @@ for (const kind of kinds) {
         ],
       );
     });
+
+    test('a chapter\'s headings and a heading\'s subheadings with their fractions and NICO; 422 for a malformed code, 404 for an empty one', async () => {
+      const chapter = await fixture.json<{ capitulo: string; partidas: { partida: string; fracciones: number }[] }>('/api/v1/nomenclatura/capitulos/01');
+      assert.equal(chapter.status, 200);
+      assert.deepEqual(chapter.body.partidas.map((p) => [p.partida, p.fracciones]), [['0101', 2]]);
+      const heading = await fixture.json<{ subpartidas: { subpartida: string; fracciones: { fraccion: string; nico: string | null }[] }[] }>('/api/v1/nomenclatura/partidas/01.01');
+      assert.equal(heading.status, 200);
+      assert.deepEqual(
+        heading.body.subpartidas.map((s) => [s.subpartida, s.fracciones.map((f) => `${f.fraccion}${f.nico ?? ''}`)]),
+        [
+          ['010121', ['0101210100', '0101210101', '0101210102']],
+          ['010129', ['0101299900']],
+        ],
+      );
+      const bad = await fixture.json<{ detail: { loc: string[] }[] }>('/api/v1/nomenclatura/capitulos/1x');
+      assert.equal(bad.status, 422);
+      assert.deepEqual(bad.body.detail[0]?.loc, ['path', 'capitulo']);
+      assert.equal((await fixture.json('/api/v1/nomenclatura/partidas/12345')).status, 422);
+      assert.deepEqual((await fixture.json('/api/v1/nomenclatura/capitulos/99')).body, { detail: 'Chapter not found' });
+      assert.equal((await fixture.get('/api/v1/nomenclatura/partidas/0101')).status, 401);
+    });
   });
 }

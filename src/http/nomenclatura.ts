@@ -1,12 +1,17 @@
 /**
- * `GET /api/v1/nomenclatura`: the top of the tariff's tree, its sections and their chapters, as the
- * loaded data names them. The page's "Explorar la tarifa" starts here; a chapter's headings and a
- * heading's fractions come from the `informacion-general` search of that code. No other call lists
- * the sections without reading every record, which this does once per dataset (the answer is cached).
+ * The tariff's tree as the loaded data names it, one level per call, for "Explorar la tarifa":
+ * `GET /api/v1/nomenclatura` (sections and their chapters), `/api/v1/nomenclatura/capitulos/{NN}` (a
+ * chapter's headings), `/api/v1/nomenclatura/partidas/{NNNN}` (a heading's subheadings and their
+ * fractions and NICO). Built from `informacion-general`; no call of the original interface lists a
+ * level without the full records under it (the top one reads every record, once per dataset: answers
+ * are cached like every business answer).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RecordSet } from '../record-sets/define.js';
 import type { Row, Store } from '../store/store.js';
+import type { Condition } from '../store/sql.js';
+import { RequestValidationError, notFound } from './errors.js';
+import { conditionsFor } from './records.js';
 import type { ProtectedContext } from './routes.js';
 import { protectedGet } from './routes.js';
 
@@ -28,29 +33,111 @@ const text = (row: Row, field: string): string | null => {
   return typeof value === 'string' && value !== '' ? value : null;
 };
 
+/** Every record under the conditions, page after page, in identifier order. */
+async function everyRecord(store: Store, rs: RecordSet, conditions: Condition[]): Promise<Row[]> {
+  const all: Row[] = [];
+  for (let skip = 0; ; skip += PAGE) {
+    const rows = await store.search(rs, { conditions, skip, limit: PAGE });
+    all.push(...rows);
+    if (rows.length < PAGE) return all;
+  }
+}
+
+/**
+ * The records grouped by the first `digits` digits of their fraction (a level of the tree is a prefix
+ * of the code, whatever a record's CAPITULO or PARTIDA column says), in code order, each group with its
+ * first record and its distinct 8-digit fractions.
+ */
+function byPrefix(rows: readonly Row[], digits: number): [string, { first: Row; rows: Row[]; fractions: Set<string> }][] {
+  const groups = new Map<string, { first: Row; rows: Row[]; fractions: Set<string> }>();
+  for (const row of rows) {
+    const fraction = String(row['FRACCION'] ?? '');
+    const key = fraction.slice(0, digits);
+    const group = groups.get(key) ?? { first: row, rows: [], fractions: new Set<string>() };
+    group.rows.push(row);
+    group.fractions.add(fraction.slice(0, 8));
+    groups.set(key, group);
+  }
+  return [...groups].sort(([a], [b]) => a.localeCompare(b));
+}
+
 /** Sections in the order their first chapter comes, chapters in code order; a chapter counts its distinct fractions. */
 export async function nomenclature(store: Store, rs: RecordSet): Promise<{ secciones: Section[] }> {
-  const chapters = new Map<string, { section: Row; fractions: Set<string> }>();
-  for (let skip = 0; ; skip += PAGE) {
-    const rows = await store.search(rs, { conditions: [], skip, limit: PAGE });
-    for (const row of rows) {
-      // A fraction's chapter is its first two digits, whatever a record's CAPITULO says.
-      const chapter = String(row['FRACCION'] ?? '').slice(0, 2);
-      const entry = chapters.get(chapter) ?? { section: row, fractions: new Set<string>() };
-      entry.fractions.add(String(row['FRACCION']).slice(0, 8));
-      chapters.set(chapter, entry);
-    }
-    if (rows.length < PAGE) break;
-  }
   const sections = new Map<string, Section>();
-  for (const code of [...chapters.keys()].sort()) {
-    const { section: row, fractions } = chapters.get(code)!;
+  for (const [code, { first: row, fractions }] of byPrefix(await everyRecord(store, rs, []), 2)) {
     const key = text(row, 'SECCION') ?? '';
     const section = sections.get(key) ?? { seccion: text(row, 'SECCION'), descripcion: text(row, 'DESCRIPCIONSECCION'), capitulos: [] };
     section.capitulos.push({ capitulo: code, descripcion: text(row, 'DESCRIPCIONCAPITULO'), fracciones: fractions.size });
     sections.set(key, section);
   }
   return { secciones: [...sections.values()] };
+}
+
+export interface Heading {
+  partida: string;
+  descripcion: string | null;
+  fracciones: number;
+}
+export interface ChapterLevel {
+  capitulo: string;
+  descripcion: string | null;
+  seccion: string | null;
+  descripcion_seccion: string | null;
+  partidas: Heading[];
+}
+export interface HeadingLevel {
+  partida: string;
+  descripcion: string | null;
+  capitulo: string;
+  descripcion_capitulo: string | null;
+  seccion: string | null;
+  subpartidas: { subpartida: string; descripcion: string | null; fracciones: { fraccion: string; nico: string | null; descripcion: string | null }[] }[];
+}
+
+/** A chapter's headings, each with its count of distinct fractions; a 404 when the data has no fraction in it. */
+export async function chapterLevel(store: Store, rs: RecordSet, chapter: string): Promise<ChapterLevel> {
+  const rows = await everyRecord(store, rs, conditionsFor(rs, { fraccion: chapter }));
+  const first = rows[0];
+  if (first === undefined) throw notFound('Chapter not found');
+  return {
+    capitulo: chapter,
+    descripcion: text(first, 'DESCRIPCIONCAPITULO'),
+    seccion: text(first, 'SECCION'),
+    descripcion_seccion: text(first, 'DESCRIPCIONSECCION'),
+    partidas: byPrefix(rows, 4).map(([partida, g]) => ({ partida, descripcion: text(g.first, 'DESCRIPCIONPARTIDA'), fracciones: g.fractions.size })),
+  };
+}
+
+/** A heading's subheadings and, under each, its fractions and NICO with their own texts. */
+export async function headingLevel(store: Store, rs: RecordSet, heading: string): Promise<HeadingLevel> {
+  const rows = await everyRecord(store, rs, conditionsFor(rs, { fraccion: heading }));
+  const first = rows[0];
+  if (first === undefined) throw notFound('Heading not found');
+  const code = (row: Row): string => String(row['FRACCION'] ?? '') + (text(row, 'NICO') ?? '');
+  return {
+    partida: heading,
+    descripcion: text(first, 'DESCRIPCIONPARTIDA'),
+    capitulo: heading.slice(0, 2),
+    descripcion_capitulo: text(first, 'DESCRIPCIONCAPITULO'),
+    seccion: text(first, 'SECCION'),
+    subpartidas: byPrefix(rows, 6).map(([subpartida, g]) => ({
+      subpartida,
+      descripcion: text(g.first, 'DESCRIPCIONSUBPARTIDA'),
+      fracciones: [...g.rows]
+        .sort((a, b) => code(a).localeCompare(code(b)))
+        .map((row) => ({ fraccion: String(row['FRACCION']).slice(0, 8), nico: text(row, 'NICO'), descripcion: text(row, 'DESCRIPCIONNICO') ?? text(row, 'DESCRIPCION') })),
+    })),
+  };
+}
+
+/** A chapter (2 digits) or heading (4 digits) code from the path, dots and spaces dropped; else a 422 on it. */
+function levelCode(request: FastifyRequest, name: string, digits: number): string {
+  const raw = (request.params as Record<string, string>)[name] ?? '';
+  const code = raw.replace(/[.\s]/g, '');
+  if (new RegExp(`^[0-9]{${digits}}$`).test(code)) return code;
+  throw new RequestValidationError([
+    { type: 'string_pattern_mismatch', loc: ['path', name], msg: `String should be a code of ${digits} digits`, input: raw, ctx: { pattern: `^[0-9]{${digits}}$` } },
+  ]);
 }
 
 const nullableText = { type: ['string', 'null'] };
@@ -80,16 +167,58 @@ const schema = {
   required: ['secciones'],
 };
 
+const object = (properties: Record<string, unknown>) => ({ type: 'object', properties, required: Object.keys(properties) });
+const chapterSchema = object({
+  capitulo: { type: 'string' },
+  descripcion: nullableText,
+  seccion: nullableText,
+  descripcion_seccion: nullableText,
+  partidas: { type: 'array', items: object({ partida: { type: 'string' }, descripcion: nullableText, fracciones: { type: 'integer' } }) },
+});
+const headingSchema = object({
+  partida: { type: 'string' },
+  descripcion: nullableText,
+  capitulo: { type: 'string' },
+  descripcion_capitulo: nullableText,
+  seccion: nullableText,
+  subpartidas: {
+    type: 'array',
+    items: object({
+      subpartida: { type: 'string' },
+      descripcion: nullableText,
+      fracciones: { type: 'array', items: object({ fraccion: { type: 'string' }, nico: nullableText, descripcion: nullableText }) },
+    }),
+  },
+});
+const notFoundResponse = { 404: { description: 'No fraction of the data is under this code', $ref: 'ErrorMessage#' } };
+
 export function registerNomenclatura(app: FastifyInstance, ctx: ProtectedContext & { recordSets: readonly RecordSet[] }): void {
   const rs = ctx.recordSets.find((r) => r.path === 'informacion-general')!;
+  const common = { tag: 'nomenclatura' };
   protectedGet(app, ctx, {
+    ...common,
     url: '/api/v1/nomenclatura',
     operationId: 'get_nomenclatura',
     summary: 'Sections of the tariff and their chapters, as the loaded data names them',
-    tag: 'nomenclatura',
     params: [],
     responses: { 200: { description: 'Successful Response', ...schema } },
     parse: () => ({}),
     answer: (store) => nomenclature(store, rs),
   });
+  const levels = [
+    { name: 'capitulo', digits: 2, url: 'capitulos', summary: "A chapter's headings, each with its number of fractions", example: '09', schema: chapterSchema, answer: chapterLevel },
+    { name: 'partida', digits: 4, url: 'partidas', summary: "A heading's subheadings with their fractions and NICO", example: '0901', schema: headingSchema, answer: headingLevel },
+  ] as const;
+  for (const level of levels) {
+    protectedGet(app, ctx, {
+      ...common,
+      url: `/api/v1/nomenclatura/${level.url}/:${level.name}`,
+      operationId: `get_nomenclatura_${level.name}`,
+      summary: level.summary,
+      params: [{ name: level.name, in: 'path', kind: 'text', description: `${level.digits} digits (${level.example}); dots and spaces are ignored` }],
+      responses: { 200: { description: 'Successful Response', ...level.schema }, ...notFoundResponse },
+      parse: (request) => levelCode(request, level.name, level.digits),
+      answer: (store, code) => level.answer(store, rs, code),
+    });
+  }
 }

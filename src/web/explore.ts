@@ -1,24 +1,10 @@
 /**
- * "Explorar la tarifa": sections → chapters → headings → fractions, each level at its own address.
- * Sections and chapters come from `/api/v1/nomenclatura`; a chapter's headings and a heading's
- * fractions from the `informacion-general` records under that code.
+ * "Explorar la tarifa": sections → chapters → headings → fractions, each level at its own address,
+ * each read from its level of `/api/v1/nomenclatura`.
  */
-import { explain, get } from './api.js';
-import { alertBox, dotted, field, fractionUrl, h, link, show } from './dom.js';
-import type { Section } from '../http/nomenclatura.js';
-import type { Row } from './sections.js';
-
-const PAGE = 1000;
-
-/** Every `informacion-general` record under a code, page after page. */
-async function recordsUnder(code: string): Promise<Row[]> {
-  const rows: Row[] = [];
-  for (let skip = 0; ; skip += PAGE) {
-    const page = await get<Row[]>('/api/v1/informacion-general/', { fraccion: code, skip, limit: PAGE });
-    rows.push(...page);
-    if (page.length < PAGE) return rows;
-  }
-}
+import { ApiError, explain, get } from './api.js';
+import { alertBox, dotted, fractionUrl, h, link, show } from './dom.js';
+import type { ChapterLevel, HeadingLevel, Section } from '../http/nomenclatura.js';
 
 function trail(...levels: (HTMLElement | string)[]): HTMLElement {
   const items = [link('/consulta/explorar/', 'Explorar la tarifa'), ...levels];
@@ -56,54 +42,53 @@ async function showSection(code: string): Promise<void> {
   );
 }
 
+/** A level the data has no fraction under is an answer, not a failure. */
+async function level<T>(path: string): Promise<T | null> {
+  try {
+    return await get<T>(path);
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 404 || error.status === 422)) return null;
+    throw error;
+  }
+}
+
+const sectionLink = (section: string | null): HTMLElement[] => (section ? [link(`/consulta/explorar/seccion/${section}`, `Sección ${section}`)] : []);
+
 async function showChapter(code: string): Promise<void> {
-  const rows = await recordsUnder(code);
-  const first = rows[0];
-  if (!/^\d{2}$/.test(code) || first === undefined) {
+  const chapter = /^\d{2}$/.test(code) ? await level<ChapterLevel>(`/api/v1/nomenclatura/capitulos/${code}`) : null;
+  if (chapter === null) {
     show(`Capítulo ${code}`, trail(), h('h1', {}, `Capítulo ${code}`), alertBox(`El capítulo ${code} no está en la tarifa consultada.`));
     return;
   }
-  const headings = new Map<string, string>();
-  for (const row of rows) if (!headings.has(field(row, 'PARTIDA'))) headings.set(field(row, 'PARTIDA'), field(row, 'DESCRIPCIONPARTIDA'));
-  const section = field(first, 'SECCION');
   show(
     `Capítulo ${code}`,
-    trail(...(section ? [link(`/consulta/explorar/seccion/${section}`, `Sección ${section}`)] : [])),
-    h('h1', {}, `Capítulo ${code} `, field(first, 'DESCRIPCIONCAPITULO')),
-    h('ul', { class: 'niveles' }, [...headings].sort(([a], [b]) => a.localeCompare(b)).map(([partida, text]) => entry(`/consulta/explorar/partida/${partida}`, `Partida ${partida}`, text))),
+    trail(...sectionLink(chapter.seccion)),
+    h('h1', {}, `Capítulo ${code} `, chapter.descripcion ?? ''),
+    h('ul', { class: 'niveles' }, chapter.partidas.map((p) => entry(`/consulta/explorar/partida/${p.partida}`, `Partida ${p.partida}`, p.descripcion, `(${p.fracciones} fracciones)`))),
   );
 }
 
 async function showHeading(code: string): Promise<void> {
-  const rows = /^\d{4}$/.test(code) ? await recordsUnder(code) : [];
-  const first = rows[0];
-  if (first === undefined) {
+  const heading = /^\d{4}$/.test(code) ? await level<HeadingLevel>(`/api/v1/nomenclatura/partidas/${code}`) : null;
+  if (heading === null) {
     show(`Partida ${code}`, trail(), h('h1', {}, `Partida ${code}`), alertBox(`La partida ${code} no está en la tarifa consultada.`));
     return;
   }
-  const bySubheading = new Map<string, Row[]>();
-  for (const row of [...rows].sort((a, b) => (field(a, 'FRACCION') + field(a, 'NICO')).localeCompare(field(b, 'FRACCION') + field(b, 'NICO')))) {
-    const key = field(row, 'SUBPARTIDA') || field(row, 'FRACCION').slice(0, 6);
-    bySubheading.set(key, [...(bySubheading.get(key) ?? []), row]);
-  }
-  const section = field(first, 'SECCION');
-  const chapter = code.slice(0, 2);
   show(
     `Partida ${code}`,
-    trail(...(section ? [link(`/consulta/explorar/seccion/${section}`, `Sección ${section}`)] : []), link(`/consulta/explorar/capitulo/${chapter}`, `Capítulo ${chapter}`)),
-    h('h1', {}, `Partida ${code} `, field(first, 'DESCRIPCIONPARTIDA')),
-    [...bySubheading].map(([subheading, list]) =>
+    trail(...sectionLink(heading.seccion), link(`/consulta/explorar/capitulo/${heading.capitulo}`, `Capítulo ${heading.capitulo}`)),
+    h('h1', {}, `Partida ${code} `, heading.descripcion ?? ''),
+    heading.subpartidas.map((sub) =>
       h(
         'section',
-        { class: 'subpartida', 'aria-label': `Subpartida ${dotted(subheading)}` },
-        h('h2', {}, `Subpartida ${dotted(subheading)} `, field(list[0]!, 'DESCRIPCIONSUBPARTIDA')),
+        { class: 'subpartida', 'aria-label': `Subpartida ${dotted(sub.subpartida)}` },
+        h('h2', {}, `Subpartida ${dotted(sub.subpartida)} `, sub.descripcion ?? ''),
         h(
           'ul',
           { class: 'niveles' },
-          list.map((row) => {
-            const full = field(row, 'FRACCION') + field(row, 'NICO');
-            return h('li', {}, h('a', { href: fractionUrl(full) }, h('span', { class: 'codigo' }, dotted(field(row, 'FRACCION'))), field(row, 'NICO') ? h('span', { class: 'nico' }, `NICO ${field(row, 'NICO')}`) : null, ` ${field(row, 'DESCRIPCIONNICO') || field(row, 'DESCRIPCION')}`));
-          }),
+          sub.fracciones.map((f) =>
+            h('li', {}, h('a', { href: fractionUrl(f.fraccion + (f.nico ?? '')) }, h('span', { class: 'codigo' }, dotted(f.fraccion)), f.nico ? h('span', { class: 'nico' }, `NICO ${f.nico}`) : null, ` ${f.descripcion ?? ''}`)),
+          ),
         ),
       ),
     ),
