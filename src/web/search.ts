@@ -70,10 +70,12 @@ function suggestionTexts(answer: unknown): string[] {
   return list
     .map((item: unknown) => {
       if (typeof item === 'string') return item;
+      // The service's shape: {SUGERENCIA, TIPO: 'palabra' | 'fraccion', FRACCION, NICO, DESCRIPCION}.
       const s = item as Record<string, unknown>;
-      const code = s['FRACCION'] ?? s['fraccion'];
-      const text = s['texto'] ?? s['sugerencia'] ?? s['valor'] ?? s['text'] ?? s['DESCRIPCION'] ?? s['descripcion'];
-      if (typeof code === 'string' && /^\d{8,10}$/.test(code)) return `${dotted(code)}${typeof text === 'string' ? ` ${text}` : ''}`;
+      const code = `${typeof s['FRACCION'] === 'string' ? s['FRACCION'] : ''}${typeof s['NICO'] === 'string' ? s['NICO'] : ''}`;
+      const description = typeof s['DESCRIPCION'] === 'string' ? ` ${s['DESCRIPCION']}` : '';
+      if (s['TIPO'] !== 'palabra' && /^\d{8}(\d{2})?$/.test(code)) return `${dotted(code)}${description}`;
+      const text = s['SUGERENCIA'] ?? s['texto'];
       return typeof text === 'string' ? text : '';
     })
     .filter((t) => t !== '')
