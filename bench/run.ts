@@ -13,14 +13,12 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { hashPassword } from '../src/auth/passwords.js';
-import { buildDemoDatabase } from '../src/data/ensure.js';
-import { SqliteUserAdmin } from '../src/store/sqlite.js';
+import { buildDemoDatabase } from '../src/data/startup.js';
 import { defaultDatabasePath, demoSourcesDir, loadConfig } from '../src/config.js';
 import { demoRecords } from '../src/data/demo.js';
-import { recordToRow } from '../src/data/load.js';
+import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { withUserAdmin } from '../src/store/open.js';
-import { writePostgresDatabase } from '../src/store/postgres.js';
+import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';
 
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 8);
 const WARMUP = Math.max(2, Math.round(DURATION / 4));
@@ -184,7 +182,7 @@ async function benchPostgres(): Promise<{ url: string; drop: () => Promise<void>
   };
   try {
     const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
-    await writePostgresDatabase(url.toString(), 'demo', async (writer) => {
+    await writeDatabase(url.toString(), 'demo', async (writer) => {
       for (const { recordSet, record } of demoRecords(demoSourcesDir)) {
         const rs = byPath.get(recordSet)!;
         writer.insert(rs, recordToRow(rs, record));
@@ -216,12 +214,11 @@ function printTable(base: Figures, runs: readonly Run[]): void {
 async function main(): Promise<void> {
   const work = join(tmpdir(), `tariff-bench-${process.pid}`);
   mkdirSync(work, { recursive: true });
-  if (!existsSync(defaultDatabasePath)) buildDemoDatabase(defaultDatabasePath);
+  if (!existsSync(defaultDatabasePath)) await buildDemoDatabase(defaultDatabasePath);
   const database = join(work, 'bench.sqlite');
   copyFileSync(defaultDatabasePath, database);
-  const admin = new SqliteUserAdmin(database);
-  admin.add('bench', await hashPassword('bench password'), null, null);
-  admin.close();
+  const benchHash = await hashPassword('bench password');
+  await withUserAdmin(loadConfig({ DATABASE_URL: `sqlite:${database}` }), (a) => a.add('bench', benchHash, null, null));
 
   const baseline = start(join(root, 'dist', 'bench', 'baseline.js'), { PORT: '8301' });
   await firstOk('http://127.0.0.1:8301/', baseline.startedAt);

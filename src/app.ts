@@ -3,47 +3,35 @@
  * listening (server.ts does both). Tests build it with their own configuration and database file.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import etag from '@fastify/etag';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController } from 'fastify';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
 import { ConfigError, trustProxy } from './config.js';
-import { bearerGuard, registerAuthRoutes } from './http/auth.js';
+import { bearerGuard } from './http/auth.js';
 import { ResponseCache } from './http/cache.js';
 import type { LogOutput } from './http/logging.js';
 import { loggerOptions } from './http/logging.js';
-import { registerBuscar } from './http/buscar.js';
-import { registerConsulta } from './http/consulta.js';
-import { registerFicha } from './http/ficha.js';
-import { registerNomenclatura } from './http/nomenclatura.js';
 import { registerObservability } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
-import { DOCS_CSP, connectionLimits, registerProtection } from './http/protection.js';
-import { API_VERSION, SERVICE_NAME, registerPublicRoutes } from './http/public.js';
-import { CORS_PREFLIGHT, registerRecordRoutes, routeWithAllow } from './http/routes.js';
-import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './http/schemas.js';
+import { connectionLimits, registerProtection } from './http/protection.js';
+import { API_VERSION, SERVICE_NAME } from './http/public.js';
+import { CORS_PREFLIGHT } from './http/route-kinds.js';
+import { registerRoutes } from './http/routes.js';
 import { recordSets } from './record-sets/index.js';
-import { openStore } from './store/open.js';
-import { MissingSqliteFile } from './store/missing.js';
-import { SqliteStore } from './store/sqlite.js';
+import { StoreSlot } from './store/slot.js';
 import type { Store } from './store/store.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-/** How often the served SQLite file is checked for a replacement by `import`; SIGHUP reloads at once. */
-const RELOAD_CHECK_MS = 2000;
-/** How long a replaced store stays open for the requests that began on it (they need milliseconds). */
-const RETIRE_AFTER_MS = 5000;
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Opens the served SQLite file anew and serves it from now on; false when the store is not a file the app opened. */
+    /** Opens the served store anew and serves it from now on (SIGHUP); false when there is nothing to reopen. */
     reloadStore(reason: string): Promise<boolean>;
   }
 }
@@ -54,6 +42,8 @@ export interface AppOptions {
   logger?: boolean;
   /** Readable lines or JSON, and where they go (serve.ts decides; tests capture them). */
   log?: LogOutput;
+  /** Told of every route as the framework registers it, plugins' included (the OpenAPI coverage test). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
@@ -78,7 +68,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     maxPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
     windowMs: config.LOGIN_WINDOW_MINUTES * 60_000,
   });
-  let store: Store = options.store ?? openStore(config);
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.LOG_LEVEL, options.log),
     genReqId: requestId,
@@ -95,23 +84,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       void (reply as unknown as FastifyReply).code(400).type('application/json; charset=utf-8').send({ detail: 'Bad Request' });
     },
   });
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // Parameters are parsed by the routes themselves, with the original's rules and error shapes.
   app.setValidatorCompiler(() => () => true);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
-  app.addHook('onClose', async () => {
-    await store.close();
-  });
+  const slot = new StoreSlot(config, app.log, options.store);
+  app.decorate('reloadStore', (reason: string) => slot.reload(reason));
+  app.addHook('onClose', () => slot.close());
   registerErrorHandling(app);
   await registerProtection(app, { config, tokens });
-
-  for (const schema of [validationErrorSchema, httpValidationErrorSchema, errorMessageSchema]) app.addSchema(schema);
-  for (const rs of recordSets) {
-    app.addSchema(recordSchema(rs));
-    if (rs.paginated) app.addSchema(pageSchema(rs));
-  }
 
   // Every GET answer carries an ETag (a hash of its body) and If-None-Match gives 304; bodies worth it go out compressed.
   await app.register(etag);
@@ -134,99 +118,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
 
-  const current = (): Store => store;
-  serveReplacedFiles(app, {
-    current,
-    swap: (next) => {
-      store = next;
-    },
-    reloadable: options.store === undefined,
-  });
+  const current = slot.current;
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const protect = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
-  const timer = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
-  registerRecordRoutes(app, { store: current, protect, cache, timer });
-  registerAuthRoutes(app, { store: current, tokens, throttle, protect, routeWithAllow });
-  registerFicha(app, { recordSets, store: current, protect, cache });
-  registerBuscar(app, { store: current, protect, cache });
-  registerPublicRoutes(app, { store: current, routeWithAllow });
-  registerNomenclatura(app, { recordSets, store: current, protect, cache });
-  registerConsulta(app, { routeWithAllow });
+  const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
+  await registerRoutes(app, { store: current, tokens, throttle, protect, cache, observability });
   return app;
-}
-
-/** Why the served SQLite file should be opened anew, or null when it should not. */
-function reopenReason(open: Store): string | null {
-  if (open instanceof MissingSqliteFile) return existsSync(open.path) ? 'a file is at the path again' : null;
-  if (!(open instanceof SqliteStore)) return null;
-  if (open.replaced()) return 'another file at the path';
-  return open.damaged ? 'reads failed on the file' : null;
-}
-
-interface StoreSlot {
-  readonly current: () => Store;
-  readonly swap: (next: Store) => void;
-  /** Only a store the app opened itself is reopened (and closed); an injected one belongs to its caller. */
-  readonly reloadable: boolean;
-}
-
-/**
- * `import` renames a new SQLite file over the served one. The routes read the store through
- * `current()`, so switching is one assignment: requests already running finish on the old store, which
- * is closed a few seconds later, and no request fails. The switch happens on `reloadStore()` (SIGHUP)
- * or when a cheap periodic check sees another file at the path (docs/adr/0002-import-and-reload.md).
- * The same check sees the file gone from the path, and back (src/store/missing.ts).
- */
-function serveReplacedFiles(app: FastifyInstance, slot: StoreSlot): void {
-  const retiring = new Map<Store, NodeJS.Timeout>();
-  let lastFailure = '';
-  const switchTo = (next: Store): void => {
-    const previous = slot.current();
-    slot.swap(next);
-    const timer = setTimeout(() => {
-      retiring.delete(previous);
-      void previous.close();
-    }, RETIRE_AFTER_MS).unref();
-    retiring.set(previous, timer);
-  };
-  const reloadStore = async (reason: string): Promise<boolean> => {
-    const open = slot.current();
-    if (!slot.reloadable || !(open instanceof SqliteStore || open instanceof MissingSqliteFile)) return false;
-    const next = new SqliteStore(open.path);
-    // A file that cannot answer is not switched to: the service keeps serving the one it has.
-    const info = await next.dataset().catch(async (error: unknown) => {
-      await next.close();
-      throw error;
-    });
-    switchTo(next);
-    lastFailure = '';
-    app.log.info({ reason, source: info?.source, imported_at: info?.importedAt, hash: info?.hash }, 'serving the SQLite file anew');
-    return true;
-  };
-  app.decorate('reloadStore', reloadStore);
-  const check = setInterval(() => {
-    const open = slot.current();
-    if (!slot.reloadable) return;
-    if (open instanceof SqliteStore && !existsSync(open.path)) {
-      switchTo(new MissingSqliteFile(open.path));
-      app.log.error({ path: open.path }, 'the SQLite file is gone from its path: answering 503 until a file is there again');
-      return;
-    }
-    const reason = reopenReason(open);
-    if (reason === null) return;
-    reloadStore(reason).catch((error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
-      if (message !== lastFailure) app.log.error({ err: error }, 'the new SQLite file cannot be served; still serving the previous one');
-      lastFailure = message;
-    });
-  }, RELOAD_CHECK_MS).unref();
-  app.addHook('onClose', async () => {
-    clearInterval(check);
-    for (const [store, timer] of retiring) {
-      clearTimeout(timer);
-      await store.close();
-    }
-  });
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { recordSets } from '../src/record-sets/index.js';
-import { openUserAdmin } from '../src/store/open.js';
+import { openUserAdmin } from '../src/store/drivers.js';
 import type { Running, TestDatabase } from './helpers.js';
 import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, login, serveFixture, startServer, storeKinds } from './helpers.js';
 

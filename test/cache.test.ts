@@ -5,41 +5,48 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { recordSets } from '../src/record-sets/index.js';
-import { recordToRow } from '../src/data/load.js';
-import { writePostgresDatabase } from '../src/store/postgres.js';
-import type { DatasetWriter } from '../src/store/sqlite.js';
-import { writeSqliteDatabase } from '../src/store/sqlite.js';
+import { recordToRow } from '../src/data/record-row.js';
+import { writeDatabase } from '../src/store/drivers.js';
+import type { DatasetWriter } from '../src/store/store.js';
 import { fixtureRecords } from './fixtures.js';
-import { createTestDatabase, startServer, storeKinds, tempDir } from './helpers.js';
+import type { Running } from './helpers.js';
+import { TEST_ENV, database, serve, storeKinds, temporary, waitFor } from './helpers.js';
 
 /** The fixture with only its first `n` records in every record set. */
 const firstRecords = (n: number) => (writer: DatasetWriter): void => {
   for (const rs of recordSets) for (const record of fixtureRecords(rs).slice(0, n)) writer.insert(rs, recordToRow(rs, record));
 };
 
+/** How many times the store was asked to search a record set, as /metrics counts it (a cached answer is not). */
+async function storeSearches(server: Running, recordSet: string): Promise<number> {
+  const text = await (await server.get('/metrics')).text();
+  const pattern = new RegExp(`^store_query_duration_seconds_count\\{record_set="${recordSet}",operation="search"\\} (\\d+)$`, 'm');
+  return Number(pattern.exec(text)?.[1] ?? 0);
+}
+
 for (const kind of await storeKinds()) {
   describe(`answer cache (${kind})`, () => {
-    test('a dataset loaded under a running service replaces the cached answers', async () => {
-      const db = await createTestDatabase(kind);
-      const server = await startServer({ DATABASE_URL: db.url });
-      try {
-        const count = async (): Promise<number> => (await server.json<unknown[]>('/api/v1/aladi2/')).body.length;
-        assert.equal(await count(), 8);
-        assert.equal(await count(), 8, 'served from the cache');
-        const fill = firstRecords(3);
-        if (kind === 'postgres') await writePostgresDatabase(db.url, 'second load', fill);
-        else writeSqliteDatabase(db.url.slice('sqlite:'.length), 'second load', fill, { keepUsers: true });
-        const deadline = Date.now() + 8000;
-        let seen = await count();
-        while (seen !== 3 && Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 200));
-          seen = await count();
-        }
-        assert.equal(seen, 3, 'the new data is served, not the cached answer');
-      } finally {
-        await server.close();
-        await db.drop();
-      }
+    test('a repeated call is answered from the cache, without asking the store', async (t) => {
+      const db = await database(t, kind);
+      const server = await serve(t, { DATABASE_URL: db.url });
+      const first = await server.json<unknown[]>('/api/v1/aladi2/');
+      assert.equal(await storeSearches(server, 'aladi2'), 1, 'the first call asks the store');
+      const second = await server.json<unknown[]>('/api/v1/aladi2/');
+      assert.deepEqual(second.body, first.body);
+      assert.equal(await storeSearches(server, 'aladi2'), 1, 'served from the cache: the store was not asked again');
+      assert.equal((await server.json('/api/v1/aladi2/?skip=1')).status, 200);
+      assert.equal(await storeSearches(server, 'aladi2'), 2, 'another query is another answer');
+    });
+
+    test('a dataset loaded under a running service replaces the cached answers', async (t) => {
+      const db = await database(t, kind);
+      const server = await serve(t, { DATABASE_URL: db.url });
+      const count = async (): Promise<number> => (await server.json<unknown[]>('/api/v1/aladi2/')).body.length;
+      assert.equal(await count(), 8);
+      assert.equal(await count(), 8);
+      const fill = firstRecords(3);
+      await writeDatabase(db.url, 'second load', fill);
+      await waitFor('the new data served, not the cached answer', async () => (await count()) === 3);
     });
   });
 }
@@ -48,34 +55,28 @@ describe('import into PostgreSQL', () => {
   test('tariff-lookup import loads an exported folder into PostgreSQL in one go, and a running service serves it', async (t) => {
     if (!(await storeKinds()).includes('postgres')) return t.skip('PostgreSQL is not reachable');
     const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-    const source = await createTestDatabase('sqlite');
-    const target = await createTestDatabase('postgres', firstRecords(2));
-    const folder = tempDir();
-    const server = await startServer({ DATABASE_URL: target.url });
-    try {
-      const run = (args: string[], url: string) => spawnSync(process.execPath, [cli, ...args], { env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
-      const exported = run(['export', join(folder.dir, 'csv')], source.url);
-      assert.equal(exported.status, 0, exported.stderr);
-      assert.equal((await server.json<unknown[]>('/api/v1/tlcs/')).body.length, 2);
-      const imported = run(['import', join(folder.dir, 'csv'), '--source', 'fixture export'], target.url);
-      assert.equal(imported.status, 0, imported.stderr);
-      assert.match(imported.stdout, /rows\/s/);
-      assert.ok(!imported.stdout.includes('postgres:postgres@'), 'no password shown');
-      const deadline = Date.now() + 8000;
-      let count = 0;
-      while (count !== 8 && Date.now() < deadline) {
-        count = (await server.json<unknown[]>('/api/v1/tlcs/')).body.length;
-        if (count !== 8) await new Promise((r) => setTimeout(r, 200));
-      }
-      assert.equal(count, 8);
-      const health = (await server.json<{ dataset: { source: string } }>('/health')).body;
-      assert.equal(health.dataset.source, 'fixture export');
-      assert.equal((await server.json('/api/v1/auth/me')).status, 200, 'users survive the load');
-    } finally {
-      await server.close();
-      await source.drop();
-      await target.drop();
-      folder.remove();
-    }
+    const source = await database(t, 'sqlite');
+    const target = await database(t, 'postgres', firstRecords(2));
+    const folder = temporary(t);
+    const server = await serve(t, { DATABASE_URL: target.url });
+    // The test server trusts local connections, so a password in the URL is accepted and ignored:
+    // enough to prove that the command never prints it.
+    const secret = 'import-secret-4711';
+    const withPassword = new URL(target.url);
+    withPassword.password = secret;
+    const run = (args: string[], url: string) =>
+      spawnSync(process.execPath, [cli, ...args], { env: { ...process.env, ...TEST_ENV, DATABASE_URL: url }, encoding: 'utf8' });
+    const exported = run(['export', join(folder, 'csv')], source.url);
+    assert.equal(exported.status, 0, exported.stderr);
+    assert.equal((await server.json<unknown[]>('/api/v1/tlcs/')).body.length, 2);
+    const imported = run(['import', join(folder, 'csv'), '--source', 'fixture export'], withPassword.toString());
+    assert.equal(imported.status, 0, imported.stderr);
+    assert.match(imported.stdout, /rows\/s/);
+    assert.match(imported.stdout + imported.stderr, /postgres:\*\*\*@/, 'the database is named, its password hidden');
+    assert.ok(!(imported.stdout + imported.stderr).includes(secret), 'no password shown');
+    await waitFor('the imported data served', async () => (await server.json<unknown[]>('/api/v1/tlcs/')).body.length === 8);
+    const health = (await server.json<{ dataset: { source: string } }>('/health')).body;
+    assert.equal(health.dataset.source, 'fixture export');
+    assert.equal((await server.json('/api/v1/auth/me')).status, 200, 'users survive the load');
   });
 });

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { demoRecords } from '../src/data/demo.js';
 import type { DemoRecord } from '../src/data/demo.js';
-import { recordToRow } from '../src/data/load.js';
+import { recordToRow } from '../src/data/record-row.js';
 import type { RecordSet } from '../src/record-sets/define.js';
 import { recordSets } from '../src/record-sets/index.js';
 

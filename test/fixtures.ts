@@ -6,9 +6,9 @@
  */
 import type { Field, RecordSet } from '../src/record-sets/define.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { recordToRow } from '../src/data/load.js';
-import type { DatasetWriter } from '../src/store/sqlite.js';
-import { writeSqliteDatabase } from '../src/store/sqlite.js';
+import { recordToRow } from '../src/data/record-row.js';
+import { writeDatabase } from '../src/store/drivers.js';
+import type { DatasetWriter } from '../src/store/store.js';
 
 export type FixtureRecord = Record<string, string | number | null>;
 
@@ -71,6 +71,6 @@ export function fillFixture(writer: DatasetWriter): void {
   for (const rs of recordSets) for (const record of fixtureRecords(rs)) writer.insert(rs, recordToRow(rs, record));
 }
 
-export function writeFixtureDatabase(path: string): void {
-  writeSqliteDatabase(path, 'test fixture', fillFixture);
+export async function writeFixtureDatabase(path: string): Promise<void> {
+  await writeDatabase(`sqlite:${path}`, 'test fixture', fillFixture);
 }

@@ -17,7 +17,7 @@ const tmp = tempDir();
 
 before(async () => {
   const path = join(tmp.dir, 'fuzz.sqlite');
-  writeFixtureDatabase(path);
+  await writeFixtureDatabase(path);
   server = await startServer({ DATABASE_URL: `sqlite:${path}`, LOGIN_MAX_FAILURES: '100000', LOGIN_MAX_FAILURES_PER_ADDRESS: '100000' });
 });
 

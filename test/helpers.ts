@@ -2,6 +2,10 @@
  * Test helpers: a real server on a free port over a real database, called with fetch. Suites that
  * touch the store run once per store kind (storeKinds): SQLite always, PostgreSQL when it answers at
  * TEST_DATABASE_URL (and with CI=true it must), each over a database of its own made for the file.
+ *
+ * A test cleans up by itself: `serve(t, …)`, `database(t, …)` and `temporary(t)` undo what they made
+ * when the test ends (`defer`), last made first undone, whether it passed or not. Anything that
+ * takes time is awaited with `waitFor`, never with a fixed sleep.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -9,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
@@ -16,12 +21,10 @@ import { hashPassword } from '../src/auth/passwords.js';
 import type { Config, StoreKind } from '../src/config.js';
 import { demoSourcesDir, loadConfig, redactDatabaseUrl } from '../src/config.js';
 import { demoRecords } from '../src/data/demo.js';
-import { recordToRow } from '../src/data/load.js';
+import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { withUserAdmin } from '../src/store/open.js';
-import { writePostgresDatabase } from '../src/store/postgres.js';
-import type { DatasetWriter } from '../src/store/sqlite.js';
-import { writeSqliteDatabase } from '../src/store/sqlite.js';
+import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';
+import type { DatasetWriter } from '../src/store/store.js';
 import { fillFixture } from './fixtures.js';
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
@@ -30,6 +33,55 @@ export const TEST_PASSWORD = 'correct horse battery staple';
 
 /** An administrative connection to a PostgreSQL server, where test databases are created and dropped. */
 export const TEST_DATABASE_URL = process.env['TEST_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * What every server a test starts runs with unless the test says otherwise: no log, a known secret,
+ * and neither load shedding nor the rate limit, which answer 503 or 429 by how busy the machine is
+ * or how many requests a test makes. Their own tests turn them on (robustness.test.ts).
+ */
+export const TEST_ENV: Readonly<Record<string, string>> = {
+  LOG_LEVEL: 'silent',
+  JWT_SECRET: TEST_SECRET,
+  MAX_EVENT_LOOP_DELAY_MS: '0',
+  RATE_LIMIT_MAX: '0',
+};
+
+/** The configuration of a test's server: TEST_ENV with the test's own variables over it. */
+export const testConfig = (env: Record<string, string> = {}): Config => loadConfig({ ...TEST_ENV, ...env });
+
+const cleanups = new WeakMap<TestContext, (() => unknown)[]>();
+
+/**
+ * Runs `undo` when the test ends, passed or failed: the test's undos run last registered first (a
+ * server closes before its database is dropped), each even if an earlier one failed.
+ */
+export function defer(t: TestContext, undo: () => unknown): void {
+  let stack = cleanups.get(t);
+  if (stack === undefined) {
+    const undos: (() => unknown)[] = [];
+    stack = undos;
+    cleanups.set(t, undos);
+    t.after(async () => {
+      const errors: unknown[] = [];
+      for (const step of undos.reverse()) await Promise.resolve().then(step).catch((error: unknown) => errors.push(error));
+      if (errors.length > 0) throw errors.length === 1 ? errors[0] : new AggregateError(errors, 'cleanup failed');
+    });
+  }
+  stack.push(undo);
+}
+
+/**
+ * Polls `condition` until it holds, and fails naming `what` when it has not held by the deadline.
+ * The deadline is generous (a busy machine is slow, not wrong); a test never sleeps a fixed time
+ * and then asserts.
+ */
+export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 export interface Running {
   readonly app: FastifyInstance;
@@ -116,17 +168,38 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop: () 
   return { url: postgresUrl(name), drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
+/** A folder of the test's own, removed when the test ends. */
+export function temporary(t: TestContext, prefix?: string): string {
+  const tmp = tempDir(prefix);
+  defer(t, tmp.remove);
+  return tmp.dir;
+}
+
+/** A database of the given kind holding the fixture (or what `fill` writes), dropped when the test ends. */
+export async function database(t: TestContext, kind: StoreKind, fill?: (writer: DatasetWriter) => void): Promise<TestDatabase> {
+  const db = await createTestDatabase(kind, fill);
+  defer(t, () => db.drop());
+  return db;
+}
+
+/** startServer, closed when the test ends. */
+export async function serve(t: TestContext, env: Record<string, string>, options: { user?: boolean } = {}): Promise<Running> {
+  const server = await startServer(env, options);
+  defer(t, () => server.close());
+  return server;
+}
+
 /** A database of the given kind holding the fixture (or what `fill` writes), with `source` 'test fixture'. */
 export async function createTestDatabase(kind: StoreKind, fill: (writer: DatasetWriter) => void = fillFixture): Promise<TestDatabase> {
   if (kind === 'sqlite') {
     const tmp = tempDir();
     const path = join(tmp.dir, 'fixture.sqlite');
-    writeSqliteDatabase(path, 'test fixture', fill);
+    await writeDatabase(`sqlite:${path}`, 'test fixture', fill);
     return { kind, url: `sqlite:${path}`, drop: () => Promise.resolve(tmp.remove()) };
   }
   const db = await createPostgresDatabase();
   try {
-    await writePostgresDatabase(db.url, 'test fixture', fill);
+    await writeDatabase(db.url, 'test fixture', fill);
   } catch (error) {
     await db.drop();
     throw error;
@@ -170,9 +243,9 @@ export async function login(base: string, username: string, password: string): P
   });
 }
 
-/** Starts the service over the database the environment names, with a test user logged in. */
+/** Starts the service over the database the environment names (over TEST_ENV), with a test user logged in. */
 export async function startServer(env: Record<string, string>, options: { user?: boolean } = {}): Promise<Running> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_SECRET, ...env });
+  const config = testConfig(env);
   if (options.user !== false) await addUser(config, TEST_USER, TEST_PASSWORD);
   const app = await buildApp(config);
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -13,15 +13,16 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { buildDemoDatabase } from '../src/data/ensure.js';
+import { buildDemoDatabase } from '../src/data/startup.js';
 import { exportDatabase } from '../src/data/export.js';
+import { loadConfig } from '../src/config.js';
 import { runImport } from '../src/data/import.js';
 import type { ImportReport } from '../src/data/import.js';
-import { conditionsFor } from '../src/http/records.js';
+import { searchConditions } from '../src/record-sets/filters.js';
 import type { Filter } from '../src/record-sets/define.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { buildCount, buildSearch, sqliteDialect } from '../src/store/sql.js';
-import { SqliteDatasetBuild } from '../src/store/sqlite.js';
+import { startBuild } from '../src/store/drivers.js';
 import { writeFixtureDatabase } from './fixtures.js';
 import type { Outcome, Running } from './helpers.js';
 import { login, outcomeOf, startServer, tempDir, TEST_PASSWORD, TEST_SECRET, TEST_USER } from './helpers.js';
@@ -31,12 +32,12 @@ const tmp = tempDir('tariff-import-');
 const fixture = join(tmp.dir, 'fixture.sqlite');
 const demo = join(tmp.dir, 'demo.sqlite');
 const demoCsv = join(tmp.dir, 'demo-csv');
-let demoInfo: ReturnType<typeof buildDemoDatabase>;
+let demoInfo: Awaited<ReturnType<typeof buildDemoDatabase>>;
 
-before(() => {
-  writeFixtureDatabase(fixture);
-  demoInfo = buildDemoDatabase(demo);
-  exportDatabase(demo, demoCsv);
+before(async () => {
+  await writeFixtureDatabase(fixture);
+  demoInfo = await buildDemoDatabase(demo);
+  await exportDatabase(loadConfig({ DATABASE_URL: `sqlite:${demo}` }), demoCsv);
 });
 
 after(() => tmp.remove());
@@ -94,7 +95,7 @@ async function servedHash(server: Running): Promise<string | undefined> {
 }
 
 const imported = (directory: string, database: string, options: { strict?: boolean; emptyMissing?: boolean; source?: string } = {}) =>
-  runImport({ directory, database, ...options });
+  runImport({ directory, config: loadConfig({ DATABASE_URL: `sqlite:${database}` }), ...options });
 
 const summary = (r: ImportReport): string => JSON.stringify({ failure: r.failure, refusals: r.refusals.slice(0, 5) });
 
@@ -344,12 +345,12 @@ describe('refused files: nothing is imported and the served file is untouched', 
   });
 
   test('a second import while one runs is refused', async () => {
-    const running = SqliteDatasetBuild.start(served, {});
+    const running = await startBuild(loadConfig({ DATABASE_URL: `sqlite:${served}` }));
     try {
       const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), served);
       assert.match(report.failure ?? '', /is locked: another import is running/);
     } finally {
-      running.abandon();
+      await running.abandon();
     }
   });
 });
@@ -518,7 +519,7 @@ describe('the demo dataset through export and import', () => {
             continue;
           }
           for (const value of samples[f.rule]) {
-            const conditions = conditionsFor(rs, { [f.param]: value });
+            const conditions = searchConditions(rs, { [f.param]: value });
             for (const q of [buildSearch(rs, conditions, 0, 100, sqliteDialect), buildCount(rs, conditions, sqliteDialect)]) {
               const steps = plan(q.text, q.values);
               assert.ok(!steps.some((s) => s.startsWith('SCAN')), `${rs.path}?${f.param}=${value}: ${steps.join('; ')}`);

@@ -21,7 +21,7 @@ let database: string;
 
 before(async () => {
   const path = join(tmp.dir, 'lifecycle.sqlite');
-  writeFixtureDatabase(path);
+  await writeFixtureDatabase(path);
   database = `sqlite:${path}`;
   await addUser(loadConfig({ DATABASE_URL: database, JWT_SECRET: TEST_SECRET }), TEST_USER, TEST_PASSWORD);
 });

@@ -8,9 +8,9 @@ import { startServer, tempDir } from './helpers.js';
 const tmp = tempDir();
 let dbPath: string;
 
-before(() => {
+before(async () => {
   dbPath = join(tmp.dir, 'ops.sqlite');
-  writeFixtureDatabase(dbPath);
+  await writeFixtureDatabase(dbPath);
 });
 
 after(() => tmp.remove());

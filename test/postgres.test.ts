@@ -12,18 +12,10 @@ import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 import { ConfigError, loadConfig, postgresSettings, redactDatabaseUrl, storeKind } from '../src/config.js';
-import { recordToRow } from '../src/data/load.js';
+import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { openStore, withUserAdmin } from '../src/store/open.js';
-import {
-  PostgresDatasetBuild,
-  createPostgresPool,
-  ensurePostgresSchema,
-  poolSize,
-  postgresPoolConfig,
-  storeError,
-  writePostgresDatabase,
-} from '../src/store/postgres.js';
+import { openStore, startBuild, withUserAdmin, writeDatabase } from '../src/store/drivers.js';
+import { createPostgresPool, ensurePostgresSchema, poolSize, postgresPoolConfig, storeError } from '../src/store/postgres-connection.js';
 import { StoreUnavailableError } from '../src/store/store.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
 import type { Running, TestDatabase } from './helpers.js';
@@ -350,7 +342,7 @@ if (kinds.includes('postgres')) {
     test('a load replaces the dataset at commit: readers see the old one until then, users stay', async () => {
       const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
       const before = (await server.json<{ dataset: { hash: string } }>('/health')).body.dataset.hash;
-      const build = await PostgresDatasetBuild.start(db.url);
+      const build = await startBuild(loadConfig({ DATABASE_URL: db.url }));
       try {
         const [first] = fixtureRecords(aladi2);
         assert.ok(build.insert(aladi2, recordToRow(aladi2, first!)));
@@ -369,25 +361,25 @@ if (kinds.includes('postgres')) {
       assert.equal(health.source, 'one row');
       assert.notEqual(health.hash, before);
       assert.equal(await status(server, '/api/v1/auth/me'), 200, 'the users were kept');
-      await writePostgresDatabase(db.url, 'test fixture', fillFixture);
+      await writeDatabase(db.url, 'test fixture', fillFixture);
       assert.equal((await server.json<{ dataset: { hash: string } }>('/health')).body.dataset.hash, before, 'the same data, the same hash');
     });
 
     test('a failed or abandoned load changes nothing, and one load runs at a time', async () => {
       const served = (await server.json<{ dataset: unknown }>('/health')).body.dataset;
       await assert.rejects(
-        writePostgresDatabase(db.url, 'broken', (writer) => {
+        writeDatabase(db.url, 'broken', (writer) => {
           fillFixture(writer);
           throw new Error('the source broke off');
         }),
         /the source broke off/,
       );
-      await assert.rejects(writePostgresDatabase(db.url, 'duplicate', (writer) => {
+      await assert.rejects(writeDatabase(db.url, 'duplicate', (writer) => {
         fillFixture(writer);
         fillFixture(writer);
       }), /a second record with the identifier/);
-      const running = await PostgresDatasetBuild.start(db.url);
-      await assert.rejects(PostgresDatasetBuild.start(db.url), /another import/);
+      const running = await startBuild(loadConfig({ DATABASE_URL: db.url }));
+      await assert.rejects(startBuild(loadConfig({ DATABASE_URL: db.url })), /another import/);
       await running.abandon();
       assert.deepEqual((await server.json<{ dataset: unknown }>('/health')).body.dataset, served);
       const client = new pg.Client({ connectionString: db.url });
@@ -408,7 +400,7 @@ if (kinds.includes('postgres')) {
         await client.query(`CREATE ROLE "${role}"`);
         await client.query(`GRANT SELECT ON "aladi2", "tlcs" TO "${role}"`);
         const tlcs = recordSets.find((rs) => rs.path === 'tlcs')!;
-        const info = await writePostgresDatabase(
+        const info = await writeDatabase(
           db.url,
           'partial',
           (writer) => {

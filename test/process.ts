@@ -9,7 +9,10 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { TEST_SECRET } from './helpers.js';
+import type { TestContext } from 'node:test';
+import { TEST_ENV, defer, waitFor } from './helpers.js';
+
+export { waitFor };
 
 const server = fileURLToPath(new URL('../src/server.js', import.meta.url));
 
@@ -32,10 +35,10 @@ export interface Listening extends Service {
   readonly base: string;
 }
 
-/** Starts the service with this environment (and a test secret), without waiting for it; `nodeArgs` go to node itself. */
+/** Starts the service with this environment (over TEST_ENV, logging at info), without waiting for it; `nodeArgs` go to node itself. */
 export function spawnService(env: Record<string, string>, nodeArgs: readonly string[] = []): Service {
   const child = spawn(process.execPath, [...nodeArgs, server], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...TEST_ENV, LOG_LEVEL: 'info', ...env },
   });
   const lines: LogLine[] = [];
   let rest = '';
@@ -74,7 +77,7 @@ export async function startService(env: Record<string, string>, nodeArgs: readon
   await waitFor('the service to answer', async () => {
     if (service.child.exitCode !== null || service.child.signalCode !== null) throw new Error(`the service exited before listening: ${service.stderr()}`);
     return answers(`${base}/`);
-  }, 15_000);
+  }, 30_000);
   return { ...service, base };
 }
 
@@ -89,17 +92,16 @@ function answers(url: string): Promise<boolean> {
   });
 }
 
+/** startService, killed when the test ends if it still runs. */
+export async function service(t: TestContext, env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Listening> {
+  const started = await startService(env, nodeArgs);
+  defer(t, () => kill(started));
+  return started;
+}
+
 /** Ends the process if a test left it running (SIGKILL: nothing is left to prove). */
 export async function kill(service: Service | undefined): Promise<void> {
   if (!service || service.child.exitCode !== null || service.child.signalCode !== null) return;
   service.child.kill('SIGKILL');
   await service.exited;
-}
-
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }

@@ -210,7 +210,7 @@ for (const kind of await storeKinds()) {
     }
 
     describe('OpenAPI document', () => {
-      test('passes an OpenAPI validator and covers every route with parameters, bounds and schemas', async () => {
+      test('passes an OpenAPI validator and documents each record set with parameters, bounds and schemas', async () => {
         const { status, body } = await server.json<OpenApiDocument>('/openapi.json');
         assert.equal(status, 200);
         const validator = new Validator();

@@ -1,13 +1,8 @@
-/** `tariff-lookup import DIR` and `tariff-lookup export DIR`: the data in and out of the configured database. */
+/** `tariff-lookup import DIR`: a folder of files into the configured database, checked row by row. */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
-import { redactDatabaseUrl, sqlitePath, storeKind } from '../config.js';
-import type { RecordSet } from '../record-sets/define.js';
-import { PostgresDatasetBuild, createPostgresPool } from '../store/postgres.js';
-import type { DatasetBuild } from '../store/store.js';
-import { exportDatabase } from '../data/export.js';
 import { formatReport, runImport } from '../data/import.js';
-import { CliError } from './io.js';
+import { CliError, oneFolder } from './io.js';
 
 export const importHelp = `Usage: tariff-lookup import DIR [--strict] [--empty-missing] [--json] [--source TEXT]
 
@@ -30,11 +25,6 @@ Options:
 Exit status: 0 imported; 1 nothing imported (the data served is unchanged); 2 imported without the
 refused rows the report lists.`;
 
-export const exportHelp = `Usage: tariff-lookup export DIR [--json]
-
-Writes the SQLite database DATABASE_URL names as one CSV file per record set in DIR (created if
-needed; files of the same names are replaced), in the form import reads back.`;
-
 const flags = {
   strict: { type: 'boolean', default: false },
   'empty-missing': { type: 'boolean', default: false },
@@ -42,45 +32,6 @@ const flags = {
   source: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
-
-function oneFolder(command: string, positionals: readonly string[]): string {
-  const [directory, ...rest] = positionals;
-  if (directory === undefined) throw new CliError(`${command}: a folder is required (see tariff-lookup ${command} --help)`);
-  if (rest.length > 0) throw new CliError(`${command}: unexpected argument ${rest[0]}`);
-  return directory;
-}
-
-/** Where an import goes: the SQLite file DATABASE_URL names, or its PostgreSQL database in one transaction. */
-function importTarget(config: Config): { database: string; start?: (keep: readonly RecordSet[]) => Promise<DatasetBuild> } {
-  if (storeKind(config) === 'sqlite') return { database: sqlitePath(config) };
-  return {
-    database: redactDatabaseUrl(config.DATABASE_URL),
-    start: async (keep) => {
-      const pool = createPostgresPool(config, 'admin');
-      try {
-        const build = await PostgresDatasetBuild.start(pool, { keep });
-        const end = (): Promise<void> => pool.end();
-        return {
-          get replacesExisting() {
-            return build.replacesExisting;
-          },
-          insert: (rs, row) => build.insert(rs, row),
-          ready: () => build.ready(),
-          commit: (source) => build.commit(source).finally(end),
-          abandon: () => build.abandon().finally(end),
-        };
-      } catch (error) {
-        await pool.end();
-        throw error;
-      }
-    },
-  };
-}
-
-function sqliteFile(command: string, config: Config): string {
-  if (storeKind(config) !== 'sqlite') throw new CliError(`${command} works on a SQLite database (DATABASE_URL=sqlite:PATH); DATABASE_URL names PostgreSQL`);
-  return sqlitePath(config);
-}
 
 /** Progress on one rewritten line, only for a person watching a terminal. */
 function progressLine(): { show: (file: string, rows: number) => void; clear: () => void } | undefined {
@@ -96,14 +47,14 @@ function progressLine(): { show: (file: string, rows: number) => void; clear: ()
   };
 }
 
-async function importCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
+export async function importCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: flags });
   if (values.help) return out(importHelp);
   const directory = oneFolder('import', positionals);
   const progress = values.json ? undefined : progressLine();
   const report = await runImport({
     directory,
-    ...importTarget(config),
+    config,
     strict: values.strict,
     emptyMissing: values['empty-missing'],
     source: values.source,
@@ -117,18 +68,4 @@ async function importCommand(args: string[], config: Config, out: (line: string)
     process.stderr.write(`tariff-lookup: ${report.refusedRows} rows refused (listed in the report); the other rows were imported\n`);
     process.exitCode = 2;
   }
-}
-
-function exportCommand(args: string[], config: Config, out: (line: string) => void): void {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: flags.json, help: flags.help } });
-  if (values.help) return out(exportHelp);
-  const report = exportDatabase(sqliteFile('export', config), oneFolder('export', positionals));
-  if (values.json) return out(JSON.stringify(report, null, 2));
-  for (const f of report.files) out(`${f.file}\t${f.rows}`);
-  out(`${report.rows.toLocaleString('en-US')} rows written to ${report.directory} in ${report.seconds.toFixed(2)} s`);
-}
-
-export async function dataCommand(command: 'import' | 'export', args: string[], config: Config, out: (line: string) => void): Promise<void> {
-  if (command === 'import') return importCommand(args, config, out);
-  exportCommand(args, config, out);
 }

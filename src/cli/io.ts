@@ -1,4 +1,4 @@
-/** Terminal helpers of the command line: errors as one line, passwords read without echo. */
+/** Terminal helpers of the command line: errors as one line, passwords read without echo, the folder argument. */
 
 export class CliError extends Error {
   override readonly name = 'CliError';
@@ -52,4 +52,12 @@ export async function readNewPassword(): Promise<string> {
   }
   if (password === '') throw new CliError('the password is empty');
   return password;
+}
+
+/** The one folder a command works on, from its positional arguments. */
+export function oneFolder(command: string, positionals: readonly string[]): string {
+  const [directory, ...rest] = positionals;
+  if (directory === undefined) throw new CliError(`${command}: a folder is required (see tariff-lookup ${command} --help)`);
+  if (rest.length > 0) throw new CliError(`${command}: unexpected argument ${rest[0]}`);
+  return directory;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /** The command line: `tariff-lookup <command>`. Results on stdout, errors as one line on stderr. */
 import { loadConfig } from '../config.js';
-import { dataCommand } from './import.js';
+import { exportCommand } from './export.js';
+import { importCommand } from './import.js';
 import { CliError } from './io.js';
 import { serveCommand, serveHelp } from './serve.js';
 import { usersCommand } from './users.js';
@@ -35,8 +36,9 @@ async function main(argv: string[]): Promise<void> {
     case 'users':
       return usersCommand(args, loadConfig(process.env), out);
     case 'import':
+      return importCommand(args, loadConfig(process.env), out);
     case 'export':
-      return dataCommand(command, args, loadConfig(process.env), out);
+      return exportCommand(args, loadConfig(process.env), out);
     default:
       throw new CliError(`unknown command ${JSON.stringify(command)} (see tariff-lookup --help)`);
   }

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../auth/passwords.js';
 import type { Config } from '../config.js';
-import { withUserAdmin as withAdmin } from '../store/open.js';
+import { withUserAdmin as withAdmin } from '../store/drivers.js';
 import { CliError, readNewPassword } from './io.js';
 
 export const usersHelp = `Usage: tariff-lookup users <command> [options]

@@ -5,7 +5,8 @@
  */
 import { closeSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readSqliteDataset } from '../store/sqlite.js';
+import type { Config } from '../config.js';
+import { driverFor } from '../store/drivers.js';
 
 /** Rows are written in batches of about this many characters: few system calls, bounded memory. */
 const BATCH_CHARS = 1 << 20;
@@ -25,11 +26,12 @@ function csvField(value: string | number | null): string {
 
 const csvLine = (values: readonly (string | number | null)[]): string => `${values.map(csvField).join(',')}\r\n`;
 
-export function exportDatabase(database: string, directory: string): ExportReport {
+/** Writes the dataset of the database `config` names (SQLite or PostgreSQL). */
+export async function exportDatabase(config: Config, directory: string): Promise<ExportReport> {
   const started = performance.now();
   const report: ExportReport = { directory: resolve(directory), files: [], rows: 0, seconds: 0 };
   mkdirSync(report.directory, { recursive: true });
-  readSqliteDataset(database, (rs, rows) => {
+  await driverFor(config).readDataset(config, async (rs, rows) => {
     const file = `${rs.path}.csv`;
     // Written under another name and renamed when complete: an interrupted export leaves no half file to import.
     const partial = join(report.directory, `${file}.partial`);
@@ -37,7 +39,7 @@ export function exportDatabase(database: string, directory: string): ExportRepor
     let count = 0;
     try {
       let batch = csvLine(rs.fields.map((f) => f.name));
-      for (const row of rows) {
+      for await (const row of rows) {
         batch += csvLine(row);
         count++;
         if (batch.length >= BATCH_CHARS) {

@@ -1,7 +1,7 @@
 /**
  * The import pipeline: a folder with one CSV or JSON-lines file per record set, each row checked
- * against the registry (checkValue through recordToRow) and loaded into a new SQLite file that takes
- * the place of the served one in a single rename (SqliteDatasetBuild).
+ * against the registry (checkValue through recordToRow) and loaded into a new dataset that takes the
+ * place of the served one all at once (the store's DatasetBuild).
  *
  * Files are streamed in chunks, never read whole, so their size is bounded by the disk, not memory.
  * A problem with a whole file (its encoding, its CSV syntax, a header without the identifier) stops
@@ -9,16 +9,17 @@
  * reported with its file, line, field and reason (and stops the import too with `strict`).
  */
 import { isUtf8 } from 'node:buffer';
-import { createReadStream, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { createReadStream, readdirSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 import type { Info } from 'csv-parse';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
-import { SqliteDatasetBuild } from '../store/sqlite.js';
+import type { Config } from '../config.js';
+import { driverFor } from '../store/drivers.js';
 import type { DatasetBuild, DatasetInfo } from '../store/store.js';
-import { RefusedRecord, recordToRow } from './load.js';
+import { RefusedRecord, recordToRow } from './record-row.js';
 import type { StoredValue } from './values.js';
 
 /** No record of any record set comes near this: a longer line means a broken file, refused rather than buffered. */
@@ -31,10 +32,8 @@ const FLUSH_EVERY_ROWS = 2000;
 
 export interface ImportOptions {
   readonly directory: string;
-  /** The database to replace, as shown in the report (a SQLite path, or a PostgreSQL URL without its password). */
-  readonly database: string;
-  /** Starts the new dataset; the default builds a SQLite file at `database` (created when there is none). */
-  readonly start?: (keep: readonly RecordSet[]) => Promise<DatasetBuild>;
+  /** The database to load into (DATABASE_URL): its driver builds the new dataset. */
+  readonly config: Config;
   /** Fail the whole import on the first refused row. */
   readonly strict?: boolean;
   /** Record sets with no file are emptied instead of kept as they are. */
@@ -366,7 +365,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
   const directory = resolve(options.directory);
   const report: ImportReport = {
     directory,
-    database: options.start ? options.database : resolve(options.database),
+    database: driverFor(options.config).describe(options.config),
     source: options.source ?? basename(directory),
     imported: false,
     failure: null,
@@ -381,16 +380,10 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     rowsPerSecond: 0,
   };
   let build: DatasetBuild | null = null;
-  const start =
-    options.start ??
-    ((keep: readonly RecordSet[]): Promise<DatasetBuild> => {
-      mkdirSync(dirname(report.database), { recursive: true });
-      return Promise.resolve(SqliteDatasetBuild.start(report.database, { keep, keepUsers: true }));
-    });
   try {
     const planned = planFiles(directory, report.ignored);
     const missing = recordSets.filter((rs) => !planned.some((p) => p.rs === rs));
-    build = await start(options.emptyMissing ? [] : missing);
+    build = await driverFor(options.config).startBuild(options.config, { keep: options.emptyMissing ? [] : missing });
     const keeps = !options.emptyMissing && build.replacesExisting;
     report.kept = keeps ? missing.map((rs) => rs.path) : [];
     report.emptied = keeps ? [] : missing.map((rs) => rs.path);

@@ -1,6 +1,6 @@
 /**
  * Login, /auth/me and the bearer-token check that protects every business route (contract,
- * "Authentication"). The check is one onRequest hook, attached by the routing table.
+ * "Authentication"). The check is one onRequest hook, attached to each protected route.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decoyHash, verifyPassword } from '../auth/passwords.js';
@@ -9,7 +9,7 @@ import type { TokenService } from '../auth/tokens.js';
 import type { Store, User } from '../store/store.js';
 import type { ValidationDetail } from './errors.js';
 import { HttpError, RequestValidationError } from './errors.js';
-import type { routeWithAllow } from './routes.js';
+import type { OpenRoute } from './route-kinds.js';
 
 const BEARER = { 'www-authenticate': 'Bearer' } as const;
 const notAuthenticated = (): HttpError => new HttpError(401, 'Not authenticated', BEARER);
@@ -25,12 +25,10 @@ declare module 'fastify' {
   }
 }
 
-export interface AuthContext {
+export interface LoginContext {
   readonly store: () => Store;
   readonly tokens: TokenService;
   readonly throttle: LoginThrottle;
-  readonly protect: (request: FastifyRequest) => Promise<void>;
-  readonly routeWithAllow: typeof routeWithAllow;
 }
 
 /**
@@ -94,13 +92,13 @@ async function checkCredentials(store: Store, username: string, password: string
   return user && matches && !user.disabled ? user : null;
 }
 
-export function registerAuthRoutes(app: FastifyInstance, ctx: AuthContext): void {
-  // Any body that is not JSON reaches the validation below as text, and is refused there with a 422.
+/** Any body that is not JSON reaches the login's validation as text, and is refused there with a 422. */
+export function acceptAnyBody(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+}
 
-  ctx.routeWithAllow(app, {
-    method: 'POST',
-    url: '/api/v1/auth/login',
+export function loginRoute(ctx: LoginContext): OpenRoute {
+  return {
     schema: {
       operationId: 'login',
       summary: 'Exchange a username and password for a bearer access token',
@@ -140,12 +138,13 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AuthContext): void
       request.log.info({ event: 'login', user: user.username }, 'login');
       return reply.header('cache-control', 'no-store').send(await ctx.tokens.issue(user.username));
     },
-  });
+  };
+}
 
-  ctx.routeWithAllow(app, {
-    method: 'GET',
-    url: '/api/v1/auth/me',
-    onRequest: ctx.protect,
+/** The user the bearer token names, behind the same guard as the business routes. */
+export function meRoute(protect: (request: FastifyRequest) => Promise<void>): OpenRoute {
+  return {
+    onRequest: protect,
     schema: {
       operationId: 'me',
       summary: 'The user the token was issued to',
@@ -171,5 +170,5 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AuthContext): void
       const user = request.user!;
       return { username: user.username, full_name: user.fullName, email: user.email, disabled: user.disabled };
     },
-  });
+  };
 }

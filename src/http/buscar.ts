@@ -2,14 +2,12 @@
  * `GET /api/v1/buscar?q=…`: which fraction is it? Full-text search over the fraction and NICO
  * descriptions and the nomenclature texts, ranked by relevance; a query of digits is a code search.
  */
-import type { FastifyInstance } from 'fastify';
 import type { FullTextQuery } from '../store/fulltext.js';
 import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, markTerms, queryCode, queryTerms } from '../store/fulltext.js';
 import { RequestValidationError } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { PAGING, parseParams } from './params.js';
-import type { ProtectedContext } from './routes.js';
-import { protectedGet } from './routes.js';
+import type { ProtectedGet } from './route-kinds.js';
 
 const Q: ParamSpec = {
   name: 'q',
@@ -86,11 +84,9 @@ function checkQuery(raw: unknown): string {
   return q;
 }
 
-export function registerBuscar(app: FastifyInstance, ctx: ProtectedContext): void {
-  app.addSchema(buscarHitSchema);
-  app.addSchema(buscarPageSchema);
-  protectedGet(app, ctx, {
-    url: '/api/v1/buscar',
+export function buscarRoute(): ProtectedGet<FullTextQuery> {
+  return {
+    schemas: [buscarHitSchema, buscarPageSchema],
     operationId: 'buscar',
     summary: 'Find fractions by description or code, ranked by relevance',
     tag: 'buscar',
@@ -107,5 +103,5 @@ export function registerBuscar(app: FastifyInstance, ctx: ProtectedContext): voi
       const items = hits.map((h) => ({ ...h, DESCRIPCION_MARCADA: h.DESCRIPCION === null ? null : markTerms(h.DESCRIPCION, search.terms) }));
       return { items, total, skip: search.skip, limit: search.limit };
     },
-  });
+  };
 }

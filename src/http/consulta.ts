@@ -5,9 +5,9 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { projectRoot } from '../config.js';
-import type { routeWithAllow } from './routes.js';
+import type { OpenRoute } from './route-kinds.js';
 
 /**
  * Everything from this origin, nothing inline, nothing from elsewhere: a script injected into the
@@ -63,27 +63,33 @@ function loadAssets(): Map<string, Asset> {
 const pageHeaders = (reply: FastifyReply): FastifyReply =>
   reply.header('content-security-policy', CONSULTA_CSP).header('cache-control', 'no-cache');
 
-export function registerConsulta(app: FastifyInstance, ctx: { routeWithAllow: typeof routeWithAllow }): void {
-  const assets = loadAssets();
-  const shell = (status: number) => (_request: unknown, reply: FastifyReply) => pageHeaders(reply).code(status).type('text/html; charset=utf-8').send(SHELL);
-  ctx.routeWithAllow(app, { method: 'GET', url: '/consulta/', schema: { hide: true }, handler: shell(200) });
-  ctx.routeWithAllow(app, {
-    method: 'GET',
-    url: '/consulta/*',
+const shell = (status: number) => (_request: unknown, reply: FastifyReply) => pageHeaders(reply).code(status).type('text/html; charset=utf-8').send(SHELL);
+
+/** `/consulta/`: the search page. */
+export function consultaHome(): OpenRoute {
+  return { schema: { hide: true }, handler: shell(200) };
+}
+
+/** `/consulta/*`: every other page; an address that is not one is a 404 that still shows the frame. */
+export function consultaPages(): OpenRoute {
+  return {
     schema: { hide: true },
     handler: (request, reply) => {
       const path = request.url.split('?')[0] ?? '';
       return shell(PAGES.some((p) => p.test(path)) ? 200 : 404)(request, reply);
     },
-  });
-  ctx.routeWithAllow(app, {
-    method: 'GET',
-    url: '/consulta/static/:file',
+  };
+}
+
+/** `/consulta/static/:file`: the page's modules and stylesheet, read once. */
+export function consultaFiles(): OpenRoute {
+  const assets = loadAssets();
+  return {
     schema: { hide: true },
     handler: (request, reply) => {
       const asset = assets.get((request.params as { file: string }).file);
       if (asset === undefined) return reply.code(404).send({ detail: 'Not Found' });
       return pageHeaders(reply).type(asset.type).send(asset.body);
     },
-  });
+  };
 }

@@ -6,16 +6,17 @@
  * level without the full records under it (the top one reads every record, once per dataset: answers
  * are cached like every business answer).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { RecordSet } from '../record-sets/define.js';
 import type { Row, Store } from '../store/store.js';
 import type { Condition } from '../store/sql.js';
 import { RequestValidationError, notFound } from './errors.js';
-import { conditionsFor } from './records.js';
-import type { ProtectedContext } from './routes.js';
-import { protectedGet } from './routes.js';
+import { searchConditions } from '../record-sets/filters.js';
+import type { ProtectedGet } from './route-kinds.js';
 
 const PAGE = 1000;
+
+const informacionGeneral = (recordSets: readonly RecordSet[]): RecordSet => recordSets.find((r) => r.path === 'informacion-general')!;
 
 export interface Chapter {
   capitulo: string;
@@ -96,7 +97,7 @@ export interface HeadingLevel {
 
 /** A chapter's headings, each with its count of distinct fractions; a 404 when the data has no fraction in it. */
 export async function chapterLevel(store: Store, rs: RecordSet, chapter: string): Promise<ChapterLevel> {
-  const rows = await everyRecord(store, rs, conditionsFor(rs, { fraccion: chapter }));
+  const rows = await everyRecord(store, rs, searchConditions(rs, { fraccion: chapter }));
   const first = rows[0];
   if (first === undefined) throw notFound('Chapter not found');
   return {
@@ -110,7 +111,7 @@ export async function chapterLevel(store: Store, rs: RecordSet, chapter: string)
 
 /** A heading's subheadings and, under each, its fractions and NICO with their own texts. */
 export async function headingLevel(store: Store, rs: RecordSet, heading: string): Promise<HeadingLevel> {
-  const rows = await everyRecord(store, rs, conditionsFor(rs, { fraccion: heading }));
+  const rows = await everyRecord(store, rs, searchConditions(rs, { fraccion: heading }));
   const first = rows[0];
   if (first === undefined) throw notFound('Heading not found');
   const code = (row: Row): string => String(row['FRACCION'] ?? '') + (text(row, 'NICO') ?? '');
@@ -192,33 +193,35 @@ const headingSchema = object({
 });
 const notFoundResponse = { 404: { description: 'No fraction of the data is under this code', $ref: 'ErrorMessage#' } };
 
-export function registerNomenclatura(app: FastifyInstance, ctx: ProtectedContext & { recordSets: readonly RecordSet[] }): void {
-  const rs = ctx.recordSets.find((r) => r.path === 'informacion-general')!;
-  const common = { tag: 'nomenclatura' };
-  protectedGet(app, ctx, {
-    ...common,
-    url: '/api/v1/nomenclatura',
+export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Record<string, never>> {
+  const rs = informacionGeneral(recordSets);
+  return {
     operationId: 'get_nomenclatura',
     summary: 'Sections of the tariff and their chapters, as the loaded data names them',
+    tag: 'nomenclatura',
     params: [],
     responses: { 200: { description: 'Successful Response', ...schema } },
     parse: () => ({}),
     answer: (store) => nomenclature(store, rs),
-  });
-  const levels = [
-    { name: 'capitulo', digits: 2, url: 'capitulos', summary: "A chapter's headings, each with its number of fractions", example: '09', schema: chapterSchema, answer: chapterLevel },
-    { name: 'partida', digits: 4, url: 'partidas', summary: "A heading's subheadings with their fractions and NICO", example: '0901', schema: headingSchema, answer: headingLevel },
-  ] as const;
-  for (const level of levels) {
-    protectedGet(app, ctx, {
-      ...common,
-      url: `/api/v1/nomenclatura/${level.url}/:${level.name}`,
-      operationId: `get_nomenclatura_${level.name}`,
-      summary: level.summary,
-      params: [{ name: level.name, in: 'path', kind: 'text', description: `${level.digits} digits (${level.example}); dots and spaces are ignored` }],
-      responses: { 200: { description: 'Successful Response', ...level.schema }, ...notFoundResponse },
-      parse: (request) => levelCode(request, level.name, level.digits),
-      answer: (store, code) => level.answer(store, rs, code),
-    });
-  }
+  };
+}
+
+const LEVELS = {
+  capitulo: { digits: 2, summary: "A chapter's headings, each with its number of fractions", example: '09', schema: chapterSchema, answer: chapterLevel },
+  partida: { digits: 4, summary: "A heading's subheadings with their fractions and NICO", example: '0901', schema: headingSchema, answer: headingLevel },
+} as const;
+
+/** One level below the top: a chapter (`capitulo`, 2 digits) or a heading (`partida`, 4 digits). */
+export function nomenclaturaLevelRoute(recordSets: readonly RecordSet[], name: keyof typeof LEVELS): ProtectedGet<string> {
+  const rs = informacionGeneral(recordSets);
+  const level = LEVELS[name];
+  return {
+    operationId: `get_nomenclatura_${name}`,
+    summary: level.summary,
+    tag: 'nomenclatura',
+    params: [{ name, in: 'path', kind: 'text', description: `${level.digits} digits (${level.example}); dots and spaces are ignored` }],
+    responses: { 200: { description: 'Successful Response', ...level.schema }, ...notFoundResponse },
+    parse: (request) => levelCode(request, name, level.digits),
+    answer: (store, code) => level.answer(store, rs, code),
+  };
 }

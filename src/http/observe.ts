@@ -8,6 +8,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { RecordSet } from '../record-sets/define.js';
 import type { Store } from '../store/store.js';
 import { HttpError } from './errors.js';
+import type { OpenRoute } from './route-kinds.js';
 
 export interface ObserveOptions {
   readonly enabled: boolean;
@@ -21,7 +22,13 @@ export interface StoreTimer {
   time<T>(recordSet: string, operation: string, work: () => Promise<T>): Promise<T>;
 }
 
-export function registerObservability(app: FastifyInstance, options: ObserveOptions): StoreTimer {
+export interface Observability {
+  readonly timer: StoreTimer;
+  /** The Prometheus endpoint, for the routing table to serve; none when metrics are off. */
+  readonly metrics: OpenRoute | undefined;
+}
+
+export function registerObservability(app: FastifyInstance, options: ObserveOptions): Observability {
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
@@ -35,7 +42,7 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
     );
     done();
   });
-  if (!options.enabled) return { time: (_rs, _op, work) => work() };
+  if (!options.enabled) return { timer: { time: (_rs, _op, work) => work() }, metrics: undefined };
 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -94,13 +101,17 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
       throw new HttpError(401, 'Not authenticated', { 'www-authenticate': 'Bearer' });
     }
   };
-  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    guard(request);
-    const text = await registry.metrics();
-    return reply.header('cache-control', 'no-store').type(registry.contentType).send(text);
-  });
+  // For operators and Prometheus, not for the API's clients: not in the OpenAPI document.
+  const metrics: OpenRoute = {
+    schema: { hide: true },
+    handler: async (request, reply) => {
+      guard(request);
+      const text = await registry.metrics();
+      return reply.header('cache-control', 'no-store').type(registry.contentType).send(text);
+    },
+  };
 
-  return {
+  const timer: StoreTimer = {
     async time(recordSet, operation, work) {
       const end = queries.startTimer({ record_set: recordSet, operation });
       try {
@@ -110,4 +121,5 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
       }
     },
   };
+  return { timer, metrics };
 }

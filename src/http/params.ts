@@ -3,10 +3,13 @@
  * OpenAPI document from that declaration, and parsed with the original implementation's rules and
  * Pydantic's error shapes (contract, "Search parameters" and "Errors").
  */
+import type { FilterRule } from '../record-sets/define.js';
+import { FRACTION_HELP, US_FRACTION_HELP } from '../record-sets/filters.js';
 import type { ValidationDetail } from './errors.js';
 import { RequestValidationError } from './errors.js';
 
-export type ParamKind = 'int' | 'fraction' | 'us-fraction' | 'nico' | 'code' | 'text';
+/** How a parameter's text is read: a filter's by its rule's name, plus free text. */
+export type ParamKind = FilterRule | 'text';
 
 export interface ParamSpec {
   readonly name: string;
@@ -34,11 +37,6 @@ const FRACTION_PATTERN = '^[0-9]{1,8}$|^[0-9]{10}$';
 const US_FRACTION_PATTERN = '^[0-9]{1,10}$';
 const NICO_PATTERN = '^[0-9]{2}$';
 const INTEGER = /^\s*[+-]?\d+\s*$/;
-
-export const FRACTION_HELP =
-  'Tariff fraction: 8 digits (01012101), 10 digits for fraction + NICO (0101210100), or 1 to 7 digits for every fraction starting with them; dots and spaces are ignored (0101.21.01).';
-export const US_FRACTION_HELP =
-  'US HTS code of 1 to 10 digits, with or without dots: the line with that code and every line under it.';
 
 /** JSON Schema of one parameter, for the OpenAPI document. */
 export function paramSchema(p: ParamSpec): Record<string, unknown> {

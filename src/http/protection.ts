@@ -3,6 +3,7 @@
  * headers for a JSON API, a per-client rate limit (@fastify/rate-limit), and load shedding when the
  * event loop is saturated (@fastify/under-pressure), configured here in one place.
  */
+import { performance } from 'node:perf_hooks';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -41,6 +42,14 @@ export const DOCS_CSP =
 /** Probes and scrapers must not be refused because clients behind their address are busy. */
 const NOT_LIMITED = new Set(['/health', '/metrics']);
 
+/** How often under-pressure measures the event-loop delay (its default), as a mean over the interval. */
+const PRESSURE_SAMPLE_MS = 1000;
+/**
+ * Fastify compiles every route's validator and serializer when the app gets ready: a second or more
+ * of synchronous work on a slow or busy machine, measured by the load shedding as if it were load.
+ * The sample holding it is discarded: pressure counts from two samples after the app is ready.
+ */
+const PRESSURE_GRACE_MS = 2 * PRESSURE_SAMPLE_MS;
 /** Seconds a refused client is asked to wait when the process is saturated. */
 const PRESSURE_RETRY_AFTER = '5';
 /** A saturated process is not also flooded with one warning per refused request. */
@@ -83,10 +92,16 @@ export async function registerProtection(app: FastifyInstance, { config, tokens 
  */
 async function registerLoadShedding(app: FastifyInstance, maxEventLoopDelay: number): Promise<void> {
   let lastWarning = 0;
+  let readyAt = Number.POSITIVE_INFINITY;
+  app.addHook('onReady', (done) => {
+    readyAt = performance.now();
+    done();
+  });
   await app.register(underPressure, {
     maxEventLoopDelay,
+    sampleInterval: PRESSURE_SAMPLE_MS,
     pressureHandler: async (request, _reply, type, value) => {
-      if (request.routeOptions.url === '/metrics') return;
+      if (request.routeOptions.url === '/metrics' || performance.now() - readyAt < PRESSURE_GRACE_MS) return;
       const now = Date.now();
       if (now - lastWarning >= PRESSURE_WARN_EVERY_MS) {
         lastWarning = now;

@@ -6,10 +6,14 @@
 import type { Filter, RecordSet } from '../record-sets/define.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
+import { ruleOf, searchConditions } from '../record-sets/filters.js';
 import { notFound } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
-import { FRACTION_HELP, PAGING, US_FRACTION_HELP } from './params.js';
+import { PAGING } from './params.js';
+import type { ProtectedGet } from './route-kinds.js';
+import { parseDeclared } from './route-kinds.js';
 import { pageSchemaName } from './schemas.js';
+import type { StoreTimer } from './observe.js';
 
 export interface Page {
   items: Row[];
@@ -29,69 +33,8 @@ export interface RecordRoute {
   readonly run: (store: Store, params: Parsed) => Promise<Row[] | Page | Row>;
 }
 
-function filterParam(f: Filter): ParamSpec {
-  switch (f.rule) {
-    case 'fraction':
-      return { name: f.param, in: 'query', kind: 'fraction', description: FRACTION_HELP };
-    case 'us-fraction':
-      return { name: f.param, in: 'query', kind: 'us-fraction', description: US_FRACTION_HELP };
-    case 'nico':
-      return { name: f.param, in: 'query', kind: 'nico', description: 'NICO: exactly two digits' };
-    case 'code':
-      // No maxLength: a longer value is not an error, it simply matches nothing.
-      return { name: f.param, in: 'query', kind: 'code', description: `${f.field}: exact match after trimming, case-insensitive` };
-    case 'int':
-      return { name: f.param, in: 'query', kind: 'int', description: `${f.field}: exact match` };
-  }
-}
-
-/** Inserts the dots of the dotted form (`0101.21.01`) into a code or a prefix of one. */
-export function dotted(digits: string): string {
-  const parts = [digits.slice(0, 4), digits.slice(4, 6), digits.slice(6, 8)].filter((p) => p !== '');
-  return parts.join('.') + digits.slice(8);
-}
-
-function fractionConditions(field: string, nicoField: string, digits: string, dottedForm: boolean): Condition[] {
-  const code = dottedForm ? dotted(digits.slice(0, 8)) : digits.slice(0, 8);
-  if (digits.length === 10) return [{ kind: 'eq', field, value: code }, { kind: 'eq', field: nicoField, value: digits.slice(8) }];
-  if (digits.length === 8) return [{ kind: 'eq', field, value: code }];
-  return [{ kind: 'prefix', field, value: code }];
-}
-
-/** The conditions a parsed set of filters puts on the record set's columns. */
-export function conditionsFor(rs: RecordSet, parsed: Parsed): Condition[] {
-  const conditions: Condition[] = [];
-  for (const f of rs.filters) {
-    const value = parsed[f.param];
-    if (value === undefined) continue;
-    switch (f.rule) {
-      case 'fraction': {
-        const digits = String(value);
-        const plain = fractionConditions(f.field, f.nicoField, digits, false);
-        if (!f.dottedField) {
-          conditions.push(...plain);
-          break;
-        }
-        const withDots = fractionConditions(f.dottedField, f.nicoField, digits, true);
-        const [first, ...rest] = plain;
-        const [dottedFirst] = withDots;
-        if (first && dottedFirst) conditions.push({ kind: 'or', any: [first, dottedFirst] }, ...rest);
-        break;
-      }
-      case 'us-fraction':
-        conditions.push({ kind: 'prefix', field: f.field, value: String(value) });
-        break;
-      case 'code':
-        conditions.push({ kind: 'ci', field: f.field, value: String(value) });
-        break;
-      case 'nico':
-      case 'int':
-        conditions.push({ kind: 'eq', field: f.field, value });
-        break;
-    }
-  }
-  return conditions;
-}
+/** A filter's query parameter: parsed by its rule's name, documented by its rule. */
+const filterParam = (f: Filter): ParamSpec => ({ name: f.param, in: 'query', kind: f.rule, description: ruleOf(f).describe(f) });
 
 const arrayOf = (schema: string): Record<string, unknown> => ({ type: 'array', items: { $ref: `${schema}#` } });
 
@@ -106,7 +49,7 @@ function searchRoute(rs: RecordSet, url: string, operationId: string, summary: s
     params,
     response: rs.paginated ? { $ref: `${pageSchemaName(rs)}#` } : arrayOf(rs.schema),
     run: async (store, parsed) => {
-      const conditions = [...fixed, ...conditionsFor(rs, parsed)];
+      const conditions = [...fixed, ...searchConditions(rs, parsed)];
       const skip = parsed['skip'] as number;
       const limit = parsed['limit'] as number;
       const items = await store.search(rs, { conditions, skip, limit });
@@ -157,4 +100,21 @@ export function recordRoutes(recordSets: readonly RecordSet[]): RecordRoute[] {
     ),
     lookupRoute(rs),
   ]);
+}
+
+/** A record route as a protected, cached GET; the store's time is measured per record set and operation. */
+export function recordGet(route: RecordRoute, timer: StoreTimer): ProtectedGet<Parsed> {
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tag: route.tag,
+    params: route.params,
+    responses: {
+      200: { description: 'Successful Response', ...route.response },
+      ...(route.kind === 'lookup' ? { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } : {}),
+    },
+    // Parsed parameters are normalised (fraction digits, upper-case codes, defaults).
+    parse: parseDeclared(route.params),
+    answer: (store, params) => timer.time(route.tag, route.kind, () => route.run(store, params)),
+  };
 }

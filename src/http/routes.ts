@@ -1,112 +1,84 @@
 /**
- * The routing table: every route of the service is registered here, from the registry for the
- * record sets. Wrong methods on a known path answer 405 with Allow, as the original does.
+ * The routing table: every URL the service serves, in one place, with the kind of route behind it
+ * (route-kinds.ts). Record-set URLs come from the registry; everything else is written here. A new
+ * route is one line below; test/routing.test.ts holds every route the framework registers against the
+ * OpenAPI document.
  */
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { LoginThrottle } from '../auth/throttle.js';
+import type { TokenService } from '../auth/tokens.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Store } from '../store/store.js';
+import { acceptAnyBody, loginRoute, meRoute } from './auth.js';
+import { buscarRoute } from './buscar.js';
+import { consultaFiles, consultaHome, consultaPages } from './consulta.js';
 import type { ResponseCache } from './cache.js';
-import { sendCached } from './cache.js';
-import { methodNotAllowed } from './errors.js';
-import type { StoreTimer } from './observe.js';
-import type { ParamSpec, Parsed } from './params.js';
-import { parseParams, partSchemas } from './params.js';
-import { recordRoutes } from './records.js';
+import { fichaRoute } from './ficha.js';
+import { nomenclaturaLevelRoute, nomenclaturaRoute } from './nomenclatura.js';
+import type { Observability } from './observe.js';
+import { DOCS_CSP } from './protection.js';
+import { healthRoute, openapiRoute, rootRoute } from './public.js';
+import { recordGet, recordRoutes } from './records.js';
+import type { OpenRoute, ProtectedGet } from './route-kinds.js';
+import { protectedGet, routeWithAllow } from './route-kinds.js';
+import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './schemas.js';
 
-/** Decorated on the app when CORS is configured. */
-export const CORS_PREFLIGHT = 'corsPreflight';
-
-const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
-
-const errorResponses = {
-  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
-  422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
-};
-
-/** What every protected, cached route needs. */
-export interface ProtectedContext {
+/** What the routes are built from; app.ts makes each once. */
+export interface Services {
   readonly store: () => Store;
-  /** The hook that protects a business route; one place decides what protection means. */
+  readonly tokens: TokenService;
+  readonly throttle: LoginThrottle;
+  /** The hook that protects a route; one place decides what protection means. */
   readonly protect: (request: FastifyRequest) => Promise<void>;
   readonly cache: ResponseCache;
+  readonly observability: Observability;
 }
 
-export interface RouteContext extends ProtectedContext {
-  readonly timer: StoreTimer;
+export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const get = (url: string, route: OpenRoute): void => routeWithAllow(app, { method: 'GET', url, ...route });
+  const post = (url: string, route: OpenRoute): void => routeWithAllow(app, { method: 'POST', url, ...route });
+  const protectedAt = <P>(url: string, route: ProtectedGet<P>): void => protectedGet(app, services, url, route);
+  registerSchemas(app);
+
+  const { metrics, timer } = services.observability;
+  // In the order of the OpenAPI document and of the interactive documentation's sections.
+
+  // The record sets, from the registry: /api/v1/{path}/ (search), /api/v1/{path}/{key…} (lookup), fixed searches.
+  for (const route of recordRoutes(recordSets)) protectedAt(route.url, recordGet(route, timer));
+
+  // Authentication.
+  acceptAnyBody(app);
+  post('/api/v1/auth/login', loginRoute(services));
+  get('/api/v1/auth/me', meRoute(services.protect));
+
+  // Everything about one fraction; which fraction it is.
+  protectedAt('/api/v1/ficha/:fraccion', fichaRoute(recordSets));
+  protectedAt('/api/v1/buscar', buscarRoute());
+  // The tariff's tree, one level per call ("Explorar la tarifa").
+  protectedAt('/api/v1/nomenclatura', nomenclaturaRoute(recordSets));
+  protectedAt('/api/v1/nomenclatura/capitulos/:capitulo', nomenclaturaLevelRoute(recordSets, 'capitulo'));
+  protectedAt('/api/v1/nomenclatura/partidas/:partida', nomenclaturaLevelRoute(recordSets, 'partida'));
+
+  // The service itself, public.
+  get('/', rootRoute());
+  get('/health', healthRoute(services.store));
+  get('/openapi.json', openapiRoute(app));
+  // Interactive documentation: the page and its assets under the prefix, served by the plugin.
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
+  // The page for people: its pages, and its own modules and stylesheet (docs/adr/0005-consulta-session.md).
+  get('/consulta/', consultaHome());
+  get('/consulta/*', consultaPages());
+  get('/consulta/static/:file', consultaFiles());
+  // Prometheus: GET only, guarded by METRICS_TOKEN when set; absent when metrics are off.
+  if (metrics) app.route({ method: 'GET', url: '/metrics', ...metrics });
 }
 
-/** Registers a route and, for the methods it does not serve, a 405 that names the ones it does. */
-export function routeWithAllow(app: FastifyInstance, route: RouteOptions & { method: 'GET' | 'POST' }): void {
-  app.route(route);
-  const allowed = route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
-  // With CORS on, OPTIONS belongs to the preflight answer.
-  const taken = app.hasDecorator(CORS_PREFLIGHT) ? [...allowed, 'OPTIONS'] : allowed;
-  app.route({
-    method: ALL_METHODS.filter((m) => !taken.includes(m)),
-    url: route.url,
-    schema: { hide: true },
-    handler: methodNotAllowed(allowed),
-  });
-}
-
-/** A protected, cached GET: what differs from one such route to another. */
-export interface ProtectedGet<P> {
-  readonly url: string;
-  readonly operationId: string;
-  readonly summary: string;
-  readonly tag: string;
-  readonly params: readonly ParamSpec[];
-  /** Responses besides the 401 and 422 every protected route documents; 200 is required. */
-  readonly responses: Readonly<Record<number, Readonly<Record<string, unknown>> | undefined>>;
-  /** The request's normalised question: equal questions share a cached answer. */
-  readonly parse: (request: FastifyRequest) => P;
-  readonly answer: (store: Store, question: P) => Promise<unknown>;
-}
-
-/** Registers a GET behind the bearer guard whose answers are served from the cache, as every business route is. */
-export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, route: ProtectedGet<P>): void {
-  routeWithAllow(app, {
-    method: 'GET',
-    url: route.url,
-    onRequest: ctx.protect,
-    schema: {
-      operationId: route.operationId,
-      summary: route.summary,
-      tags: [route.tag],
-      security: [{ HTTPBearer: [] }],
-      ...partSchemas(route.params),
-      response: { ...route.responses, ...errorResponses },
-    },
-    handler: async (request, reply) => {
-      const question = route.parse(request);
-      const store = ctx.store();
-      const key = `${route.operationId}?${JSON.stringify(question)}`;
-      return sendCached(reply, ctx.cache, store, key, () => route.answer(store, question));
-    },
-  });
-}
-
-/** Path and query parameters parsed by their declarations (src/http/params.ts). */
-export const parseDeclared =
-  (params: readonly ParamSpec[]) =>
-  (request: FastifyRequest): Parsed =>
-    parseParams(params, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
-
-export function registerRecordRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  for (const route of recordRoutes(recordSets)) {
-    protectedGet(app, ctx, {
-      url: route.url,
-      operationId: route.operationId,
-      summary: route.summary,
-      tag: route.tag,
-      params: route.params,
-      responses: {
-        200: { description: 'Successful Response', ...route.response },
-        ...(route.kind === 'lookup' ? { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } : {}),
-      },
-      // Parsed parameters are normalised (fraction digits, upper-case codes, defaults).
-      parse: parseDeclared(route.params),
-      answer: (store, params) => ctx.timer.time(route.tag, route.kind, () => route.run(store, params)),
-    });
+/** The components the responses refer to: the error shapes and each record set's record (and page). */
+function registerSchemas(app: FastifyInstance): void {
+  for (const schema of [validationErrorSchema, httpValidationErrorSchema, errorMessageSchema]) app.addSchema(schema);
+  for (const rs of recordSets) {
+    app.addSchema(recordSchema(rs));
+    if (rs.paginated) app.addSchema(pageSchema(rs));
   }
 }

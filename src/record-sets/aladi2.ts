@@ -21,4 +21,5 @@ export const aladi2 = defineRecordSet({
     SYSID: int(),
   }),
   filters: fractionFilters(),
+  country: 'PAIS',
 });

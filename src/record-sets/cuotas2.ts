@@ -29,7 +29,8 @@ export const cuotas2 = defineRecordSet({
     FECHAFIN: date8(),
     OBSERVACIONES: text(),
     NICO: str(2),
-    SYSID: [int(), 'identifier'],
+    SYSID: int(),
   }),
   filters: fractionFilters(),
+  country: 'PAIS',
 });

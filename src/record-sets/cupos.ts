@@ -27,4 +27,5 @@ export const cupos = defineRecordSet({
     SYSID: int(),
   }),
   filters: fractionFilters(),
+  country: 'PAIS',
 });

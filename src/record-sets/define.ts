@@ -2,6 +2,7 @@
  * The shape of a record-set declaration. Everything the service does with a record set (table DDL,
  * import validation, routes, request and response schemas, SQL, OpenAPI) is derived from one of these.
  */
+import { ruleOf } from './filters.js';
 
 export type FieldType =
   | { readonly kind: 'int' }
@@ -13,6 +14,7 @@ export type FieldType =
 export interface Field {
   readonly name: string;
   readonly type: FieldType;
+  /** What the field holds, as a client reads it: the declaration's words, then the notes derived from the key and filters. */
   readonly description?: string;
 }
 
@@ -23,7 +25,7 @@ export const dec = (precision: number, scale: number): FieldType => ({ kind: 'de
 export const date8 = (): FieldType => ({ kind: 'date8' });
 
 /**
- * How a query parameter narrows a search.
+ * How a query parameter narrows a search; what each rule means is in `filters.ts`.
  * - `fraction`: a Mexican tariff fraction in any typed form (contract: 8 digits exact, 10 digits
  *   fraction + NICO, 1..7 a prefix). `fields` are the columns holding the 8-digit code (the first is
  *   the undotted one; an optional second holds the same code with dots), `nicoField` the NICO column.
@@ -32,18 +34,25 @@ export const date8 = (): FieldType => ({ kind: 'date8' });
  * - `code`: exact match after trimming, case-insensitive (country, sector, article).
  * - `int`: an integer, exact match.
  */
+export interface FractionFilter {
+  readonly param: string;
+  readonly rule: 'fraction';
+  readonly field: string;
+  readonly dottedField?: string;
+  readonly nicoField: string;
+}
+
 export type Filter =
-  | {
-      readonly param: string;
-      readonly rule: 'fraction';
-      readonly field: string;
-      readonly dottedField?: string;
-      readonly nicoField: string;
-    }
+  | FractionFilter
   | { readonly param: string; readonly rule: 'us-fraction'; readonly field: string }
   | { readonly param: string; readonly rule: 'nico'; readonly field: string }
   | { readonly param: string; readonly rule: 'code'; readonly field: string }
   | { readonly param: string; readonly rule: 'int'; readonly field: string };
+
+export type FilterRule = Filter['rule'];
+
+/** The parameter that finds a record set's records of one fraction, the one the ficha reads. */
+export const FRACTION_PARAM = 'fraccion';
 
 /** A further search under the record set's path whose records all hold fixed values (e.g. `/tipat`). */
 export interface FixedSearch {
@@ -68,6 +77,8 @@ export interface RecordSet {
   readonly filters: readonly Filter[];
   readonly paginated: boolean;
   readonly fixedSearches: readonly FixedSearch[];
+  /** The column holding the country a record applies to (Anexo 22 apéndice 4); a record without one applies to every country. */
+  readonly country: string | undefined;
 }
 
 export interface RecordSetInput {
@@ -79,6 +90,7 @@ export interface RecordSetInput {
   filters: readonly Filter[];
   paginated?: boolean;
   fixedSearches?: readonly FixedSearch[];
+  country?: string;
 }
 
 /** Builds a declaration, filling the names that follow from the others and checking it is coherent. */
@@ -97,27 +109,48 @@ export function defineRecordSet(input: RecordSetInput): RecordSet {
     }
   }
   for (const s of input.fixedSearches ?? []) for (const name of Object.keys(s.where)) check(name, 'fixed search');
+  if (input.country !== undefined) check(input.country, 'country');
   if (names.size !== input.fields.length) throw new Error(`record set ${input.path}: duplicate field`);
+  const params = new Set(input.filters.map((f) => f.param));
+  if (params.size !== input.filters.length) throw new Error(`record set ${input.path}: duplicate filter parameter`);
   return {
     path: input.path,
     schema: input.schema,
     label: input.schema.replace(/Response$/, ''),
     table: input.path.replace(/-/g, '_'),
     description: input.description,
-    fields: input.fields,
+    fields: input.fields.map((f) => withNotes(f, input.path, key, input.filters)),
     key,
     filters: input.filters,
     paginated: input.paginated ?? false,
     fixedSearches: input.fixedSearches ?? [],
+    country: input.country,
   };
+}
+
+/** The declaration's words on a field, followed by what its place in the key and the filters tells a client. */
+function withNotes(field: Field, path: string, key: readonly string[], filters: readonly Filter[]): Field {
+  const notes = field.description === undefined ? [] : [field.description];
+  if (key.includes(field.name)) {
+    const lookup = `GET /api/v1/${path}/${key.map((k) => `{${k.toLowerCase()}}`).join('/')}`;
+    notes.push(`${key.length === 1 ? 'identifier' : 'part of the identifier'} of the record (${lookup})`);
+  }
+  const params = filters.filter((f) => ruleOf(f).searched(f).includes(field.name)).map((f) => `?${f.param}=`);
+  if (params.length > 0) notes.push(`searched with ${params.join(' or ')}`);
+  return notes.length === 0 ? field : { ...field, description: notes.join('; ') };
 }
 
 /** The usual filters: `fraccion` (with its NICO) and `nico`. */
 export function fractionFilters(field = 'FRACCION', nicoField = 'NICO'): Filter[] {
   return [
-    { param: 'fraccion', rule: 'fraction', field, nicoField },
+    { param: FRACTION_PARAM, rule: 'fraction', field, nicoField },
     { param: 'nico', rule: 'nico', field: nicoField },
   ];
+}
+
+/** A record set's own fraction filter (`fraccion`, by Mexican fraction), if it has one. */
+export function ownFractionFilter(rs: RecordSet): FractionFilter | undefined {
+  return rs.filters.find((f): f is FractionFilter => f.rule === 'fraction' && f.param === FRACTION_PARAM);
 }
 
 type FieldSpec = FieldType | readonly [FieldType, string];

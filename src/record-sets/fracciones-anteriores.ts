@@ -1,5 +1,11 @@
 // Correlation between a current fraction and the fraction(s) it replaced when the nomenclature changed.
+import type { FractionFilter } from './define.js';
 import { date8, defineRecordSet, fields, int, str } from './define.js';
+
+/** By the current fraction: what it replaced. */
+export const byCurrentFraction: FractionFilter = { param: 'fraccion_actual', rule: 'fraction', field: 'FRACCIONACTUAL', nicoField: 'NICOACTUAL' };
+/** By the replaced fraction: what replaced it. */
+export const byPreviousFraction: FractionFilter = { param: 'fraccion_anterior', rule: 'fraction', field: 'FRACCIONANTERIOR', nicoField: 'NICOANTERIOR' };
 
 export const fraccionesAnteriores = defineRecordSet({
   path: 'fracciones-anteriores',
@@ -14,8 +20,5 @@ export const fraccionesAnteriores = defineRecordSet({
     DOF: [date8(), 'publication of the correlation table'],
     SYSID: int(),
   }),
-  filters: [
-    { param: 'fraccion_actual', rule: 'fraction', field: 'FRACCIONACTUAL', nicoField: 'NICOACTUAL' },
-    { param: 'fraccion_anterior', rule: 'fraction', field: 'FRACCIONANTERIOR', nicoField: 'NICOANTERIOR' },
-  ],
+  filters: [byCurrentFraction, byPreviousFraction],
 });

@@ -1,5 +1,9 @@
 // Lines of the Harmonized Tariff Schedule of the United States.
-import { defineRecordSet, fields, int, str } from './define.js';
+import type { Filter } from './define.js';
+import { FRACTION_PARAM, defineRecordSet, fields, int, str } from './define.js';
+
+/** By HTS code or a prefix of one: the first six digits are the HS subheading Mexico shares. */
+export const byUsCode: Filter = { param: FRACTION_PARAM, rule: 'us-fraction', field: 'FRACCION_SIN_PUNTO' };
 
 export const fraccionesUsa = defineRecordSet({
   path: 'fracciones-usa',
@@ -22,5 +26,5 @@ export const fraccionesUsa = defineRecordSet({
   }),
   key: ['CONSECUTIVO'],
   paginated: true,
-  filters: [{ param: 'fraccion', rule: 'us-fraction', field: 'FRACCION_SIN_PUNTO' }],
+  filters: [byUsCode],
 });

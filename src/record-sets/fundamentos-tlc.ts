@@ -10,7 +10,7 @@ export const fundamentosTlc = defineRecordSet({
     FRACCION: str(10),
     PAIS: str(3),
     TLC: [str(49), 'agreement name'],
-    FUNDAMENTO: [str(1500), 'legal-basis text; same column as in sREIT'],
+    FUNDAMENTO: [str(1500), 'legal-basis text'],
     FUNDAMENTO2: [str(19), 'agreement key: TIPAT, TMEC, TLCUEM, …'],
     TASATXT: str(44),
     DOF: date8(),
@@ -26,4 +26,5 @@ export const fundamentosTlc = defineRecordSet({
     },
   ],
   filters: fractionFilters(),
+  country: 'PAIS',
 });

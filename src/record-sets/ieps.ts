@@ -19,7 +19,7 @@ export const ieps = defineRecordSet({
     FUNDAMENTO: str(1500),
     DOF: date8(),
     NOTAS: text(),
-    NICO: [str(2), 'filter nico'],
+    NICO: str(2),
   }),
   key: ['CONSECUTIVO'],
   filters: [

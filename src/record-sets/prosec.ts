@@ -8,8 +8,8 @@ export const prosec = defineRecordSet({
     'Preferential import rates under the Programas de Promoción Sectorial decree; ARTICULO is the article of the decree (4, 5) and SECTOR the sector (I Eléctrica … XXIV).',
   fields: fields({
     FRACCION: str(10),
-    ARTICULO: [str(3), 'filter articulo'],
-    SECTOR: [str(6), 'filter sector'],
+    ARTICULO: [str(3), 'article of the decree: 4, 5'],
+    SECTOR: [str(6), 'sector: I … XXIV'],
     TASATXT: str(19),
     TASANUM: dec(7, 2),
     TIPOTASA: int(),

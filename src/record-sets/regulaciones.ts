@@ -25,4 +25,5 @@ export const regulaciones = defineRecordSet({
     SYSID: int(),
   }),
   filters: fractionFilters(),
+  country: 'PAIS',
 });

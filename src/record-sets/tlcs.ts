@@ -7,8 +7,8 @@ export const tlcs = defineRecordSet({
   description:
     'Preferential rates under Mexico\'s free-trade agreements, by fraction and partner country.',
   fields: fields({
-    FRACCION: [str(10), 'part of the key'],
-    PAIS: [str(3), 'filter pais'],
+    FRACCION: str(10),
+    PAIS: [str(3), 'partner country key, Anexo 22 apéndice 4'],
     ORDEN: int(),
     TASATXT: str(44),
     TIPOTASA: int(),
@@ -19,9 +19,10 @@ export const tlcs = defineRecordSet({
     DOF: date8(),
     NOTAS: str(1000),
     NICO: str(2),
-    SYSID: [int(), 'part of the key'],
+    SYSID: int(),
   }),
   key: ['SYSID', 'FRACCION'],
+  country: 'PAIS',
   filters: [
     { param: 'fraccion', rule: 'fraction', field: 'FRACCION', nicoField: 'NICO' },
     { param: 'pais', rule: 'code', field: 'PAIS' },

@@ -7,7 +7,7 @@ export const vehiculosMarcas = defineRecordSet({
   description:
     'Vehicle makes, for the vehicle fractions of chapter 87 (estimated prices, ISAN).',
   fields: fields({
-    FRACCION: [str(10), 'filter fraccion'],
+    FRACCION: str(10),
     CLAVEMARCA: str(5),
     MARCA: str(100),
     TIPO: [str(19), 'e.g. AUTOMOVIL, CAMION, MOTOCICLETA'],

@@ -7,7 +7,7 @@ export const vehiculosModelos = defineRecordSet({
   description:
     'Vehicle models by make and model year, with the estimated price customs checks the declared value against.',
   fields: fields({
-    FRACCION: [str(10), 'filter fraccion'],
+    FRACCION: str(10),
     CLAVEMARCA: str(5),
     MARCA: str(100),
     MODELO: str(100),

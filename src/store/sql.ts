@@ -4,6 +4,7 @@
  * PostgreSQL too); values are always bound parameters.
  */
 import type { Field, RecordSet } from '../record-sets/define.js';
+import { filterIndexes } from '../record-sets/filters.js';
 
 export type Condition =
   | { readonly kind: 'eq'; readonly field: string; readonly value: string | number }
@@ -117,31 +118,14 @@ export function buildCreateTable(rs: RecordSet, columnType: ColumnType): string 
   return `CREATE TABLE ${quote(rs.table)} (\n${columns.join(',\n')}\n)`;
 }
 
-/**
- * One index per filter so that no search scans a table. Fraction filters index the code together
- * with the NICO (both exact and prefix searches use the leading column); case-insensitive filters
- * index the upper-cased value they are compared with.
- */
+/** The indexes the filters need (their rules say which: src/record-sets/filters.ts), and one per fixed search. */
 export function buildIndexes(rs: RecordSet): string[] {
   const statements: string[] = [];
   const add = (name: string, expression: string): void => {
     statements.push(`CREATE INDEX ${quote(`${rs.table}_${name}`)} ON ${quote(rs.table)} (${expression})`);
   };
-  const indexed = new Set<string>();
-  for (const f of rs.filters) {
-    if (indexed.has(f.field)) continue;
-    indexed.add(f.field);
-    switch (f.rule) {
-      case 'fraction':
-        add(f.field.toLowerCase(), `${quote(f.field)}, ${quote(f.nicoField)}`);
-        if (f.dottedField) add(f.dottedField.toLowerCase(), quote(f.dottedField));
-        break;
-      case 'code':
-        add(f.field.toLowerCase(), `UPPER(${quote(f.field)})`);
-        break;
-      default:
-        add(f.field.toLowerCase(), quote(f.field));
-    }
+  for (const index of filterIndexes(rs)) {
+    add(index.name, index.columns.map((c) => (index.upperCase ? `UPPER(${quote(c)})` : quote(c))).join(', '));
   }
   for (const s of rs.fixedSearches) {
     add(s.segment, Object.keys(s.where).map(quote).join(', '));

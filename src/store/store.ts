@@ -1,9 +1,14 @@
-/** The store: where records live. Two implementations (SQLite, PostgreSQL) chosen by configuration. */
+/**
+ * The store: where records live. One core (core.ts) and a thin driver per database (SQLite,
+ * PostgreSQL), chosen from one table (drivers.ts). These are the shapes every driver provides.
+ */
+import type { Config } from '../config.js';
 import type { RecordSet } from '../record-sets/define.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import type { Condition } from './sql.js';
 
 export type Row = Record<string, string | number | null>;
+export type Values = readonly (string | number | null)[];
 
 export interface SearchQuery {
   readonly conditions: readonly Condition[];
@@ -28,7 +33,7 @@ export interface User {
 }
 
 export interface Store {
-  readonly kind: 'sqlite' | 'postgres';
+  readonly kind: string;
   search(rs: RecordSet, query: SearchQuery): Promise<Row[]>;
   count(rs: RecordSet, conditions: readonly Condition[]): Promise<number>;
   lookup(rs: RecordSet, key: readonly (string | number)[]): Promise<Row | undefined>;
@@ -42,20 +47,82 @@ export interface Store {
 
 /** The store could not be reached or could not answer in time: a 503, not a 500. */
 export class StoreUnavailableError extends Error {
-  override readonly name = 'StoreUnavailableError';
+  override readonly name: string = 'StoreUnavailableError';
+}
+
+/**
+ * The database answers but holds a dataset this version of the service cannot serve (built for
+ * another shape of the registry): a 503 too, and /health says what the operator has to do.
+ */
+export class UnservableDatasetError extends StoreUnavailableError {
+  override readonly name = 'UnservableDatasetError';
+}
+
+/** Receives rows for one record set at a time, already checked against the registry. */
+export interface DatasetWriter {
+  /** Adds a row; false, and nothing added, when the record set already holds a row with its identifier. */
+  insert(rs: RecordSet, row: Values): boolean;
+  /** Waits until the rows sent so far are taken, so that a long load stays within bounded memory. */
+  ready(): Promise<void>;
 }
 
 /**
  * A new dataset being built beside the served one (SQLite: a new file; PostgreSQL: a staging schema in
  * one transaction). Nothing is visible until commit; abandon leaves the served data as it was.
  */
-export interface DatasetBuild {
+export interface DatasetBuild extends DatasetWriter {
   /** Whether there is a served dataset whose record sets can be kept. */
   readonly replacesExisting: boolean;
-  /** Adds a checked row; false, and nothing added, when its identifier is already in the record set. */
-  insert(rs: RecordSet, row: readonly (string | number | null)[]): boolean;
-  /** Waits until the rows sent so far are taken, so that a long load stays within bounded memory. */
-  ready?(): Promise<void>;
-  commit(source: string): DatasetInfo | Promise<DatasetInfo>;
-  abandon(): void | Promise<void>;
+  commit(source: string): Promise<DatasetInfo>;
+  abandon(): Promise<void>;
+}
+
+export interface BuildOptions {
+  /** Record sets copied as they are from the served dataset, instead of being filled. */
+  readonly keep?: readonly RecordSet[];
+}
+
+export interface UserSummary {
+  readonly username: string;
+  readonly full_name: string | null;
+  readonly email: string | null;
+  readonly disabled: boolean;
+  readonly created_at: string;
+}
+
+/** User administration (the command line, the demo user), the same on every store. */
+export interface UserAdmin {
+  list(): Promise<readonly UserSummary[]>;
+  /** False when the username is taken. */
+  add(username: string, passwordHash: string, fullName: string | null, email: string | null): Promise<boolean>;
+  /** These return false when there is no such user. */
+  setDisabled(username: string, disabled: boolean): Promise<boolean>;
+  setPassword(username: string, passwordHash: string): Promise<boolean>;
+  remove(username: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** A store the served one should be replaced by, and why (a new file at the path, say). */
+export interface Replacement {
+  readonly reason: string;
+  open(): Store;
+  /** A store that answers 503 (the file is gone): switched to without checking that it answers, and logged as an error. */
+  readonly failing?: boolean;
+}
+
+/**
+ * One database kind: everything the rest of the service asks of it. A new kind of database is a
+ * driver (and its files) added to the table in drivers.ts.
+ */
+export interface StoreDriver {
+  /** The store the service reads; connects lazily or fails with StoreUnavailableError. */
+  open(config: Config): Store;
+  openUserAdmin(config: Config): Promise<UserAdmin>;
+  startBuild(config: Config, options: BuildOptions): Promise<DatasetBuild>;
+  /** Every row of every record set, in identifier order, as stored. */
+  readDataset(config: Config, visit: (rs: RecordSet, rows: AsyncIterable<Values> | Iterable<Values>) => Promise<void> | void): Promise<void>;
+  /** Called every few seconds with the served store: what should replace it, if anything (a reload). */
+  replacement(config: Config, served: Store, force: boolean): Replacement | null;
+  /** How the database is named in reports (a path, a URL without its password). */
+  describe(config: Config): string;
 }

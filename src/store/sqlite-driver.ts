@@ -1,0 +1,63 @@
+/** The SQLite driver: a file named by DATABASE_URL (`sqlite:PATH`, or the embedded demo's file). */
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { sqlitePath } from '../config.js';
+import { SqlUserAdmin } from './core.js';
+import { sqliteDialect } from './sql.js';
+import { SqliteDatasetBuild, readSqliteDataset } from './sqlite-build.js';
+import { MissingSqliteFile } from './sqlite-missing.js';
+import { SqliteStore } from './sqlite.js';
+import type { Replacement, Store, StoreDriver, UserAdmin } from './store.js';
+import { StoreUnavailableError } from './store.js';
+
+const notFound = (path: string): StoreUnavailableError => new StoreUnavailableError(`SQLite database not found: ${path}`);
+
+/** User administration writes the served file in place: the one writer of it besides a load. */
+function sqliteUserAdmin(path: string): UserAdmin {
+  if (!existsSync(path)) throw notFound(path);
+  const db = new Database(path, { fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return new SqlUserAdmin({
+    dialect: sqliteDialect,
+    bool: (value) => (value ? 1 : 0),
+    run: (text, values) => Promise.resolve(db.prepare(text).run(...values).changes),
+    all: <T>(text: string, values: readonly unknown[] = []) => Promise.resolve(db.prepare(text).all(...values) as T[]),
+    close: () => Promise.resolve(void db.close()),
+  });
+}
+
+/** Why the served store should be opened anew, or null when it should not. */
+function reopenReason(open: Store, force: boolean): string | null {
+  if (open instanceof MissingSqliteFile) return existsSync(open.path) || force ? 'a file is at the path again' : null;
+  if (!(open instanceof SqliteStore)) return null;
+  if (force) return 'asked to';
+  if (open.replaced()) return 'another file at the path';
+  return open.damaged ? 'reads failed on the file' : null;
+}
+
+export const sqliteDriver: StoreDriver = {
+  open: (config) => new SqliteStore(sqlitePath(config)),
+  openUserAdmin: (config) => Promise.resolve(sqliteUserAdmin(sqlitePath(config))),
+  startBuild: (config, options) => {
+    const path = sqlitePath(config);
+    mkdirSync(dirname(path), { recursive: true });
+    return Promise.resolve(SqliteDatasetBuild.start(path, options));
+  },
+  readDataset: (config, visit) => {
+    const path = sqlitePath(config);
+    if (!existsSync(path)) throw notFound(path);
+    return readSqliteDataset(path, visit);
+  },
+  replacement: (_config, served, force): Replacement | null => {
+    if (served instanceof SqliteStore && !existsSync(served.path)) {
+      const { path } = served;
+      return { reason: 'the SQLite file is gone from its path: answering 503 until a file is there again', open: () => new MissingSqliteFile(path), failing: true };
+    }
+    const reason = reopenReason(served, force);
+    if (reason === null) return null;
+    const { path } = served as SqliteStore | MissingSqliteFile;
+    return { reason, open: () => new SqliteStore(path) };
+  },
+  describe: (config) => resolve(sqlitePath(config)),
+};
