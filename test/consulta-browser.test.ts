@@ -77,7 +77,8 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
   test('search "café tostado": suggestions, results with code, NICO, marked words and path, then the fraction', async () => {
     const { page, context, errors } = await opened('/consulta/');
     const box = page.getByLabel('Buscar mercancía o fracción');
-    assert.ok(await box.evaluate((el) => el === document.activeElement), 'the search box has the focus');
+    // The search box takes the focus by itself.
+    await page.waitForFunction(() => document.activeElement?.id === 'q');
     await box.pressSequentially('café tos', { delay: 20 });
     if ('/api/v1/buscar/sugerencias' in paths) {
       await page.locator('#sugerencias option').first().waitFor({ state: 'attached' });
@@ -230,6 +231,7 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
 
   test('keyboard only: search, then a result, then its fraction, with the focus visible', async () => {
     const { page, context, errors } = await opened('/consulta/');
+    await page.waitForFunction(() => document.activeElement?.id === 'q');
     await page.keyboard.type('café');
     await page.keyboard.press('Enter');
     await page.locator('.resultado').first().waitFor();

@@ -150,11 +150,9 @@ export async function showSearch(): Promise<void> {
     location.assign(code !== null ? fractionUrl(code) : pageUrl('/consulta/', { q: typed }));
   });
   const main = show(q === '' ? 'Buscar' : `Buscar: ${q}`, h('h1', {}, 'Consulta de la tarifa'), form, link('/consulta/explorar/', 'Explorar la tarifa por secciones y capítulos'));
+  if (q === '') input.focus();
   if ((await features()).suggestions) suggestWhileTyping(input, suggestions);
-  if (q === '') {
-    input.focus();
-    return;
-  }
+  if (q === '') return;
   main.append(h('p', { role: 'status' }, 'Buscando…'));
   try {
     const section = await results(q, pageNumber);
