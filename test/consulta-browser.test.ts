@@ -139,10 +139,14 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
     await context.close();
   });
 
-  test('a fraction that does not exist says so on the page', async () => {
+  test('a fraction, or a NICO, that does not exist says so on the page', async () => {
     const { page, context, errors } = await opened('/consulta/fraccion/9999.99.99');
     await page.getByRole('alert').filter({ hasText: 'no existe' }).waitFor();
     assert.match(await page.locator('main h1').innerText(), /9999\.99\.99/);
+    await page.goto(`${server.base}/consulta/fraccion/0101.21.01.99`);
+    await page.getByRole('alert').filter({ hasText: 'no tiene el NICO 99' }).waitFor();
+    await page.getByRole('link', { name: /Ver la fracción 0101\.21\.01/ }).click();
+    await page.getByRole('heading', { level: 1, name: /^0101\.21\.01/ }).waitFor();
     assert.deepEqual(errors, []);
     await context.close();
   });

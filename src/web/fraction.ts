@@ -6,7 +6,7 @@
  */
 import { explain, get } from './api.js';
 import { showContributions } from './contributions.js';
-import { alertBox, dotted, field, fractionDigits, fractionUrl, h, link, show } from './dom.js';
+import { alertBox, date8, dotted, field, fractionDigits, fractionUrl, h, link, show } from './dom.js';
 import type { Ficha, Row } from './sections.js';
 import { SUBJECTS, subjectSection } from './sections.js';
 
@@ -116,21 +116,33 @@ async function showFicha(digits: string): Promise<void> {
   await showContributions(main, digits, ficha);
 }
 
+/** A NICO the fraction does not have: the fraction's own page is one link away. */
+function showMissingNico(digits: string): void {
+  const code = dotted(digits.slice(0, 8));
+  show(
+    `${dotted(digits)} no existe`,
+    h('h1', {}, h('span', { class: 'codigo' }, code), h('span', { class: 'nico' }, `NICO ${digits.slice(8)}`)),
+    alertBox(`La fracción ${code} no tiene el NICO ${digits.slice(8)} en la tarifa consultada.`),
+    h('p', {}, h('a', { href: fractionUrl(digits.slice(0, 8)) }, `Ver la fracción ${code} y sus NICO`)),
+  );
+}
+
 /** A code the data no longer has: replaced (its page links the fractions that replaced it), or unknown. */
 async function showMissing(digits: string): Promise<void> {
   const code = dotted(digits);
   const replaced = await get<Row[]>('/api/v1/fracciones-anteriores/', { fraccion_anterior: digits, limit: 1000 });
-  if (replaced.length === 0) {
+  if (replaced.every((row) => field(row, 'FRACCIONACTUAL') === digits)) {
     show(`${code} no existe`, h('h1', {}, h('span', { class: 'codigo' }, code)), alertBox(`La fracción ${code} no existe en la tarifa consultada.`), h('p', {}, link('/consulta/', 'Buscar otra mercancía o fracción')));
     return;
   }
   const targets = new Map<string, Row>();
-  for (const row of replaced) targets.set(field(row, 'FRACCIONACTUAL') + field(row, 'NICOACTUAL'), row);
+  // A correlation row from a code to itself says the code was kept, not that it was replaced.
+  for (const row of replaced) if (field(row, 'FRACCIONACTUAL') !== digits) targets.set(field(row, 'FRACCIONACTUAL') + field(row, 'NICOACTUAL'), row);
   show(
     `${code} (suprimida)`,
     h('h1', {}, h('span', { class: 'codigo' }, code), ' Fracción suprimida'),
     h('p', {}, `La fracción ${code} ya no existe en la tarifa consultada. La reemplaza:`),
-    h('ul', { class: 'reemplazos' }, [...targets.entries()].map(([target, row]) => h('li', {}, h('a', { href: fractionUrl(target) }, dotted(target)), field(row, 'DOF') ? ` (correlación publicada en el DOF el ${field(row, 'DOF').replace(/^(\d{4})(\d{2})(\d{2})$/, '$3/$2/$1')})` : ''))),
+    h('ul', { class: 'reemplazos' }, [...targets.entries()].map(([target, row]) => h('li', {}, h('a', { href: fractionUrl(target) }, dotted(target)), field(row, 'DOF') ? ` (correlación publicada en el DOF el ${date8(row['DOF'])})` : ''))),
   );
 }
 
@@ -144,7 +156,9 @@ export async function showFraction(typed: string): Promise<void> {
   try {
     // Asked first, so that a missing fraction is an answer and not a refused call.
     const exists = await get<Page>('/api/v1/fracciones/', { fraccion: digits, limit: 1 });
-    await (exists.total > 0 ? showFicha(digits) : showMissing(digits.slice(0, 8)));
+    if (exists.total > 0) await showFicha(digits);
+    else if (digits.length === 10 && (await get<Page>('/api/v1/fracciones/', { fraccion: digits.slice(0, 8), limit: 1 })).total > 0) showMissingNico(digits);
+    else await showMissing(digits.slice(0, 8));
   } catch (error) {
     if (error instanceof Error && error.name === 'SessionEnded') throw error;
     show(`Fracción ${dotted(digits)}`, h('h1', {}, h('span', { class: 'codigo' }, dotted(digits))), alertBox(explain(error)));
