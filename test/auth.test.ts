@@ -5,7 +5,7 @@ import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { recordSets } from '../src/record-sets/index.js';
 import { openUserAdmin } from '../src/store/drivers.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, login, serveFixture, startServer, storeKinds } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, defer, login, serve, serveFixture, storeKinds } from './helpers.js';
 
 let server: Running;
 let db: TestDatabase;
@@ -141,43 +141,36 @@ for (const kind of await storeKinds()) {
         assert.equal((await server.get('/api/v1/aladi2/', bearer(valid))).status, 200, 'the same construction with the right key is accepted');
       });
 
-      test('a disabled or removed user loses access at once, and a re-enabled one gets it back', async () => {
+      test('a disabled or removed user loses access at once, and a re-enabled one gets it back', async (t) => {
         await addUser(server.config, 'temp', 'temporary password');
         const token = ((await (await login(server.base, 'temp', 'temporary password')).json()) as { access_token: string }).access_token;
         assert.equal((await server.get('/api/v1/aladi2/', bearer(token))).status, 200);
         const admin = await openUserAdmin(server.config);
-        try {
-          await admin.setDisabled('temp', true);
-          await expect401(bearer(token), 'Could not validate credentials');
-          assert.equal((await login(server.base, 'temp', 'temporary password')).status, 401, 'a disabled user cannot log in');
-          await admin.setDisabled('temp', false);
-          assert.equal((await server.get('/api/v1/aladi2/', bearer(token))).status, 200);
-          await admin.remove('temp');
-          await expect401(bearer(token), 'Could not validate credentials');
-        } finally {
-          await admin.close();
-        }
+        defer(t, () => admin.close());
+        await admin.setDisabled('temp', true);
+        await expect401(bearer(token), 'Could not validate credentials');
+        assert.equal((await login(server.base, 'temp', 'temporary password')).status, 401, 'a disabled user cannot log in');
+        await admin.setDisabled('temp', false);
+        assert.equal((await server.get('/api/v1/aladi2/', bearer(token))).status, 200);
+        await admin.remove('temp');
+        await expect401(bearer(token), 'Could not validate credentials');
       });
 
-      test('with the user-state cache on, a disabled user loses access within its time', async () => {
-        const local = await startServer({ DATABASE_URL: db.url, AUTH_USER_CACHE_SECONDS: '1' });
+      test('with the user-state cache on, a disabled user loses access within its time', async (t) => {
+        const local = await serve(t, { DATABASE_URL: db.url, AUTH_USER_CACHE_SECONDS: '1' });
         const admin = await openUserAdmin(server.config);
-        try {
-          await addUser(local.config, 'cached', 'cached password');
-          const token = ((await (await login(local.base, 'cached', 'cached password')).json()) as { access_token: string }).access_token;
-          const call = async (): Promise<number> => {
-            const response = await local.get('/api/v1/aladi2/?limit=1', bearer(token));
-            await response.arrayBuffer();
-            return response.status;
-          };
-          assert.equal(await call(), 200);
-          await admin.setDisabled('cached', true);
-          await new Promise((r) => setTimeout(r, 1100));
-          assert.equal(await call(), 401);
-        } finally {
-          await admin.close();
-          await local.close();
-        }
+        defer(t, () => admin.close());
+        await addUser(local.config, 'cached', 'cached password');
+        const token = ((await (await login(local.base, 'cached', 'cached password')).json()) as { access_token: string }).access_token;
+        const call = async (): Promise<number> => {
+          const response = await local.get('/api/v1/aladi2/?limit=1', bearer(token));
+          await response.arrayBuffer();
+          return response.status;
+        };
+        assert.equal(await call(), 200);
+        await admin.setDisabled('cached', true);
+        await new Promise((r) => setTimeout(r, 1100));
+        assert.equal(await call(), 401);
       });
 
       test('HEAD and OPTIONS open no way around the check', async () => {
@@ -207,32 +200,24 @@ for (const kind of await storeKinds()) {
     });
 
     describe('brute-force protection', () => {
-      test('after repeated failures for a username, 429 with Retry-After, even with the right password', async () => {
-        const local = await startServer({ DATABASE_URL: db.url, LOGIN_MAX_FAILURES: '3', LOGIN_MAX_FAILURES_PER_ADDRESS: '100' });
-        try {
-          for (let i = 0; i < 3; i++) assert.equal((await login(local.base, TEST_USER, 'wrong')).status, 401);
-          const blocked = await login(local.base, TEST_USER, TEST_PASSWORD);
-          assert.equal(blocked.status, 429);
-          const wait = Number(blocked.headers.get('retry-after'));
-          assert.ok(wait > 0 && wait <= 15 * 60, `Retry-After ${wait}`);
-          assert.equal(typeof ((await blocked.json()) as { detail: unknown }).detail, 'string');
-          await addUser(local.config, 'other', 'other password');
-          assert.equal((await login(local.base, 'other', 'other password')).status, 200, 'other usernames are not blocked');
-        } finally {
-          await local.close();
-        }
+      test('after repeated failures for a username, 429 with Retry-After, even with the right password', async (t) => {
+        const local = await serve(t, { DATABASE_URL: db.url, LOGIN_MAX_FAILURES: '3', LOGIN_MAX_FAILURES_PER_ADDRESS: '100' });
+        for (let i = 0; i < 3; i++) assert.equal((await login(local.base, TEST_USER, 'wrong')).status, 401);
+        const blocked = await login(local.base, TEST_USER, TEST_PASSWORD);
+        assert.equal(blocked.status, 429);
+        const wait = Number(blocked.headers.get('retry-after'));
+        assert.ok(wait > 0 && wait <= 15 * 60, `Retry-After ${wait}`);
+        assert.equal(typeof ((await blocked.json()) as { detail: unknown }).detail, 'string');
+        await addUser(local.config, 'other', 'other password');
+        assert.equal((await login(local.base, 'other', 'other password')).status, 200, 'other usernames are not blocked');
       });
 
-      test('after repeated failures from one address, 429 for every username', async () => {
-        const local = await startServer({ DATABASE_URL: db.url, LOGIN_MAX_FAILURES: '100', LOGIN_MAX_FAILURES_PER_ADDRESS: '4' });
-        try {
-          for (let i = 0; i < 4; i++) assert.equal((await login(local.base, `user${i}`, 'wrong')).status, 401);
-          const blocked = await login(local.base, TEST_USER, TEST_PASSWORD);
-          assert.equal(blocked.status, 429);
-          assert.ok(blocked.headers.get('retry-after'));
-        } finally {
-          await local.close();
-        }
+      test('after repeated failures from one address, 429 for every username', async (t) => {
+        const local = await serve(t, { DATABASE_URL: db.url, LOGIN_MAX_FAILURES: '100', LOGIN_MAX_FAILURES_PER_ADDRESS: '4' });
+        for (let i = 0; i < 4; i++) assert.equal((await login(local.base, `user${i}`, 'wrong')).status, 401);
+        const blocked = await login(local.base, TEST_USER, TEST_PASSWORD);
+        assert.equal(blocked.status, 429);
+        assert.ok(blocked.headers.get('retry-after'));
       });
     });
   });

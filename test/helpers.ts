@@ -36,14 +36,17 @@ export const TEST_DATABASE_URL = process.env['TEST_DATABASE_URL'] || 'postgres:/
 
 /**
  * What every server a test starts runs with unless the test says otherwise: no log, a known secret,
- * and neither load shedding nor the rate limit, which answer 503 or 429 by how busy the machine is
- * or how many requests a test makes. Their own tests turn them on (robustness.test.ts).
+ * no load shedding and no rate limit, and PostgreSQL time limits far above any query's time: each of
+ * these answers 503 or 429 by how busy the machine is or how many requests a test makes, not by what
+ * the test is about. Their own tests set them (robustness.test.ts, postgres.test.ts).
  */
 export const TEST_ENV: Readonly<Record<string, string>> = {
   LOG_LEVEL: 'silent',
   JWT_SECRET: TEST_SECRET,
   MAX_EVENT_LOOP_DELAY_MS: '0',
   RATE_LIMIT_MAX: '0',
+  PG_STATEMENT_TIMEOUT_MS: '120000',
+  PG_CONNECT_TIMEOUT_MS: '120000',
 };
 
 /** The configuration of a test's server: TEST_ENV with the test's own variables over it. */
@@ -83,6 +86,17 @@ export async function waitFor(what: string, condition: () => boolean | Promise<b
   }
 }
 
+/** What `promise` gives if it settles within `timeoutMs`, else `late`: a bound on a wait that must end, not a speed check. */
+export async function within<T, L>(promise: Promise<T>, timeoutMs: number, late: L): Promise<T | L> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<L>((resolve) => (timer = setTimeout(() => resolve(late), timeoutMs)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface Running {
   readonly app: FastifyInstance;
   readonly base: string;
@@ -102,7 +116,7 @@ export function tempDir(prefix = 'tariff-test-'): { dir: string; remove: () => v
 }
 
 async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 });
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 30_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();

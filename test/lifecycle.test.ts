@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { writeFixtureDatabase } from './fixtures.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, login, tempDir } from './helpers.js';
-import type { Listening, Service } from './process.js';
-import { kill, spawnService, startService, waitFor } from './process.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, login, tempDir, within } from './helpers.js';
+import type { Service } from './process.js';
+import { runService, spawnService, waitFor } from './process.js';
 
 const tmp = tempDir('tariff-lifecycle-');
 let database: string;
@@ -42,7 +42,7 @@ function get(url: string, options: { agent?: Agent | false; headers?: Record<str
     });
     req.once('error', reject);
     // No test waits for ever: an unanswered request is a failure, not a hang.
-    req.setTimeout(5000, () => req.destroy(Object.assign(new Error('no answer within 5 s'), { code: 'TIMEOUT' })));
+    req.setTimeout(30_000, () => req.destroy(Object.assign(new Error('no answer within 30 s'), { code: 'TIMEOUT' })));
     req.end();
   });
 }
@@ -64,9 +64,8 @@ interface ClientOutcome {
  * One client on one keep-alive connection, asking again as soon as it is answered, until the server
  * says it closes the connection (or `stop` is set). What a connection pool of a client system does.
  */
-async function keepAliveClient(url: string, headers: Record<string, string>, stop: { now: boolean }): Promise<ClientOutcome> {
+async function keepAliveClient(url: string, headers: Record<string, string>, stop: { now: boolean }, outcome: ClientOutcome): Promise<ClientOutcome> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const outcome: ClientOutcome = { answered: 0, notOk: 0, closedByServer: false };
   try {
     while (!stop.now) {
       const answer = await get(url, { agent, headers });
@@ -88,23 +87,23 @@ async function keepAliveClient(url: string, headers: Record<string, string>, sto
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('SIGTERM and SIGINT', () => {
-  let service: Listening | undefined;
-  after(() => kill(service));
 
-  test('in the middle of load: every request on an open connection is answered, new ones are refused, exit 0', async () => {
-    service = await startService({ DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '5', RATE_LIMIT_MAX: '0' });
+  test('in the middle of load: every request on an open connection is answered, new ones are refused, exit 0', async (t) => {
+    // A deadline far longer than a shutdown takes: reaching it would mean something held the process.
+    const service = await runService(t, { DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '120' });
     const auth = { authorization: `Bearer ${await tokenFor(service.base)}` };
     const paths = ['/api/v1/tlcs/?fraccion=01012101', '/api/v1/fracciones/?limit=1000', '/api/v1/aladi2/5', '/health'];
     const stop = { now: false };
-    const clients = Array.from({ length: 24 }, (_, i) => keepAliveClient(service!.base + paths[i % paths.length]!, auth, stop));
+    const outcomes = Array.from({ length: 24 }, (): ClientOutcome => ({ answered: 0, notOk: 0, closedByServer: false }));
+    const answered = (): number => outcomes.reduce((sum, o) => sum + o.answered, 0);
+    const clients = outcomes.map((outcome, i) => keepAliveClient(service.base + paths[i % paths.length]!, auth, stop, outcome));
     // An idle keep-alive connection, as a pool holds: it must not keep the process up until the deadline.
     const idle = new Agent({ keepAlive: true, maxSockets: 1 });
     await get(`${service.base}/health`, { agent: idle });
-    await sleep(400);
+    await waitFor('the load to run', () => answered() >= 100);
 
-    const signalled = Date.now();
     service.child.kill('SIGTERM');
-    const settled = await Promise.race([Promise.all(clients), sleep(8000).then(() => null)]);
+    const settled = await within(Promise.all(clients), 60_000, null);
     stop.now = true;
     assert.ok(settled, 'every client was told Connection: close');
     for (const outcome of settled) {
@@ -112,32 +111,30 @@ describe('SIGTERM and SIGINT', () => {
       assert.ok(outcome.closedByServer, 'the last answer closed the connection');
       assert.equal(outcome.notOk, 0, 'every answer was a 200');
     }
-    const total = settled.reduce((sum, o) => sum + o.answered, 0);
-    assert.ok(total > 100, `load was running (${total} requests)`);
 
     await assert.rejects(get(`${service.base}/health`), (error: { code?: string }) => error.code === 'ECONNREFUSED', 'a new connection is refused');
-    assert.equal(await service.exited, 0);
+    const exit = await within(service.exited, 60_000, 'still running 60 s after SIGTERM');
+    assert.equal(exit, 0, 'an idle connection did not hold the process until the deadline');
     idle.destroy();
-    const tookMs = Date.now() - signalled;
-    assert.ok(tookMs < 4000, `an idle connection did not hold the process until the deadline (${tookMs} ms)`);
+    assert.ok(!service.lines.some((l) => l.msg === 'connections still open at the shutdown deadline were closed'));
     assert.ok(service.lines.some((l) => l.msg?.startsWith('stopping')));
   });
 
-  test('SIGINT the same: a connection still busy at the deadline is closed then, and the exit is still 0', async () => {
-    service = await startService({ DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '1', REQUEST_TIMEOUT_SECONDS: '0' });
+  test('SIGINT the same: a connection still busy at the deadline is closed then, and the exit is still 0', async (t) => {
+    const service = await runService(t, { DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '1', REQUEST_TIMEOUT_SECONDS: '0' });
     // Half a request: the connection is in use, and stays so until it is closed.
     const socket = connect(Number(new URL(service.base).port), '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', resolve));
     socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.on('error', () => undefined);
-    await sleep(100);
+    await sleep(500);
     const signalled = Date.now();
     service.child.kill('SIGINT');
     assert.equal(await service.exited, 0);
     await closed;
     const tookMs = Date.now() - signalled;
-    assert.ok(tookMs >= 900 && tookMs < 4000, `closed at the deadline (${tookMs} ms)`);
+    assert.ok(tookMs >= 900, `closed at the deadline, not before (${tookMs} ms)`);
     assert.ok(service.lines.some((l) => l.msg === 'connections still open at the shutdown deadline were closed'));
   });
 });
@@ -163,15 +160,13 @@ describe('configuration errors at start', () => {
 });
 
 describe('WORKERS=2', () => {
-  let service: Listening | undefined;
-  after(() => kill(service));
 
   const workerPids = (s: Service): number[] =>
     s.lines.filter((l) => l.msg === 'server process listening').map((l) => l['worker_pid'] as number);
 
-  test('two processes serve one port; a killed one is replaced while requests keep succeeding; SIGTERM stops all with 0', async () => {
-    service = await startService({ DATABASE_URL: database, WORKERS: '2' });
-    await waitFor('two server processes', () => workerPids(service!).length === 2);
+  test('two processes serve one port; a killed one is replaced while requests keep succeeding; SIGTERM stops all with 0', async (t) => {
+    const service = await runService(t, { DATABASE_URL: database, WORKERS: '2' });
+    await waitFor('two server processes', () => workerPids(service).length === 2);
     const [first, second] = workerPids(service);
     assert.ok(first && second && first !== second);
     for (let i = 0; i < 20; i++) assert.equal((await get(`${service.base}/health`)).status, 200);
@@ -179,11 +174,11 @@ describe('WORKERS=2', () => {
     process.kill(first, 'SIGKILL');
     // From the moment the primary knows (a connection it handed over in the instant before is lost
     // with the process: docs/operations.md), each new connection goes to a live process.
-    await waitFor('the primary to see the death', () => service!.lines.some((l) => l.msg === 'a server process died; replacing it'));
+    await waitFor('the primary to see the death', () => service.lines.some((l) => l.msg === 'a server process died; replacing it'));
     const statuses: number[] = [];
     await waitFor('a new server process', async () => {
-      statuses.push((await get(`${service!.base}/health`)).status);
-      return workerPids(service!).length === 3;
+      statuses.push((await get(`${service.base}/health`)).status);
+      return workerPids(service).length === 3;
     });
     for (let i = 0; i < 20; i++) statuses.push((await get(`${service.base}/health`)).status);
     assert.ok(statuses.every((s) => s === 200), `every request after the kill succeeded: ${statuses.join(' ')}`);

@@ -19,7 +19,7 @@ import { createPostgresPool, ensurePostgresSchema, poolSize, postgresPoolConfig,
 import { StoreUnavailableError } from '../src/store/store.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createPostgresDatabase, login, serveFixture, startServer, storeKinds } from './helpers.js';
+import { TEST_ENV, TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createPostgresDatabase, defer, login, serve, serveFixture, startServer, storeKinds } from './helpers.js';
 
 const SECRET_PASSWORD = 'hunter2-do-not-show';
 const UNREACHABLE = `postgres://tariff:${SECRET_PASSWORD}@127.0.0.1:1/nowhere`;
@@ -137,23 +137,20 @@ describe('PostgreSQL unreachable', () => {
     assert.equal((await login(server.base, TEST_USER, TEST_PASSWORD)).status, 503);
   });
 
-  test('the store error names the database without its password', async () => {
+  test('the store error names the database without its password', async (t) => {
     const store = openStore(loadConfig({ DATABASE_URL: UNREACHABLE, PG_CONNECT_TIMEOUT_MS: '1000' }));
-    try {
-      const error = await store.search(recordSets[0]!, { conditions: [], skip: 0, limit: 1 }).catch((e: unknown) => e);
-      assert.ok(error instanceof StoreUnavailableError);
-      const everything = `${String(error)} ${error.stack ?? ''} ${JSON.stringify(error)}`;
-      assert.ok(!everything.includes(SECRET_PASSWORD), everything);
-      assert.match(error.message, /postgres:\/\/tariff:\*\*\*@127\.0\.0\.1:1\/nowhere/);
-    } finally {
-      await store.close();
-    }
+    defer(t, () => store.close());
+    const error = await store.search(recordSets[0]!, { conditions: [], skip: 0, limit: 1 }).catch((e: unknown) => e);
+    assert.ok(error instanceof StoreUnavailableError);
+    const everything = `${String(error)} ${error.stack ?? ''} ${JSON.stringify(error)}`;
+    assert.ok(!everything.includes(SECRET_PASSWORD), everything);
+    assert.match(error.message, /postgres:\/\/tariff:\*\*\*@127\.0\.0\.1:1\/nowhere/);
   });
 
-  test('the service logs never show the password', async () => {
+  test('the service logs never show the password', async (t) => {
     const server = fileURLToPath(new URL('../src/server.js', import.meta.url));
     const child = spawn(process.execPath, [server], {
-      env: { ...process.env, DATABASE_URL: UNREACHABLE, JWT_SECRET: TEST_SECRET, PORT: '0', LOG_LEVEL: 'debug', PG_CONNECT_TIMEOUT_MS: '1000' },
+      env: { ...process.env, ...TEST_ENV, DATABASE_URL: UNREACHABLE, PORT: '0', LOG_LEVEL: 'debug', PG_CONNECT_TIMEOUT_MS: '1000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -167,15 +164,17 @@ describe('PostgreSQL unreachable', () => {
       child.stderr.on('data', (d: Buffer) => (output += d.toString()));
       child.on('exit', () => reject(new Error(`the service exited: ${output}`)));
     });
-    try {
-      const base = await listening;
-      const token = await signedToken();
-      for (const path of ['/health', '/api/v1/aladi2/']) await (await fetch(base + path, { headers: bearer(token) })).arrayBuffer();
-      await (await login(base, TEST_USER, 'x')).arrayBuffer();
-    } finally {
+    const stop = async (): Promise<void> => {
       child.kill('SIGTERM');
       await exited;
-    }
+    };
+    defer(t, stop);
+    const base = await listening;
+    const token = await signedToken();
+    for (const path of ['/health', '/api/v1/aladi2/']) await (await fetch(base + path, { headers: bearer(token) })).arrayBuffer();
+    await (await login(base, TEST_USER, 'x')).arrayBuffer();
+    // Stopped before its output is read, so that every line is written.
+    await stop();
     assert.match(output, /cannot answer/, 'the failures are logged');
     assert.ok(!output.includes(SECRET_PASSWORD), 'the password is not in the log');
   });
@@ -231,112 +230,91 @@ if (kinds.includes('postgres')) {
       db = made;
     });
 
-    test('service connections cannot change data, and run with the statement timeout', async () => {
+    test('service connections cannot change data, and run with the statement timeout', async (t) => {
       const pool = createPostgresPool(loadConfig({ DATABASE_URL: db.url, PG_STATEMENT_TIMEOUT_MS: '2500' }), 'service');
-      try {
-        const settings = await pool.query<{ ro: string; timeout: string }>(
-          "SELECT current_setting('default_transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout",
-        );
-        assert.deepEqual(settings.rows[0], { ro: 'on', timeout: '2500ms' });
-        for (const sql of ['DELETE FROM "users"', 'UPDATE "aladi2" SET "NOTAS" = NULL', 'CREATE TABLE "x" ("a" INTEGER)', 'DROP TABLE "aladi2"']) {
-          await assert.rejects(pool.query(sql), (error: unknown) => error instanceof pg.DatabaseError && error.code === '25006', sql);
-        }
-      } finally {
-        await pool.end();
+      defer(t, () => pool.end());
+      const settings = await pool.query<{ ro: string; timeout: string }>(
+        "SELECT current_setting('default_transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout",
+      );
+      assert.deepEqual(settings.rows[0], { ro: 'on', timeout: '2500ms' });
+      for (const sql of ['DELETE FROM "users"', 'UPDATE "aladi2" SET "NOTAS" = NULL', 'CREATE TABLE "x" ("a" INTEGER)', 'DROP TABLE "aladi2"']) {
+        await assert.rejects(pool.query(sql), (error: unknown) => error instanceof pg.DatabaseError && error.code === '25006', sql);
       }
     });
 
-    test('the B-tree indexes serve exact, prefix and case-insensitive filters', async () => {
+    test('the B-tree indexes serve exact, prefix and case-insensitive filters', async (t) => {
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
-      try {
-        await client.query('SET enable_seqscan = off');
-        const plans: [string, unknown[]][] = [
-          ['SELECT * FROM "fracciones" WHERE ("FRACCION" >= $1 AND "FRACCION" < $2)', ['0101', '0102']],
-          ['SELECT * FROM "fracciones_usa" WHERE ("FRACCION_SIN_PUNTO" >= $1 AND "FRACCION_SIN_PUNTO" < $2)', ['0101', '0102']],
-          ['SELECT * FROM "tlcs" WHERE UPPER("PAIS") = $1', ['USA']],
-          ['SELECT * FROM "ieps" WHERE ("FRACCION_CON_PUNTO" >= $1 AND "FRACCION_CON_PUNTO" < $2)', ['8471.3', '8471.4']],
-        ];
-        for (const [text, values] of plans) {
-          const plan = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
-          assert.match(plan, /Index|Bitmap/, `${text}\n${plan}`);
-          assert.doesNotMatch(plan, /Seq Scan/, `${text}\n${plan}`);
-        }
-      } finally {
-        await client.end();
+      defer(t, () => client.end());
+      await client.query('SET enable_seqscan = off');
+      const plans: [string, unknown[]][] = [
+        ['SELECT * FROM "fracciones" WHERE ("FRACCION" >= $1 AND "FRACCION" < $2)', ['0101', '0102']],
+        ['SELECT * FROM "fracciones_usa" WHERE ("FRACCION_SIN_PUNTO" >= $1 AND "FRACCION_SIN_PUNTO" < $2)', ['0101', '0102']],
+        ['SELECT * FROM "tlcs" WHERE UPPER("PAIS") = $1', ['USA']],
+        ['SELECT * FROM "ieps" WHERE ("FRACCION_CON_PUNTO" >= $1 AND "FRACCION_CON_PUNTO" < $2)', ['8471.3', '8471.4']],
+      ];
+      for (const [text, values] of plans) {
+        const plan = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+        assert.match(plan, /Index|Bitmap/, `${text}\n${plan}`);
+        assert.doesNotMatch(plan, /Seq Scan/, `${text}\n${plan}`);
       }
     });
 
-    test('a query past the statement timeout is a 503, and the next one is answered', async () => {
-      const quick = await startServer({ DATABASE_URL: db.url, PG_STATEMENT_TIMEOUT_MS: '300', RESPONSE_CACHE_ENTRIES: '0' });
+    test('a query past the statement timeout is a 503, and the next one is answered', async (t) => {
+      const quick = await serve(t, { DATABASE_URL: db.url, PG_STATEMENT_TIMEOUT_MS: '300', RESPONSE_CACHE_ENTRIES: '0' });
       const locker = new pg.Client({ connectionString: db.url });
       await locker.connect();
-      try {
-        await locker.query('BEGIN');
-        await locker.query('LOCK TABLE "aladi2" IN ACCESS EXCLUSIVE MODE');
-        const started = Date.now();
-        const response = await quick.get('/api/v1/aladi2/', bearer(quick.token));
-        assert.equal(response.status, 503);
-        assert.deepEqual(await response.json(), { detail: 'Service Unavailable' });
-        assert.ok(Date.now() - started < 3000, 'not a hung request');
-        await locker.query('ROLLBACK');
-        assert.equal(await status(quick, '/api/v1/aladi2/'), 200);
-      } finally {
-        await locker.end();
-        await quick.close();
-      }
+      defer(t, () => locker.end());
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE "aladi2" IN ACCESS EXCLUSIVE MODE');
+      // Answered while the table is still locked: the statement was cancelled, not left waiting.
+      const response = await fetch(`${quick.base}/api/v1/aladi2/`, { headers: bearer(quick.token), signal: AbortSignal.timeout(60_000) });
+      assert.equal(response.status, 503);
+      assert.deepEqual(await response.json(), { detail: 'Service Unavailable' });
+      await locker.query('ROLLBACK');
+      assert.equal(await status(quick, '/api/v1/aladi2/'), 200);
     });
 
-    test('a real statement timeout (SQLSTATE 57014) maps to StoreUnavailableError', async () => {
+    test('a real statement timeout (SQLSTATE 57014) maps to StoreUnavailableError', async (t) => {
       const client = new pg.Client({ connectionString: db.url, statement_timeout: 1 });
       await client.connect();
-      try {
-        const error = await client.query('SELECT pg_sleep(1)').catch((e: unknown) => e);
-        assert.ok(error instanceof pg.DatabaseError && error.code === '57014');
-        assert.ok(storeError(error, 'db') instanceof StoreUnavailableError);
-      } finally {
-        await client.end();
-      }
+      defer(t, () => client.end());
+      const error = await client.query('SELECT pg_sleep(1)').catch((e: unknown) => e);
+      assert.ok(error instanceof pg.DatabaseError && error.code === '57014');
+      assert.ok(storeError(error, 'db') instanceof StoreUnavailableError);
     });
 
-    test('the service recovers by itself when the database comes back', async () => {
+    test('the service recovers by itself when the database comes back', async (t) => {
       const target = new URL(db.url);
       const relay = new Relay(target.hostname, Number(target.port || 5432));
       await relay.start();
       const viaRelay = new URL(db.url);
       viaRelay.host = `127.0.0.1:${relay.port}`;
       const copy = await startServer({ DATABASE_URL: viaRelay.toString(), PG_CONNECT_TIMEOUT_MS: '1000', RESPONSE_CACHE_ENTRIES: '0' });
-      try {
-        assert.equal(await status(copy, '/api/v1/aladi2/'), 200);
-        await relay.stop();
-        assert.equal(await status(copy, '/api/v1/aladi2/'), 503);
-        assert.equal(await status(copy, '/health', {}), 503);
-        await relay.start();
-        assert.equal(await status(copy, '/api/v1/aladi2/'), 200);
-        assert.equal(await status(copy, '/health', {}), 200);
-      } finally {
-        await copy.close();
-        await relay.stop();
-      }
+      defer(t, () => relay.stop());
+      defer(t, () => copy.close());
+      assert.equal(await status(copy, '/api/v1/aladi2/'), 200);
+      await relay.stop();
+      assert.equal(await status(copy, '/api/v1/aladi2/'), 503);
+      assert.equal(await status(copy, '/health', {}), 503);
+      await relay.start();
+      assert.equal(await status(copy, '/api/v1/aladi2/'), 200);
+      assert.equal(await status(copy, '/health', {}), 200);
     });
 
-    test('two copies of the service on one database accept each other\'s tokens and see the same users', async () => {
-      const other = await startServer({ DATABASE_URL: db.url, AUTH_USER_CACHE_SECONDS: '0' });
-      try {
-        await addUser(other.config, 'shared', 'shared password');
-        const issued = await login(server.base, 'shared', 'shared password');
-        assert.equal(issued.status, 200);
-        const { access_token: token } = (await issued.json()) as { access_token: string };
-        const me = await other.get('/api/v1/auth/me', bearer(token));
-        assert.equal(me.status, 200);
-        assert.equal(((await me.json()) as { username: string }).username, 'shared');
-        assert.equal(await status(other, '/api/v1/aladi2/', bearer(token)), 200);
-        await withUserAdmin(server.config, (admin) => admin.setDisabled('shared', true));
-        assert.equal(await status(server, '/api/v1/aladi2/', bearer(token)), 401);
-        assert.equal(await status(other, '/api/v1/aladi2/', bearer(token)), 401);
-      } finally {
-        await other.close();
-      }
+    test('two copies of the service on one database accept each other\'s tokens and see the same users', async (t) => {
+      const other = await serve(t, { DATABASE_URL: db.url, AUTH_USER_CACHE_SECONDS: '0' });
+      await addUser(other.config, 'shared', 'shared password');
+      const issued = await login(server.base, 'shared', 'shared password');
+      assert.equal(issued.status, 200);
+      const { access_token: token } = (await issued.json()) as { access_token: string };
+      const me = await other.get('/api/v1/auth/me', bearer(token));
+      assert.equal(me.status, 200);
+      assert.equal(((await me.json()) as { username: string }).username, 'shared');
+      assert.equal(await status(other, '/api/v1/aladi2/', bearer(token)), 200);
+      await withUserAdmin(server.config, (admin) => admin.setDisabled('shared', true));
+      assert.equal(await status(server, '/api/v1/aladi2/', bearer(token)), 401);
+      assert.equal(await status(other, '/api/v1/aladi2/', bearer(token)), 401);
     });
 
     test('a load replaces the dataset at commit: readers see the old one until then, users stay', async () => {
@@ -365,7 +343,7 @@ if (kinds.includes('postgres')) {
       assert.equal((await server.json<{ dataset: { hash: string } }>('/health')).body.dataset.hash, before, 'the same data, the same hash');
     });
 
-    test('a failed or abandoned load changes nothing, and one load runs at a time', async () => {
+    test('a failed or abandoned load changes nothing, and one load runs at a time', async (t) => {
       const served = (await server.json<{ dataset: unknown }>('/health')).body.dataset;
       await assert.rejects(
         writeDatabase(db.url, 'broken', (writer) => {
@@ -384,76 +362,58 @@ if (kinds.includes('postgres')) {
       assert.deepEqual((await server.json<{ dataset: unknown }>('/health')).body.dataset, served);
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
-      try {
-        const staging = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = 'tariff_lookup_loading'");
-        assert.equal(staging.rowCount, 0, 'no staging schema is left behind');
-      } finally {
-        await client.end();
-      }
+      defer(t, () => client.end());
+      const staging = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = 'tariff_lookup_loading'");
+      assert.equal(staging.rowCount, 0, 'no staging schema is left behind');
     });
 
-    test('a load keeps the grants of the tables it replaces, and the record sets asked to be kept', async () => {
+    test('a load keeps the grants of the tables it replaces, and the record sets asked to be kept', async (t) => {
       const role = `tariff_reader_${Date.now()}`;
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
-      try {
-        await client.query(`CREATE ROLE "${role}"`);
-        await client.query(`GRANT SELECT ON "aladi2", "tlcs" TO "${role}"`);
-        const tlcs = recordSets.find((rs) => rs.path === 'tlcs')!;
-        const info = await writeDatabase(
-          db.url,
-          'partial',
-          (writer) => {
-            for (const rs of recordSets) if (rs !== tlcs) for (const r of fixtureRecords(rs)) writer.insert(rs, recordToRow(rs, r));
-          },
-          { keep: [tlcs] },
-        );
-        assert.equal(info.counts['tlcs'], 8, 'tlcs kept as it was');
-        const privileges = await client.query<{ aladi2: boolean; tlcs: boolean; cupos: boolean }>(
-          `SELECT has_table_privilege($1, 'aladi2', 'SELECT') AS aladi2, has_table_privilege($1, 'tlcs', 'SELECT') AS tlcs,
-                  has_table_privilege($1, 'cupos', 'SELECT') AS cupos`,
-          [role],
-        );
-        assert.deepEqual(privileges.rows[0], { aladi2: true, tlcs: true, cupos: false });
-      } finally {
+      defer(t, async () => {
         await client.query(`DROP OWNED BY "${role}"`).catch(() => undefined);
         await client.query(`DROP ROLE IF EXISTS "${role}"`).catch(() => undefined);
         await client.end();
-      }
+      });
+      await client.query(`CREATE ROLE "${role}"`);
+      await client.query(`GRANT SELECT ON "aladi2", "tlcs" TO "${role}"`);
+      const tlcs = recordSets.find((rs) => rs.path === 'tlcs')!;
+      const info = await writeDatabase(
+        db.url,
+        'partial',
+        (writer) => {
+          for (const rs of recordSets) if (rs !== tlcs) for (const r of fixtureRecords(rs)) writer.insert(rs, recordToRow(rs, r));
+        },
+        { keep: [tlcs] },
+      );
+      assert.equal(info.counts['tlcs'], 8, 'tlcs kept as it was');
+      const privileges = await client.query<{ aladi2: boolean; tlcs: boolean; cupos: boolean }>(
+        `SELECT has_table_privilege($1, 'aladi2', 'SELECT') AS aladi2, has_table_privilege($1, 'tlcs', 'SELECT') AS tlcs,
+                has_table_privilege($1, 'cupos', 'SELECT') AS cupos`,
+        [role],
+      );
+      assert.deepEqual(privileges.rows[0], { aladi2: true, tlcs: true, cupos: false });
     });
   });
 
   describe('PostgreSQL schema', () => {
-    test('a new database gets its tables from the user administration or ensurePostgresSchema, and serves nothing until loaded', async () => {
+    test('a new database gets its tables from the user administration or ensurePostgresSchema, and serves nothing until loaded', async (t) => {
       const db = await createPostgresDatabase();
-      try {
-        const config = loadConfig({ DATABASE_URL: db.url });
-        const empty = await startServer({ DATABASE_URL: db.url }, { user: false });
-        try {
-          assert.equal(await status(empty, '/health', {}), 503, 'no tables: the database cannot answer');
-        } finally {
-          await empty.close();
-        }
-        const pool = createPostgresPool(config, 'admin');
-        try {
-          await ensurePostgresSchema(pool);
-          await ensurePostgresSchema(pool);
-        } finally {
-          await pool.end();
-        }
-        await addUser(config, TEST_USER, TEST_PASSWORD);
-        const running = await startServer({ DATABASE_URL: db.url });
-        try {
-          const health = await running.json<{ dataset: unknown }>('/health');
-          assert.equal(health.status, 200);
-          assert.equal(health.body.dataset, null);
-          assert.deepEqual((await running.json('/api/v1/aladi2/')).body, []);
-        } finally {
-          await running.close();
-        }
-      } finally {
-        await db.drop();
-      }
+      defer(t, () => db.drop());
+      const config = loadConfig({ DATABASE_URL: db.url });
+      const empty = await serve(t, { DATABASE_URL: db.url }, { user: false });
+      assert.equal(await status(empty, '/health', {}), 503, 'no tables: the database cannot answer');
+      const pool = createPostgresPool(config, 'admin');
+      defer(t, () => pool.end());
+      await ensurePostgresSchema(pool);
+      await ensurePostgresSchema(pool);
+      await addUser(config, TEST_USER, TEST_PASSWORD);
+      const running = await serve(t, { DATABASE_URL: db.url });
+      const health = await running.json<{ dataset: unknown }>('/health');
+      assert.equal(health.status, 200);
+      assert.equal(health.body.dataset, null);
+      assert.deepEqual((await running.json('/api/v1/aladi2/')).body, []);
     });
   });
 }

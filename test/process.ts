@@ -93,7 +93,7 @@ function answers(url: string): Promise<boolean> {
 }
 
 /** startService, killed when the test ends if it still runs. */
-export async function service(t: TestContext, env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Listening> {
+export async function runService(t: TestContext, env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Listening> {
   const started = await startService(env, nodeArgs);
   defer(t, () => kill(started));
   return started;

@@ -19,7 +19,7 @@ import type { Condition } from '../src/store/sql.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import type { Store } from '../src/store/store.js';
 import type { TestDatabase } from './helpers.js';
-import { createTestDatabase, storeKinds } from './helpers.js';
+import { createTestDatabase, defer, storeKinds } from './helpers.js';
 
 const TEXTS = [
   '01012101',
@@ -202,7 +202,7 @@ if (kinds.includes('postgres')) {
   });
 
   describe('the demo dataset', () => {
-    test('is stored identically: the same content hash and counts', async () => {
+    test('is stored identically: the same content hash and counts', async (t) => {
       const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
       const fillDemo = (writer: DatasetWriter): void => {
         for (const { recordSet, record } of demoRecords(demoSourcesDir)) {
@@ -214,13 +214,10 @@ if (kinds.includes('postgres')) {
       for (const kind of kinds) {
         const db = await createTestDatabase(kind, fillDemo);
         const store = openStore(loadConfig({ DATABASE_URL: db.url }));
-        try {
-          const info = await store.dataset();
-          answers.push({ hash: info?.hash, counts: info?.counts });
-        } finally {
-          await store.close();
-          await db.drop();
-        }
+        defer(t, () => db.drop());
+        defer(t, () => store.close());
+        const info = await store.dataset();
+        answers.push({ hash: info?.hash, counts: info?.counts });
       }
       assert.deepEqual(answers[1], answers[0]);
     });

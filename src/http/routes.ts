@@ -66,7 +66,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/openapi.json', openapiRoute(app));
   // Interactive documentation: the page and its assets under the prefix, served by the plugin.
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
-  // The page for people: its pages, and its own modules and stylesheet (docs/adr/0005-consulta-session.md).
+  // The page for people: its pages, and its own modules and stylesheet (docs/adr/0006-consulta-session.md).
   get('/consulta/', consultaHome());
   get('/consulta/*', consultaPages());
   get('/consulta/static/:file', consultaFiles());
