@@ -15,7 +15,7 @@ import pg from 'pg';
 import { hashPassword } from '../src/auth/passwords.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
 import { defaultDatabasePath, demoSourcesDir, loadConfig } from '../src/config.js';
-import { demoRecords } from '../src/data/demo.js';
+import { demoRecords } from '../src/data/demo/index.js';
 import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';

@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { demoRecords } from '../src/data/demo.js';
-import type { DemoRecord } from '../src/data/demo.js';
+import { demoRecords } from '../src/data/demo/index.js';
+import type { DemoRecord } from '../src/data/demo/index.js';
 import { recordToRow } from '../src/data/record-row.js';
-import type { RecordSet } from '../src/record-sets/define.js';
+import type { RecordSet, RowOf } from '../src/record-sets/define.js';
+import type { fracciones as fraccionesSet } from '../src/record-sets/fracciones.js';
 import { recordSets } from '../src/record-sets/index.js';
 
 // Compiled to dist/test/, so the project root is two levels up.
@@ -108,10 +109,29 @@ test('fracciones holds the 11,519 LIGIE 2022 codes', () => {
   assert.equal(records(first, 'informacion-general').length, 11519);
 });
 
-test('historic duties in fracciones are marked as such', () => {
+test('duties in fracciones say where they come from: the 2022 transcription, else the historic TIGIE 2012', () => {
+  let ligie2022 = 0;
   for (const r of records(first, 'fracciones')) {
-    if (r.ADVIMPOTXT !== null || r.ADVEXPOTXT !== null) assert.match(String(r.NOTAS), /HISTÓRICO/);
+    if (r.ADVIMPOTXT === null && r.ADVEXPOTXT === null) continue;
+    assert.match(String(r.NOTAS), /HISTÓRICO|LIGIE 2022 \(DOF 7 de junio de 2022\)/);
+    if (/LIGIE 2022/.test(String(r.NOTAS))) ligie2022++;
   }
+  assert.ok(ligie2022 > 2000, `${ligie2022} lines with 2022 rates`);
+  const horse = records(first, 'fracciones').find((r) => r.FRACCION === '01012101');
+  assert.equal(horse?.ADVIMPOTXT, '10%');
+});
+
+test('informacion-general speaks Spanish first: LIGIE 2022 texts, then the fichas, English only where neither has one', () => {
+  const all = records(first, 'informacion-general');
+  const horse = all.find((r) => r.FRACCION === '01012101');
+  assert.equal(horse?.DESCRIPCIONPARTIDA, 'Caballos, asnos, mulos y burdéganos, vivos.');
+  assert.equal(horse?.DESCRIPCIONCAPITULO, 'Animales vivos');
+  const laptop = all.find((r) => r.FRACCION === '84713001');
+  assert.match(String(laptop?.DESCRIPCIONCAPITULO), /Reactores nucleares, calderas, máquinas/);
+});
+
+test('PROSEC records name their article', () => {
+  assert.ok(records(first, 'prosec').every((r) => r.ARTICULO === '4'));
 });
 
 test('fracciones-usa holds the HTS line 0101.21.00.10', () => {
@@ -141,4 +161,11 @@ test('every record taken from the historic SIICEX data says it is historic', () 
 
 test('two runs give identical output', () => {
   assert.equal(build().hash, first.hash);
+});
+
+test('a generator writing a field its record set does not declare does not compile', () => {
+  // @ts-expect-error FRACCIONPUNT is no field of fracciones: the build fails if RowOf stops catching it.
+  const wrong: RowOf<typeof fraccionesSet> = { FRACCIONPUNT: '0101.21.01' };
+  const right: RowOf<typeof fraccionesSet> = { FRACCIONPUNTO: '0101.21.01' };
+  assert.ok(wrong && right);
 });

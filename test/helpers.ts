@@ -20,7 +20,7 @@ import { buildApp } from '../src/app.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import type { Config, StoreKind } from '../src/config.js';
 import { demoSourcesDir, loadConfig, redactDatabaseUrl } from '../src/config.js';
-import { demoRecords } from '../src/data/demo.js';
+import { demoRecords } from '../src/data/demo/index.js';
 import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { demoRecords } from '../src/data/demo.js';
+import { demoRecords } from '../src/data/demo/index.js';
 import { recordToRow } from '../src/data/record-row.js';
 import { checkValue } from '../src/data/values.js';
 import type { Field, Filter, RecordSet } from '../src/record-sets/define.js';

@@ -9,7 +9,7 @@
  * reported with its file, line, field and reason (and stops the import too with `strict`).
  */
 import { isUtf8 } from 'node:buffer';
-import { createReadStream, readdirSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
@@ -17,6 +17,7 @@ import type { Info } from 'csv-parse';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Config } from '../config.js';
+import { REFERENCES_FILE, readReferences } from '../search/references.js';
 import { driverFor } from '../store/drivers.js';
 import type { DatasetBuild, DatasetInfo } from '../store/store.js';
 import { RefusedRecord, recordToRow } from './record-row.js';
@@ -382,8 +383,13 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
   let build: DatasetBuild | null = null;
   try {
     const planned = planFiles(directory, report.ignored);
+    // The search references are no record set: a folder may carry its own in place of the shipped ones.
+    const referencesFile = join(directory, REFERENCES_FILE);
+    const references = existsSync(referencesFile) ? readReferences(referencesFile) : undefined;
+    const listed = report.ignored.findIndex((i) => i.file === REFERENCES_FILE);
+    if (listed !== -1) report.ignored.splice(listed, 1);
     const missing = recordSets.filter((rs) => !planned.some((p) => p.rs === rs));
-    build = await driverFor(options.config).startBuild(options.config, { keep: options.emptyMissing ? [] : missing });
+    build = await driverFor(options.config).startBuild(options.config, { keep: options.emptyMissing ? [] : missing, references });
     const keeps = !options.emptyMissing && build.replacesExisting;
     report.kept = keeps ? missing.map((rs) => rs.path) : [];
     report.emptied = keeps ? [] : missing.map((rs) => rs.path);

@@ -11,7 +11,7 @@ import { demoSourcesDir, isEmbeddedDemo, sqlitePath, storeKind } from '../config
 import { recordSets } from '../record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../store/drivers.js';
 import type { DatasetInfo } from '../store/store.js';
-import { demoRecords } from './demo.js';
+import { demoRecords } from './demo/index.js';
 import { recordToRow } from './record-row.js';
 
 const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));

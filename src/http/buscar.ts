@@ -1,9 +1,12 @@
 /**
- * `GET /api/v1/buscar?q=…`: which fraction is it? Full-text search over the fraction and NICO
- * descriptions and the nomenclature texts, ranked by relevance; a query of digits is a code search.
+ * `GET /api/v1/buscar?q=…`: which fraction is it? Search over the fraction and NICO descriptions, the
+ * nomenclature texts in Spanish (English second) and the search references, ranked by relevance (see
+ * docs/search.md); a query of digits is a code search. `GET /api/v1/buscar/sugerencias?q=…`:
+ * completions while typing.
  */
 import type { FullTextQuery } from '../store/fulltext.js';
-import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, markTerms, queryCode, queryTerms } from '../store/fulltext.js';
+import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, markTerms, queryCode } from '../store/fulltext.js';
+import { MAX_SUGGESTIONS } from '../search/vocabulary.js';
 import { RequestValidationError } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { PAGING, parseParams } from './params.js';
@@ -15,7 +18,16 @@ const Q: ParamSpec = {
   kind: 'text',
   required: true,
   maxLength: MAX_QUERY_LENGTH,
-  description: `Words to find in the descriptions (case and accents do not matter; each word also matches as a prefix: refrig finds refrigeradores), or a tariff code of up to 10 digits. 1 to ${MAX_QUERY_LENGTH} characters.`,
+  description: `Words naming the goods, in Spanish or English (case, accents, plural and gender do not matter; a word also matches as a prefix: refrig finds refrigeradores; a misspelt word of five letters or more finds its goods), an invoice line, or a tariff code of up to 10 digits (a code among words ranks its lines first). Lines with all the words come first, then those with most of them, the rarer words counting more. 1 to ${MAX_QUERY_LENGTH} characters.`,
+};
+export const MAX_SUGGEST_LENGTH = 100;
+const SUGGEST_Q: ParamSpec = {
+  name: 'q',
+  in: 'query',
+  kind: 'text',
+  required: true,
+  maxLength: MAX_SUGGEST_LENGTH,
+  description: `What has been typed so far: words (the last one is completed) or the beginning of a code. 1 to ${MAX_SUGGEST_LENGTH} characters.`,
 };
 const PARAMS: readonly ParamSpec[] = [Q, ...PAGING];
 
@@ -33,6 +45,7 @@ export const buscarHitSchema = {
     DESCRIPCIONSUBPARTIDA: nullableText,
     DESCRIPCIONPARTIDA: nullableText,
     DESCRIPCIONCAPITULO: nullableText,
+    RUTA: { ...nullableText, description: 'Where the line sits: chapter › heading › subheading › fraction, each with its code and text' },
     RELEVANCIA: { type: 'number', description: 'Higher is more relevant; comparable within one search only' },
   },
   required: [
@@ -44,8 +57,31 @@ export const buscarHitSchema = {
     'DESCRIPCIONSUBPARTIDA',
     'DESCRIPCIONPARTIDA',
     'DESCRIPCIONCAPITULO',
+    'RUTA',
     'RELEVANCIA',
   ],
+};
+
+export const suggestionSchema = {
+  $id: 'Sugerencia',
+  title: 'Sugerencia',
+  type: 'object',
+  properties: {
+    SUGERENCIA: { type: 'string', description: 'The completed text, or the code of a fraction' },
+    TIPO: { type: 'string', enum: ['palabra', 'fraccion'] },
+    FRACCION: nullableText,
+    NICO: nullableText,
+    DESCRIPCION: nullableText,
+  },
+  required: ['SUGERENCIA', 'TIPO', 'FRACCION', 'NICO', 'DESCRIPCION'],
+};
+
+export const suggestionsSchema = {
+  $id: 'SugerenciasResponse',
+  title: 'SugerenciasResponse',
+  type: 'object',
+  properties: { items: { type: 'array', maxItems: MAX_SUGGESTIONS, items: { $ref: 'Sugerencia#' } } },
+  required: ['items'],
 };
 
 export const buscarPageSchema = {
@@ -62,7 +98,7 @@ export const buscarPageSchema = {
 };
 
 /** `q` is required, and bounded so that a search stays cheap. */
-function checkQuery(raw: unknown): string {
+function checkQuery(raw: unknown, max = MAX_QUERY_LENGTH): string {
   const q = Array.isArray(raw) ? (raw[raw.length - 1] as unknown) : raw;
   if (typeof q !== 'string') throw new RequestValidationError([{ type: 'missing', loc: ['query', 'q'], msg: 'Field required', input: null }]);
   if (q.trim() === '') {
@@ -70,14 +106,14 @@ function checkQuery(raw: unknown): string {
       { type: 'string_too_short', loc: ['query', 'q'], msg: 'String should have at least 1 character', input: q, ctx: { min_length: 1 } },
     ]);
   }
-  if (q.length > MAX_QUERY_LENGTH) {
+  if (q.length > max) {
     throw new RequestValidationError([
       {
         type: 'string_too_long',
         loc: ['query', 'q'],
-        msg: `String should have at most ${MAX_QUERY_LENGTH} characters`,
+        msg: `String should have at most ${max} characters`,
         input: q,
-        ctx: { max_length: MAX_QUERY_LENGTH },
+        ctx: { max_length: max },
       },
     ]);
   }
@@ -96,12 +132,25 @@ export function buscarRoute(): ProtectedGet<FullTextQuery> {
       const query = request.query as Record<string, unknown>;
       const q = checkQuery(query['q']);
       const paging = parseParams(PAGING, {}, query);
-      return { terms: queryTerms(q), code: queryCode(q), skip: paging['skip'] as number, limit: paging['limit'] as number };
+      return { text: q, code: queryCode(q), skip: paging['skip'] as number, limit: paging['limit'] as number };
     },
     answer: async (store, search) => {
-      const { hits, total } = await store.fullText(search);
-      const items = hits.map((h) => ({ ...h, DESCRIPCION_MARCADA: h.DESCRIPCION === null ? null : markTerms(h.DESCRIPCION, search.terms) }));
+      const { hits, total, marks } = await store.fullText(search);
+      const items = hits.map((h) => ({ ...h, DESCRIPCION_MARCADA: h.DESCRIPCION === null ? null : markTerms(h.DESCRIPCION, marks) }));
       return { items, total, skip: search.skip, limit: search.limit };
     },
+  };
+}
+
+export function sugerenciasRoute(): ProtectedGet<string> {
+  return {
+    schemas: [suggestionSchema, suggestionsSchema],
+    operationId: 'buscarSugerencias',
+    summary: 'Up to ten completions of what is being typed in a search box: words, or fractions for digits',
+    tag: 'buscar',
+    params: [SUGGEST_Q],
+    responses: { 200: { description: 'Successful Response', $ref: 'SugerenciasResponse#' } },
+    parse: (request): string => checkQuery((request.query as Record<string, unknown>)['q'], MAX_SUGGEST_LENGTH),
+    answer: async (store, q) => ({ items: await store.suggest(q) }),
   };
 }

@@ -11,7 +11,7 @@ import type { TokenService } from '../auth/tokens.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Store } from '../store/store.js';
 import { acceptAnyBody, loginRoute, meRoute } from './auth.js';
-import { buscarRoute } from './buscar.js';
+import { buscarRoute, sugerenciasRoute } from './buscar.js';
 import { consultaFiles, consultaHome, consultaPages } from './consulta.js';
 import type { ResponseCache } from './cache.js';
 import { fichaRoute } from './ficha.js';
@@ -55,6 +55,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   // Everything about one fraction; which fraction it is.
   protectedAt('/api/v1/ficha/:fraccion', fichaRoute(recordSets));
   protectedAt('/api/v1/buscar', buscarRoute());
+  protectedAt('/api/v1/buscar/sugerencias', sugerenciasRoute());
   // The tariff's tree, one level per call ("Explorar la tarifa").
   protectedAt('/api/v1/nomenclatura', nomenclaturaRoute(recordSets));
   protectedAt('/api/v1/nomenclatura/capitulos/:capitulo', nomenclaturaLevelRoute(recordSets, 'capitulo'));

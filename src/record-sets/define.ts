@@ -81,11 +81,23 @@ export interface RecordSet {
   readonly country: string | undefined;
 }
 
-export interface RecordSetInput {
+/** A type-only mark: the field names a list of fields was declared with (see `fields` and `RowOf`). */
+declare const FIELD_NAMES: unique symbol;
+
+/** Fields that remember their names in their type, so that a record set's row type follows from them. */
+export type NamedFields<N extends string> = Field[] & { readonly [FIELD_NAMES]?: N };
+
+/**
+ * A record of a record set as a generator writes it: only the declared fields, each optional (a field
+ * left out is null). `RowOf<typeof fracciones>` rejects a misspelt field name at compile time.
+ */
+export type RowOf<RS> = RS extends { readonly [FIELD_NAMES]?: infer N extends string } ? { [K in N]?: unknown } : never;
+
+export interface RecordSetInput<N extends string = string> {
   path: string;
   schema: string;
   description: string;
-  fields: readonly Field[];
+  fields: readonly Field[] & { readonly [FIELD_NAMES]?: N };
   key?: readonly string[];
   filters: readonly Filter[];
   paginated?: boolean;
@@ -94,7 +106,7 @@ export interface RecordSetInput {
 }
 
 /** Builds a declaration, filling the names that follow from the others and checking it is coherent. */
-export function defineRecordSet(input: RecordSetInput): RecordSet {
+export function defineRecordSet<N extends string>(input: RecordSetInput<N>): RecordSet & { readonly [FIELD_NAMES]?: N } {
   const key = input.key ?? ['SYSID'];
   const names = new Set(input.fields.map((f) => f.name));
   const check = (name: string, what: string): void => {
@@ -156,8 +168,8 @@ export function ownFractionFilter(rs: RecordSet): FractionFilter | undefined {
 type FieldSpec = FieldType | readonly [FieldType, string];
 
 /** Fields in declaration order, one line each: `NAME: type` or `NAME: [type, 'what it holds']`. */
-export function fields(spec: Readonly<Record<string, FieldSpec>>): Field[] {
-  return Object.entries(spec).map(([name, s]) =>
+export function fields<const S extends Readonly<Record<string, FieldSpec>>>(spec: S): NamedFields<Extract<keyof S, string>> {
+  return Object.entries(spec).map(([name, s]: [string, FieldSpec]) =>
     Array.isArray(s) ? { name, type: s[0] as FieldType, description: s[1] as string } : { name, type: s as FieldType },
   );
 }

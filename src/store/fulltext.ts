@@ -1,16 +1,18 @@
 /**
- * Search by description (`/api/v1/buscar`): the parts both stores share. A query is reduced to plain
- * terms (letters and digits, lower-case, without accents) before any store sees it, so no search
- * syntax of either engine can be typed in: quotes, operators and parentheses are just separators.
+ * Search by description (`/api/v1/buscar`): the parts both stores share. What a person typed is
+ * analysed by the service (search/analysis.ts) before any store sees it, so no search syntax of either
+ * engine can be typed in: quotes, operators and parentheses are just separators.
  */
+import { fold, stem } from '../search/analysis.js';
+import { DOCUMENT_COLUMNS } from '../search/documents.js';
+import { prefixUpperBound } from './sql.js';
 
 export const MAX_QUERY_LENGTH = 200;
-const MAX_TERMS = 12;
 
 export interface FullTextQuery {
-  /** Words, each matched as a word prefix (`refrig` finds `refrigeradores`); all must match. */
-  readonly terms: readonly string[];
-  /** A tariff code or its beginning (digits only): the query was a code, not words. */
+  /** The words as typed. */
+  readonly text: string;
+  /** A tariff code or its beginning (digits only): the whole query was a code, not words. */
   readonly code: string | null;
   readonly skip: number;
   readonly limit: number;
@@ -25,25 +27,19 @@ export interface FullTextHit {
   DESCRIPCIONSUBPARTIDA: string | null;
   DESCRIPCIONPARTIDA: string | null;
   DESCRIPCIONCAPITULO: string | null;
+  RUTA: string | null;
   RELEVANCIA: number;
 }
 
 export interface FullTextResult {
   readonly hits: FullTextHit[];
   readonly total: number;
+  /** The index terms the query was matched with, to mark in the texts. */
+  readonly marks: readonly string[];
 }
 
 export const MARK_OPEN = '<mark>';
 export const MARK_CLOSE = '</mark>';
-
-export function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();
-}
-
-/** The searchable terms of what a person typed. */
-export function queryTerms(q: string): string[] {
-  return (fold(q).match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, MAX_TERMS);
-}
 
 /** Digits only (dots and spaces allowed): a code prefix of up to 10 digits, else null. */
 export function queryCode(q: string): string | null {
@@ -51,15 +47,34 @@ export function queryCode(q: string): string | null {
   return /^\d{1,10}$/.test(digits) ? digits : null;
 }
 
+const DISPLAY = DOCUMENT_COLUMNS.filter((c) => c !== 'CODIGO')
+  .map((c) => `"${c}"`)
+  .join(', ');
+
+/** A code search over the search table, for either store (`p`: the placeholder, `order`: a byte-order collation). */
+export function codeSearchSql(query: FullTextQuery, p: string | ((i: number) => string), order: string) {
+  const code = query.code ?? '';
+  const at = (i: number): string => (typeof p === 'string' ? p : p(i));
+  const where = `WHERE "CODIGO" >= ${at(1)} AND "CODIGO" < ${at(2)}`;
+  const range = [code, prefixUpperBound(code)];
+  return {
+    page: {
+      text: `SELECT ${DISPLAY}, "DESCRIPCION" AS "DESCRIPCION_MARCADA", 1 AS "RELEVANCIA" FROM "buscar" ${where} ORDER BY "CODIGO" ${order} LIMIT ${at(3)} OFFSET ${at(4)}`,
+      values: [...range, query.limit, query.skip] as (string | number)[],
+    },
+    total: { text: `SELECT COUNT(*) AS "total" FROM "buscar" ${where}`, values: range as (string | number)[] },
+  };
+}
+
 /**
- * The text with every word that a query term matched (as a word prefix, accents and case aside)
- * between MARK_OPEN and MARK_CLOSE. Done here rather than by each engine so that both stores mark
- * the text as it is stored, accents and capitals included, in the same way.
+ * The text with every word whose stem a query term matched between MARK_OPEN and MARK_CLOSE. Done
+ * here rather than by each engine so that both stores mark the text as it is stored, accents and
+ * capitals included, in the same way.
  */
-export function markTerms(text: string, terms: readonly string[]): string {
-  if (terms.length === 0) return text;
+export function markTerms(text: string, marks: readonly string[]): string {
+  if (marks.length === 0) return text;
   return text.replace(/[\p{L}\p{N}]+/gu, (word) => {
-    const folded = fold(word);
-    return terms.some((t) => folded.startsWith(t)) ? `${MARK_OPEN}${word}${MARK_CLOSE}` : word;
+    const s = stem(fold(word));
+    return marks.some((t) => s.startsWith(t)) ? `${MARK_OPEN}${word}${MARK_CLOSE}` : word;
   });
 }

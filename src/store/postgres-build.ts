@@ -8,6 +8,7 @@ import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import { checkKeepable, columnList, datasetValues, describeDataset } from './core.js';
 import { LOAD_LOCK, STAGING_SCHEMA, columnType, createMissingTables, createPostgresPool, statementName, types } from './postgres-connection.js';
+import { SEARCH_TABLES, buildPostgresFullText } from './postgres-fulltext.js';
 import { buildCount, buildCreateTable, buildIndexes, postgresDialect, quote } from './sql.js';
 import type { BuildOptions, DatasetBuild, DatasetInfo, Values } from './store.js';
 
@@ -157,6 +158,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
       for (const rs of this.options.keep ?? []) await this.copyFromServed(rs);
       // Indexes built once over the loaded rows are faster to make than kept up row by row.
       for (const rs of recordSets) for (const statement of buildIndexes(rs)) await client.query(statement);
+      await buildPostgresFullText(client, this.options.references);
       const info = await describeDataset(
         source,
         (rs) => pagedRows(client, rs),
@@ -203,6 +205,12 @@ export class PostgresDatasetBuild implements DatasetBuild {
       const grants = await grantsOf(client, this.schema, rs.table);
       await client.query(`DROP TABLE IF EXISTS ${target}.${quote(rs.table)}`);
       await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(rs.table)} SET SCHEMA ${target}`);
+      for (const grant of grants) await client.query(grant);
+    }
+    for (const table of SEARCH_TABLES) {
+      const grants = await grantsOf(client, this.schema, table);
+      await client.query(`DROP TABLE IF EXISTS ${target}.${quote(table)}`);
+      await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(table)} SET SCHEMA ${target}`);
       for (const grant of grants) await client.query(grant);
     }
     await client.query(`DROP SCHEMA ${quote(STAGING_SCHEMA)}`);

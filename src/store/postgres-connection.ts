@@ -111,7 +111,10 @@ export function postgresPoolConfig(config: Config, purpose: Purpose): PoolConfig
   const settings = postgresSettings(config);
   const service = purpose === 'service';
   // The service's settings come last so that the URL's options cannot turn them off.
-  const options = [settings.options, service ? '-c default_transaction_read_only=on' : ''].filter((o) => o !== '').join(' ');
+  // Generic plans: the search's per-field index subqueries (src/search/ranking.ts) are then always
+  // answered through the GIN index, and no prepared statement is planned again on every call.
+  const serviceOptions = '-c default_transaction_read_only=on -c plan_cache_mode=force_generic_plan';
+  const options = [settings.options, service ? serviceOptions : ''].filter((o) => o !== '').join(' ');
   return {
     host: settings.host,
     port: settings.port,

@@ -1,55 +1,121 @@
 /**
- * Search by description on PostgreSQL: the `spanish` text-search configuration stems the words,
- * accents are folded on both sides with translate() (immutable, no extension needed), every term is
- * a word prefix (`:*`), and ts_rank orders the hits with the line's own text weighted highest.
+ * Search by description on PostgreSQL: the same search tables as on SQLite (search/index-build.ts),
+ * written by every load in its transaction, plus a `tsvector` of each document's terms computed once
+ * by the load and kept under a GIN index. The terms are already folded and stemmed by the service,
+ * so the `simple` configuration keeps them as they are, and the shared ranking (search/ranking.ts)
+ * orders the candidates exactly as SQLite does. No `to_tsvector` runs per row at query time.
  */
-import type { FullTextQuery } from './fulltext.js';
-import { prefixUpperBound } from './sql.js';
-import type { SqlQuery } from './sql.js';
+import type { PoolClient, QueryResultRow } from 'pg';
+import type { EnglishRow, LineRow } from '../search/documents.js';
+import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../search/documents.js';
+import { SEARCH_TABLES, buildSearchIndex, shippedReferences } from '../search/index-build.js';
+import type { RankingDialect, Tagged } from '../search/ranking.js';
+import { rankingSql, splitTotal } from '../search/ranking.js';
+import type { Reference } from '../search/references.js';
+import type { Suggestion } from '../search/vocabulary.js';
+import { Vocabulary } from '../search/vocabulary.js';
+import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
+import { codeSearchSql } from './fulltext.js';
 
-const ACCENTED = 'áàäâãéèëêíìïîóòöôõúùüûñçÁÀÄÂÃÉÈËÊÍÌÏÎÓÒÖÔÕÚÙÜÛÑÇ';
-const PLAIN = 'aaaaaeeeeiiiiooooouuuuncaaaaaeeeeiiiiooooouuuunc';
-const fold = (column: string): string => `translate(lower(coalesce(${column}, '')), '${ACCENTED}', '${PLAIN}')`;
+export { SEARCH_TABLES };
 
-const DOCUMENT = [
-  `setweight(to_tsvector('spanish', ${fold('f."DESCRIPCION"')}), 'A')`,
-  `setweight(to_tsvector('spanish', ${fold('i."DESCRIPCION"')}), 'B')`,
-  `setweight(to_tsvector('spanish', ${fold('i."DESCRIPCIONSUBPARTIDA"')} || ' ' || ${fold('i."DESCRIPCIONPARTIDA"')}), 'C')`,
-  `setweight(to_tsvector('spanish', ${fold('i."DESCRIPCIONCAPITULO"')}), 'D')`,
-].join(' || ');
+const COLUMNS = SEARCH_COLUMNS;
+const BATCH = 2000;
 
-const FROM = `FROM "fracciones" f
-LEFT JOIN "informacion_general" i ON i."FRACCION" = f."FRACCION" AND i."NICO" IS NOT DISTINCT FROM f."NICO"`;
-
-const COLUMNS = `f."FRACCION", f."NICO", f."DESCRIPCION", i."DESCRIPCION" AS "DESCRIPCIONFRACCION", i."DESCRIPCIONSUBPARTIDA",
-  i."DESCRIPCIONPARTIDA", i."DESCRIPCIONCAPITULO"`;
-
-const CODE = `(f."FRACCION" || coalesce(f."NICO", ''))`;
-
-/** The page and the total of one search. Terms are letters and digits only, so they cannot carry tsquery syntax. */
-export function postgresFullText(query: FullTextQuery): { page: SqlQuery; total: SqlQuery } | null {
-  if (query.code !== null) {
-    const range = [query.code, prefixUpperBound(query.code)];
-    const where = `WHERE ${CODE} >= $1 AND ${CODE} < $2`;
-    return {
-      page: {
-        text: `SELECT ${COLUMNS}, f."DESCRIPCION" AS "DESCRIPCION_MARCADA", 1 AS "RELEVANCIA" ${FROM} ${where} ORDER BY ${CODE} COLLATE "C" LIMIT $3 OFFSET $4`,
-        values: [...range, query.limit, query.skip],
-      },
-      total: { text: `SELECT COUNT(*)::int AS "total" ${FROM} ${where}`, values: range },
-    };
+async function insertAll(client: PoolClient, table: string, columns: readonly string[], types: readonly string[], rows: readonly object[]): Promise<void> {
+  const list = columns.map((c) => `"${c}"`).join(', ');
+  const arrays = types.map((t, i) => `$${i + 1}::${t}[]`).join(', ');
+  for (let at = 0; at < rows.length; at += BATCH) {
+    const batch = rows.slice(at, at + BATCH) as Record<string, unknown>[];
+    const values = columns.map((c) => batch.map((r) => r[c] ?? null));
+    await client.query(`INSERT INTO "${table}" (${list}) SELECT * FROM unnest(${arrays})`, values);
   }
-  if (query.terms.length === 0) return null;
-  const tsquery = query.terms.map((t) => `${t}:*`).join(' & ');
-  const q = `to_tsquery('spanish', $1)`;
-  const where = `WHERE (${DOCUMENT}) @@ ${q}`;
-  const rank = `ts_rank(${DOCUMENT}, ${q})`;
-  return {
-    page: {
-      text: `SELECT ${COLUMNS}, f."DESCRIPCION" AS "DESCRIPCION_MARCADA", round((${rank})::numeric, 4)::float8 AS "RELEVANCIA"
-${FROM} ${where} ORDER BY ${rank} DESC, ${CODE} COLLATE "C" LIMIT $2 OFFSET $3`,
-      values: [tsquery, query.limit, query.skip],
-    },
-    total: { text: `SELECT COUNT(*)::int AS "total" ${FROM} ${where}`, values: [tsquery] },
-  };
+}
+
+/** Run in the load's transaction, with the new record sets complete and first on the search path. */
+export async function buildPostgresFullText(client: PoolClient, references: readonly Reference[] = shippedReferences()): Promise<void> {
+  const lines = (await client.query<LineRow & QueryResultRow>(LINES_SQL)).rows;
+  const english = (await client.query<EnglishRow & QueryResultRow>(ENGLISH_SQL)).rows;
+  const index = buildSearchIndex(lines, english, references);
+  const textColumns = COLUMNS.map((c) => `"${c}" TEXT${c === 'CODIGO' ? ' COLLATE "C" NOT NULL UNIQUE' : ''}`).join(', ');
+  await client.query(`CREATE TABLE "buscar" ("ID" integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, ${textColumns}, "DOC" tsvector)`);
+  await client.query(`CREATE TABLE "buscar_terminos" ("TERMINO" TEXT PRIMARY KEY, "DF" INTEGER NOT NULL)`);
+  await client.query(`CREATE TABLE "buscar_palabras" ("PALABRA" TEXT PRIMARY KEY, "TERMINO" TEXT NOT NULL, "FRECUENCIA" INTEGER NOT NULL)`);
+  await client.query(`CREATE TABLE "buscar_sinonimos" ("TERMINOS" TEXT NOT NULL, "EXPANSION" TEXT NOT NULL)`);
+  await insertAll(client, 'buscar', COLUMNS, COLUMNS.map(() => 'text'), index.documents);
+  await client.query(`UPDATE "buscar" SET "DOC" = to_tsvector('simple', "TERMINOS")`);
+  await client.query(`CREATE INDEX "buscar_doc" ON "buscar" USING gin ("DOC")`);
+  await insertAll(client, 'buscar_terminos', ['TERMINO', 'DF'], ['text', 'int'], index.terms);
+  await insertAll(client, 'buscar_palabras', ['PALABRA', 'TERMINO', 'FRECUENCIA'], ['text', 'text', 'int'], index.words);
+  await insertAll(client, 'buscar_sinonimos', ['TERMINOS', 'EXPANSION'], ['text', 'text'], index.synonyms);
+  await client.query(`ANALYZE ${SEARCH_TABLES.map((t) => `"${t}"`).join(', ')}`);
+}
+
+const tsquery = (terms: readonly Tagged[]): string => terms.map((t) => (t.prefix ? `${t.term}:*` : t.term)).join(' | ');
+
+const dialect: RankingDialect = {
+  param: (i, type) => `$${i}::${type}`,
+  // Terms are letters and digits only (see analysis.ts): no tsquery syntax can get in. Null finds nothing.
+  indexQuery: (terms) => (terms.length === 0 ? null : tsquery(terms)),
+  // The parameter is a tsquery in its text form, converted once when bound, never per row.
+  indexMatch: (query) => `b."DOC" @@ ${query}`,
+  // An uncorrelated IN is run once per statement through the GIN index and kept as a hash.
+  member: (terms, bind) => `b."ID" IN (SELECT "ID" FROM "buscar" WHERE "DOC" @@ ${bind(tsquery(terms), 'tsquery')})`,
+  codeOrder: 'COLLATE "C"',
+};
+
+type Query = <T extends QueryResultRow>(text: string, values?: readonly unknown[]) => Promise<T[]>;
+
+/** How long the vocabulary of a dataset is trusted before checking whether another load replaced it (ms). */
+const RECHECK_MS = 1000;
+
+export class PostgresFullText {
+  private vocabulary: { hash: string; vocabulary: Vocabulary } | null = null;
+  private checkedAt = 0;
+
+  constructor(private readonly query: Query) {}
+
+  private async current(): Promise<Vocabulary> {
+    const now = Date.now();
+    if (this.vocabulary && now - this.checkedAt < RECHECK_MS) return this.vocabulary.vocabulary;
+    const hash = (await this.query<{ hash: string }>('SELECT "hash" FROM "dataset_info" WHERE "id" = 1'))[0]?.hash ?? '';
+    this.checkedAt = now;
+    if (this.vocabulary?.hash !== hash) {
+      const [documents, terms, words, synonyms, codes] = await Promise.all([
+        this.query<{ n: number }>('SELECT COUNT(*)::int AS "n" FROM "buscar"'),
+        this.query<{ TERMINO: string; DF: number }>('SELECT "TERMINO", "DF" FROM "buscar_terminos"'),
+        this.query<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"'),
+        this.query<{ TERMINOS: string; EXPANSION: string }>('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"'),
+        this.query<{ CODIGO: string; DESCRIPCION: string | null }>('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"'),
+      ]);
+      const vocabulary = new Vocabulary({
+        documents: documents[0]?.n ?? 0,
+        terms,
+        words,
+        synonyms,
+        codes,
+      });
+      this.vocabulary = { hash, vocabulary };
+    }
+    return this.vocabulary.vocabulary;
+  }
+
+  async search(query: FullTextQuery): Promise<FullTextResult> {
+    if (query.code !== null) {
+      const sql = codeSearchSql(query, (i) => `$${i}`, 'COLLATE "C"');
+      const hits = (await this.query<FullTextHit>(sql.page.text, sql.page.values));
+      const total = (await this.query<{ total: string }>(sql.total.text, sql.total.values))[0]?.total ?? 0;
+      return { hits, total: Number(total), marks: [] };
+    }
+    const plan = (await this.current()).plan(query.text);
+    const sql = rankingSql(plan, query.skip, query.limit, dialect);
+    if (sql === null) return { hits: [], total: 0, marks: [] };
+    const page = splitTotal((await this.query<FullTextHit>(sql.page.text, sql.page.values)));
+    const total = page.total ?? Number((await this.query<{ total: string }>(sql.total.text, sql.total.values))[0]?.total ?? 0);
+    return { hits: page.hits.map((h) => ({ ...h, RELEVANCIA: Number(h.RELEVANCIA) })), total, marks: plan.marks };
+  }
+
+  async suggest(q: string): Promise<Suggestion[]> {
+    return (await this.current()).suggest(q);
+  }
 }

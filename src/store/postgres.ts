@@ -14,9 +14,10 @@ import type { Config } from '../config.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { DATASET_SELECT, expectedTables, shapeProblem, toDatasetInfo, toUser, userSelect } from './core.js';
 import type { DatasetRow, UserRow } from './core.js';
-import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
+import type { Suggestion } from '../search/vocabulary.js';
+import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { Connection } from './postgres-connection.js';
-import { postgresFullText } from './postgres-fulltext.js';
+import { PostgresFullText } from './postgres-fulltext.js';
 import { buildCount, buildLookup, buildSearch, postgresDialect } from './sql.js';
 import type { Condition } from './sql.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User } from './store.js';
@@ -57,8 +58,11 @@ export class PostgresStore implements Store {
   private shapeSeen = false;
 
   /** Connects lazily: the service starts, and answers 503, while the database is down. */
+  private readonly text: PostgresFullText;
+
   constructor(config: Config) {
     this.db = new Connection(config, 'service');
+    this.text = new PostgresFullText((text, values) => this.query(text, values));
   }
 
   /** Every query goes through here: a database built for another shape of the registry is a 503 naming the cure. */
@@ -103,12 +107,12 @@ export class PostgresStore implements Store {
     return toUser((await this.db.query<UserRow>(userSelect(postgresDialect), [username])).rows[0]);
   }
 
-  async fullText(query: FullTextQuery): Promise<FullTextResult> {
-    const sql = postgresFullText(query);
-    if (sql === null) return { hits: [], total: 0 };
-    const hits = await this.query<FullTextHit>(sql.page.text, sql.page.values);
-    const total = (await this.query<{ total: number }>(sql.total.text, sql.total.values))[0]?.total ?? 0;
-    return { hits, total };
+  fullText(query: FullTextQuery): Promise<FullTextResult> {
+    return this.text.search(query);
+  }
+
+  suggest(q: string): Promise<Suggestion[]> {
+    return this.text.suggest(q);
   }
 
   close(): Promise<void> {

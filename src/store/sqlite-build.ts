@@ -9,7 +9,7 @@ import type { Field, RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import { checkKeepable, columnList, datasetInsert, datasetValues, describeDataset, metaDdl, selectAll } from './core.js';
 import { buildCount, buildCreateTable, buildIndexes, buildInsert, quote, sqliteDialect } from './sql.js';
-import { SQLITE_FULLTEXT_BUILD } from './sqlite-fulltext.js';
+import { buildSqliteFullText } from './sqlite-fulltext.js';
 import type { BuildOptions, DatasetBuild, DatasetInfo, Values } from './store.js';
 
 const columnType = (f: Field): string => (f.type.kind === 'int' ? 'INTEGER' : 'TEXT');
@@ -92,7 +92,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
     db.exec('COMMIT');
     if (this.served) this.copyFromServed();
     for (const statement of recordSets.flatMap(buildIndexes)) db.exec(statement);
-    for (const statement of SQLITE_FULLTEXT_BUILD) db.exec(statement);
+    buildSqliteFullText(db, this.options.references);
     const info = await describeDataset(
       source,
       (rs) => db.prepare(selectAll(rs)).raw().iterate() as Iterable<Values>,

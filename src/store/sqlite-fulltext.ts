@@ -1,74 +1,113 @@
 /**
- * Search by description on the embedded store: an FTS5 table built with every load from
- * `fracciones` and `informacion-general`. The unicode61 tokenizer folds case and accents
- * (`cafe` finds `café`); every term is matched as a word prefix. SQLite has no Spanish stemmer, so
- * word prefixes stand in for stemming here (PostgreSQL stems with its `spanish` configuration).
+ * Search by description on the embedded store. Every load writes the search tables (search/
+ * index-build.ts) and an FTS5 index over the documents' term fields; the terms are already folded and
+ * stemmed by the service, so FTS5's plain unicode61 tokenizer keeps them as they are. FTS5 finds the
+ * candidates, the shared ranking (search/ranking.ts) orders them.
  */
 import type Database from 'better-sqlite3';
+import type { EnglishRow, LineRow } from '../search/documents.js';
+import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../search/documents.js';
+import { buildSearchIndex, shippedReferences } from '../search/index-build.js';
+import type { RankingDialect } from '../search/ranking.js';
+import { rankingSql, splitTotal } from '../search/ranking.js';
+import type { Reference } from '../search/references.js';
+import type { Suggestion } from '../search/vocabulary.js';
+import { Vocabulary } from '../search/vocabulary.js';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
-import { prefixUpperBound } from './sql.js';
+import { codeSearchSql } from './fulltext.js';
 
-export const FULLTEXT_TABLE = 'buscar';
+const COLUMNS = SEARCH_COLUMNS;
 
 /** Run on the new database of every load, after its record sets are complete. */
-export const SQLITE_FULLTEXT_BUILD = [
-  `CREATE VIRTUAL TABLE "${FULLTEXT_TABLE}" USING fts5(
-  "CODIGO" UNINDEXED, "FRACCION" UNINDEXED, "NICO" UNINDEXED,
-  "DESCRIPCION", "DESCRIPCIONFRACCION", "DESCRIPCIONSUBPARTIDA", "DESCRIPCIONPARTIDA", "DESCRIPCIONCAPITULO",
-  tokenize = 'unicode61 remove_diacritics 2'
-)`,
-  `INSERT INTO "${FULLTEXT_TABLE}"
-  SELECT f."FRACCION" || COALESCE(f."NICO", ''), f."FRACCION", f."NICO", f."DESCRIPCION",
-         i."DESCRIPCION", i."DESCRIPCIONSUBPARTIDA", i."DESCRIPCIONPARTIDA", i."DESCRIPCIONCAPITULO"
-  FROM "fracciones" f
-  LEFT JOIN "informacion_general" i ON i."FRACCION" = f."FRACCION" AND i."NICO" IS f."NICO"
-  WHERE f."FRACCION" IS NOT NULL`,
-];
+export function buildSqliteFullText(db: Database.Database, references: readonly Reference[] = shippedReferences()): void {
+  const lines = db.prepare(LINES_SQL).all() as LineRow[];
+  const index = buildSearchIndex(lines, db.prepare(ENGLISH_SQL).iterate() as Iterable<EnglishRow>, references);
+  db.exec(`CREATE TABLE "buscar" (${COLUMNS.map((c) => `"${c}" TEXT${c === 'CODIGO' ? ' NOT NULL UNIQUE' : ''}`).join(', ')})`);
+  db.exec(`CREATE TABLE "buscar_terminos" ("TERMINO" TEXT PRIMARY KEY, "DF" INTEGER NOT NULL)`);
+  db.exec(`CREATE TABLE "buscar_palabras" ("PALABRA" TEXT PRIMARY KEY, "TERMINO" TEXT NOT NULL, "FRECUENCIA" INTEGER NOT NULL)`);
+  db.exec(`CREATE TABLE "buscar_sinonimos" ("TERMINOS" TEXT NOT NULL, "EXPANSION" TEXT NOT NULL)`);
+  const insert = (table: string, columns: readonly string[], rows: readonly object[]): void => {
+    const statement = db.prepare(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
+    db.transaction(() => {
+      for (const row of rows) statement.run(row);
+    })();
+  };
+  insert('buscar', COLUMNS, index.documents);
+  insert('buscar_terminos', ['TERMINO', 'DF'], index.terms);
+  insert('buscar_palabras', ['PALABRA', 'TERMINO', 'FRECUENCIA'], index.words);
+  insert('buscar_sinonimos', ['TERMINOS', 'EXPANSION'], index.synonyms);
+  db.exec(`CREATE VIRTUAL TABLE "buscar_fts" USING fts5("TERMINOS", content = 'buscar', tokenize = 'unicode61', prefix = '3 4 5 6 7')`);
+  db.exec(`INSERT INTO "buscar_fts" ("buscar_fts") VALUES ('rebuild')`);
+}
 
-const COLUMNS = `"FRACCION", "NICO", "DESCRIPCION", "DESCRIPCIONFRACCION", "DESCRIPCIONSUBPARTIDA", "DESCRIPCIONPARTIDA", "DESCRIPCIONCAPITULO"`;
-/** Weights per column, in table order: the line's own text counts most, the chapter's least. */
-const BM25 = `bm25("${FULLTEXT_TABLE}", 0, 0, 0, 10, 6, 3, 2, 1)`;
+/** Terms are letters and digits only (see analysis.ts), so quoting them is enough to keep FTS5 syntax out. */
+const dialect: RankingDialect = {
+  param: (i) => `@p${i}`,
+  // Every stored term has its field's digit and at least one letter or digit more: "0" is none of them.
+  indexQuery: (terms) => (terms.length === 0 ? '"0"' : terms.map((t) => (t.prefix ? `"${t.term}"*` : `"${t.term}"`)).join(' OR ')),
+  // An IN with a subquery is evaluated once per statement, into a transient index.
+  indexMatch: (query) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${query})`,
+  // Within the candidates, a plain substring test of the stored terms (spaces around each) is faster
+  // in SQLite than one more FTS5 query per field.
+  member: (terms, bind) => terms.map((t) => `instr(b."TERMINOS", ${bind(` ${t.term}${t.prefix ? '' : ' '}`, 'text')}) > 0`).join(' OR '),
+  codeOrder: '',
+};
 
-const WORDS_SQL = `SELECT ${COLUMNS}, "DESCRIPCION" AS "DESCRIPCION_MARCADA", round(-${BM25}, 4) AS "RELEVANCIA"
-FROM "${FULLTEXT_TABLE}" WHERE "${FULLTEXT_TABLE}" MATCH ? ORDER BY ${BM25}, "CODIGO" LIMIT ? OFFSET ?`;
-const WORDS_COUNT_SQL = `SELECT COUNT(*) AS "total" FROM "${FULLTEXT_TABLE}" WHERE "${FULLTEXT_TABLE}" MATCH ?`;
-const CODE_SQL = `SELECT ${COLUMNS}, "DESCRIPCION" AS "DESCRIPCION_MARCADA", 1 AS "RELEVANCIA"
-FROM "${FULLTEXT_TABLE}" WHERE "CODIGO" >= ? AND "CODIGO" < ? ORDER BY "CODIGO" LIMIT ? OFFSET ?`;
-const CODE_COUNT_SQL = `SELECT COUNT(*) AS "total" FROM "${FULLTEXT_TABLE}" WHERE "CODIGO" >= ? AND "CODIGO" < ?`;
-
-/** Terms are letters and digits only (see fulltext.ts), so quoting them is enough to keep FTS5 syntax out. */
-const matchExpression = (terms: readonly string[]): string => terms.map((t) => `"${t}"*`).join(' ');
+const named = (values: readonly (string | number | null)[]): Record<string, string | number | null> =>
+  Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]));
 
 export class SqliteFullText {
-  private readonly words: Database.Statement;
-  private readonly wordsCount: Database.Statement;
-  private readonly code: Database.Statement;
-  private readonly codeCount: Database.Statement;
+  private readonly statements = new Map<string, Database.Statement>();
+  private loaded: Vocabulary | undefined;
 
-  constructor(db: Database.Database) {
-    this.words = db.prepare(WORDS_SQL);
-    this.wordsCount = db.prepare(WORDS_COUNT_SQL);
-    this.code = db.prepare(CODE_SQL);
-    this.codeCount = db.prepare(CODE_COUNT_SQL);
+  constructor(private readonly db: Database.Database) {}
+
+  /** Built on the first search or suggestion, not when the store opens: a start stays quick. */
+  get vocabulary(): Vocabulary {
+    this.loaded ??= new Vocabulary({
+      documents: (this.db.prepare('SELECT COUNT(*) AS "n" FROM "buscar"').get() as { n: number }).n,
+      terms: this.db.prepare('SELECT "TERMINO", "DF" FROM "buscar_terminos"').all() as { TERMINO: string; DF: number }[],
+      words: this.db.prepare('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"').all() as { PALABRA: string; TERMINO: string; FRECUENCIA: number }[],
+      synonyms: this.db.prepare('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"').all() as { TERMINOS: string; EXPANSION: string }[],
+      codes: this.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
+    });
+    return this.loaded;
+  }
+
+  private prepare(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   search(query: FullTextQuery): FullTextResult {
     if (query.code !== null) {
-      const range = [query.code, prefixUpperBound(query.code)];
+      const sql = codeSearchSql(query, '?', '');
       return {
-        hits: this.code.all(...range, query.limit, query.skip) as FullTextHit[],
-        total: (this.codeCount.get(...range) as { total: number }).total,
+        hits: this.prepare(sql.page.text).all(...sql.page.values) as FullTextHit[],
+        total: (this.prepare(sql.total.text).get(...sql.total.values) as { total: number }).total,
+        marks: [],
       };
     }
-    if (query.terms.length === 0) return { hits: [], total: 0 };
-    const match = matchExpression(query.terms);
-    return {
-      hits: this.words.all(match, query.limit, query.skip) as FullTextHit[],
-      total: (this.wordsCount.get(match) as { total: number }).total,
-    };
+    const plan = this.vocabulary.plan(query.text);
+    const sql = rankingSql(plan, query.skip, query.limit, dialect);
+    if (sql === null) return { hits: [], total: 0, marks: [] };
+    const page = splitTotal(this.prepare(sql.page.text).all(named(sql.page.values)) as FullTextHit[]);
+    const total = page.total ?? (this.prepare(sql.total.text).get(named(sql.total.values)) as { total: number }).total;
+    return { hits: page.hits, total, marks: plan.marks };
+  }
+
+  suggest(q: string): Suggestion[] {
+    return this.vocabulary.suggest(q);
   }
 }
 
+/** Whether the file holds the search tables this version writes (a file from an older version does not). */
 export function hasFullText(db: Database.Database): boolean {
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(FULLTEXT_TABLE) !== undefined;
+  if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'buscar_fts'`).get() === undefined) return false;
+  const present = new Set((db.prepare(`SELECT "name" FROM pragma_table_info('buscar')`).all() as { name: string }[]).map((c) => c.name));
+  return COLUMNS.every((c) => present.has(c));
 }

@@ -6,6 +6,7 @@
  * answer cache, which is kept per store, from serving what it remembers.
  */
 import type { FullTextResult } from './fulltext.js';
+import type { Suggestion } from '../search/vocabulary.js';
 import type { DatasetInfo, Row, Store, User } from './store.js';
 import { StoreUnavailableError } from './store.js';
 
@@ -39,6 +40,10 @@ export class MissingSqliteFile implements Store {
   }
 
   fullText(): Promise<FullTextResult> {
+    return this.fail();
+  }
+
+  suggest(): Promise<Suggestion[]> {
     return this.fail();
   }
 

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import type { RecordSet } from '../record-sets/define.js';
 import { DATASET_SELECT, shapeProblem, toDatasetInfo, toUser, userSelect } from './core.js';
 import type { DatasetRow, UserRow } from './core.js';
+import type { Suggestion } from '../search/vocabulary.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { buildCount, buildLookup, buildSearch, sqliteDialect } from './sql.js';
 import type { Condition, SqlQuery } from './sql.js';
@@ -46,6 +47,12 @@ export class SqliteStore implements Store {
     const text = this.text;
     if (!text) throw new StoreUnavailableError('this database has no search index: load the data again (tariff-lookup import)');
     return Promise.resolve(this.run(() => text.search(query)));
+  }
+
+  suggest(q: string): Promise<Suggestion[]> {
+    const text = this.text;
+    if (!text) throw new StoreUnavailableError('this database has no search index: load the data again (tariff-lookup import)');
+    return Promise.resolve(text.suggest(q));
   }
 
   private prepare(sql: string): Database.Statement {

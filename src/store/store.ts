@@ -6,6 +6,8 @@ import type { Config } from '../config.js';
 import type { RecordSet } from '../record-sets/define.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import type { Condition } from './sql.js';
+import type { Reference } from '../search/references.js';
+import type { Suggestion } from '../search/vocabulary.js';
 
 export type Row = Record<string, string | number | null>;
 export type Values = readonly (string | number | null)[];
@@ -42,6 +44,8 @@ export interface Store {
   findUser(username: string): Promise<User | undefined>;
   /** Fractions by description or code, ranked by relevance (`/api/v1/buscar`). */
   fullText(query: FullTextQuery): Promise<FullTextResult>;
+  /** Completions of what is being typed in a search box (`/api/v1/buscar/sugerencias`). */
+  suggest(q: string): Promise<Suggestion[]>;
   close(): Promise<void>;
 }
 
@@ -80,6 +84,8 @@ export interface DatasetBuild extends DatasetWriter {
 export interface BuildOptions {
   /** Record sets copied as they are from the served dataset, instead of being filled. */
   readonly keep?: readonly RecordSet[];
+  /** The search references the search index is built with; the project's shipped table when absent. */
+  readonly references?: readonly Reference[];
 }
 
 export interface UserSummary {

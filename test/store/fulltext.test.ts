@@ -1,7 +1,8 @@
-/** Full-text query building: what a typed query becomes before either store sees it, and how matches are marked. */
+/** What a typed query becomes before either store sees it, and how matches are marked. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MARK_CLOSE, MARK_OPEN, fold, markTerms, queryCode, queryTerms } from '../../src/store/fulltext.js';
+import { fold, stem, terms, words } from '../../src/search/analysis.js';
+import { MARK_CLOSE, MARK_OPEN, markTerms, queryCode } from '../../src/store/fulltext.js';
 
 const marked = (word: string): string => `${MARK_OPEN}${word}${MARK_CLOSE}`;
 
@@ -11,16 +12,16 @@ describe('fold', () => {
   });
 });
 
-describe('queryTerms', () => {
+describe('words and terms', () => {
   test('letters and digits only: search syntax of either engine is a separator, never an operator', () => {
-    assert.deepEqual(queryTerms('refrig* AND "caballos" (vivos) -reproductores'), ['refrig', 'and', 'caballos', 'vivos', 'reproductores']);
-    assert.deepEqual(queryTerms("o'brien:* & !x | y <-> z"), ['o', 'brien', 'x', 'y', 'z']);
-    assert.deepEqual(queryTerms('  ...  '), []);
+    assert.deepEqual(words('refrig* AND "caballos" (vivos) -reproductores'), ['refrig', 'and', 'caballos', 'vivos', 'reproductores']);
+    assert.deepEqual(words("o'brien:* & !x | y <-> z"), ['o', 'brien', 'x', 'y', 'z']);
+    assert.deepEqual(words('  ...  '), []);
   });
 
-  test('accents and capitals folded; at most twelve terms', () => {
-    assert.deepEqual(queryTerms('CAMIÓN Eléctrico'), ['camion', 'electrico']);
-    assert.equal(queryTerms(Array.from({ length: 20 }, (_, i) => `w${i}`).join(' ')).length, 12);
+  test('accents and capitals folded, stop words dropped, Spanish stems', () => {
+    assert.deepEqual(terms('CAMIÓN Eléctrico de los demás'), [stem('camion'), stem('electrico')]);
+    assert.equal(stem('caballos'), stem('caballo'));
   });
 });
 
@@ -37,20 +38,20 @@ describe('queryCode', () => {
 });
 
 describe('markTerms', () => {
-  test('marks whole words that a term begins, as stored, accents and capitals kept', () => {
+  test('marks whole words whose stem a term begins, as stored, accents and capitals kept', () => {
     assert.equal(
-      markTerms('Caballos reproductores de raza pura', ['cab', 'raza']),
+      markTerms('Caballos reproductores de raza pura', ['cab', stem('raza')]),
       `${marked('Caballos')} reproductores de ${marked('raza')} pura`,
     );
-    assert.equal(markTerms('Niño y CAMIÓN', ['nino', 'camion']), `${marked('Niño')} y ${marked('CAMIÓN')}`);
+    assert.equal(markTerms('Niño y CAMIÓN', ['nin', stem('camion')]), `${marked('Niño')} y ${marked('CAMIÓN')}`);
   });
 
   test('a term inside a word, not at its start, is not a match', () => {
-    assert.equal(markTerms('subcaballo', ['caballo']), 'subcaballo');
+    assert.equal(markTerms('subcaballo', [stem('caballo')]), 'subcaballo');
   });
 
   test('no terms, no marks; punctuation untouched', () => {
     assert.equal(markTerms('Café, niño.', []), 'Café, niño.');
-    assert.equal(markTerms('Café, niño.', ['cafe']), `${marked('Café')}, niño.`);
+    assert.equal(markTerms('Café, niño.', [stem('cafe')]), `${marked('Café')}, niño.`);
   });
 });

@@ -1,0 +1,172 @@
+/**
+ * `npm run bench:search`: how well and how fast `/api/v1/buscar` finds the goods. Runs the project's
+ * query set (bench/search-queries.csv: realistic queries with their correct HS codes, written before
+ * any result was seen) against the demo dataset on SQLite and, when one answers, PostgreSQL, beside a
+ * plain SQL LIKE baseline computed in the same run, and prints hit@1, hit@5, hit@10, MRR, the share
+ * of empty answers, and the latency of uncached searches and suggestions.
+ *
+ * A hit counts when the returned fraction (8 digits + NICO) starts with one of the query's codes.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { demoSourcesDir, loadConfig } from '../src/config.js';
+import { buildDemoDatabase } from '../src/data/startup.js';
+import { demoRecords } from '../src/data/demo/index.js';
+import { recordToRow } from '../src/data/record-row.js';
+import { recordSets } from '../src/record-sets/index.js';
+import { isStopWord, words } from '../src/search/analysis.js';
+import { queryCode } from '../src/store/fulltext.js';
+import { writeDatabase } from '../src/store/drivers.js';
+import { PostgresStore } from '../src/store/postgres.js';
+import { SqliteStore } from '../src/store/sqlite.js';
+import type { Store } from '../src/store/store.js';
+
+interface Query {
+  readonly section: string;
+  readonly query: string;
+  readonly expected: readonly string[];
+}
+
+type Engine = (q: string) => Promise<string[]>;
+
+const queries: Query[] = parse<Record<string, string>>(readFileSync(new URL('../../bench/search-queries.csv', import.meta.url), 'utf8'), {
+  columns: true,
+  skip_empty_lines: true,
+}).map((r) => ({ section: r['section'] ?? '', query: r['query'] ?? '', expected: (r['expected'] ?? '').split(';').filter(Boolean) }));
+
+const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+
+interface Quality {
+  hit1: number;
+  hit5: number;
+  hit10: number;
+  mrr: number;
+  empty: number;
+  misses: string[];
+}
+
+async function quality(engine: Engine): Promise<Quality> {
+  const q: Quality = { hit1: 0, hit5: 0, hit10: 0, mrr: 0, empty: 0, misses: [] };
+  for (const { query, expected } of queries) {
+    const codes = await engine(query);
+    if (codes.length === 0) q.empty++;
+    const rank = codes.findIndex((c) => expected.some((e) => c.startsWith(e))) + 1;
+    if (rank === 1) q.hit1++;
+    if (rank >= 1 && rank <= 5) q.hit5++;
+    if (rank >= 1 && rank <= 10) q.hit10++;
+    if (rank >= 1) q.mrr += 1 / rank;
+    if (rank < 1 || rank > 5) q.misses.push(`${query} → ${codes.slice(0, 3).join(' ') || '(nothing)'} (want ${expected.join(' ')})`);
+  }
+  const n = queries.length;
+  return { hit1: q.hit1 / n, hit5: q.hit5 / n, hit10: q.hit10 / n, mrr: q.mrr / n, empty: q.empty / n, misses: q.misses };
+}
+
+/** Milliseconds per call, every query `rounds` times, uncached (the store is called directly). */
+async function latency(run: (q: string) => Promise<unknown>, inputs: readonly string[], rounds: number): Promise<{ p50: number; p99: number }> {
+  for (const q of inputs) await run(q);
+  const times: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const q of inputs) {
+      const t = performance.now();
+      await run(q);
+      times.push(performance.now() - t);
+    }
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+const storeEngine =
+  (store: Store): Engine =>
+  async (q) =>
+    (await store.fullText({ text: q, code: queryCode(q), skip: 0, limit: 10 })).hits.map((h) => h.FRACCION + (h.NICO ?? ''));
+
+/** The baseline: every word of three letters or more in the line's or its fraction's text, with SQL LIKE. */
+function likeEngine(path: string): Engine {
+  const db = new Database(path, { readonly: true });
+  return (q) => {
+    const terms = words(q).filter((w) => w.length >= 3 && !isStopWord(w));
+    if (terms.length === 0) return Promise.resolve([]);
+    const where = terms.map(() => `(f."DESCRIPCION" LIKE ? OR i."DESCRIPCION" LIKE ?)`).join(' AND ');
+    const sql = `SELECT f."FRACCION" || coalesce(f."NICO", '') AS "code" FROM "fracciones" f
+      LEFT JOIN "informacion_general" i ON i."FRACCION" = f."FRACCION" AND i."NICO" IS f."NICO" WHERE ${where} ORDER BY 1 LIMIT 10`;
+    const rows = db.prepare(sql).all(...terms.flatMap((t) => [`%${t}%`, `%${t}%`])) as { code: string }[];
+    return Promise.resolve(rows.map((r) => r.code));
+  };
+}
+
+async function postgresDemo(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const adminUrl = process.env['BENCH_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
+  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  const name = `tariff_bench_search_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${name} ENCODING 'UTF8' TEMPLATE template0`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const drop = async (): Promise<void> => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  };
+  const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
+  await writeDatabase(url.toString(), 'demo', async (writer) => {
+    for (const { recordSet, record } of demoRecords(demoSourcesDir)) {
+      const rs = byPath.get(recordSet)!;
+      writer.insert(rs, recordToRow(rs, record));
+      await writer.ready();
+    }
+  });
+  return { url: url.toString(), drop };
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
+
+async function main(): Promise<void> {
+  const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
+  const path = join(tmpdir(), `tariff-bench-search-${process.pid}.sqlite`);
+  console.log(`${queries.length} queries (bench/search-queries.csv); building the demo dataset…`);
+  await buildDemoDatabase(path);
+  const rows: [string, Quality, { p50: number; p99: number } | null, { p50: number; p99: number } | null][] = [];
+  const results: Store[] = [];
+  try {
+    rows.push(['LIKE baseline (SQLite)', await quality(likeEngine(path)), null, null]);
+    const sqlite = new SqliteStore(path);
+    results.push(sqlite);
+    rows.push(['buscar, SQLite', await quality(storeEngine(sqlite)), await latency(storeEngine(sqlite), queries.map((q) => q.query), rounds), await latency((q) => sqlite.suggest(q), prefixes(), rounds)]);
+    const postgres = await postgresDemo();
+    if (postgres) {
+      const store = new PostgresStore(loadConfig({ DATABASE_URL: postgres.url }));
+      results.push(store);
+      try {
+        rows.push(['buscar, PostgreSQL', await quality(storeEngine(store)), await latency(storeEngine(store), queries.map((q) => q.query), rounds), await latency((q) => store.suggest(q), prefixes(), rounds)]);
+      } finally {
+        await store.close();
+        await postgres.drop();
+      }
+    } else console.log('PostgreSQL not reachable (BENCH_DATABASE_URL): no PostgreSQL run');
+  } finally {
+    await results[0]?.close();
+    rmSync(path, { force: true });
+  }
+  console.log('\n| engine | hit@1 | hit@5 | hit@10 | MRR | empty | search p50 / p99 ms | suggestions p50 / p99 ms |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [name, q, search, suggest] of rows) {
+    const ms = (l: { p50: number; p99: number } | null): string => (l ? `${l.p50.toFixed(2)} / ${l.p99.toFixed(2)}` : '–');
+    console.log(`| ${name} | ${pct(q.hit1)} | ${pct(q.hit5)} | ${pct(q.hit10)} | ${q.mrr.toFixed(3)} | ${pct(q.empty)} | ${ms(search)} | ${ms(suggest)} |`);
+  }
+  if (process.env['BENCH_MISSES']) for (const m of rows[1]?.[1].misses ?? []) console.log(`miss: ${m}`);
+}
+
+/** What people type while searching: the first letters of each query, and code beginnings. */
+function prefixes(): string[] {
+  return [...queries.map((q) => q.query.slice(0, 4)), '01', '0101', '8471', '87032', '6109'];
+}
+
+await main();

@@ -1,0 +1,128 @@
+/**
+ * Text analysis for search, done by the service on both sides (the indexed texts and the query) so
+ * that SQLite and PostgreSQL hold the same terms and rank the same hits: accents and case folded,
+ * Spanish and English stop words dropped, each word reduced by the Snowball Spanish stemmer
+ * (`llantas` and `llanta` → `llant`, `automóviles` → `automovil`).
+ */
+import snowball from 'snowball-stemmers';
+
+const stemmer = snowball.newStemmer('spanish');
+
+/** Words that say nothing about the goods, in the tariff's Spanish and in invoice English. */
+const STOP_WORDS = new Set(
+  (
+    'a al algun alguna con como cual cuando de del demas desde e el ella en entre es esta este estos excepto ' +
+    'hasta incluso la las lo los mas mismo mismos ni no o otra otras otro otros para pero por que se segun ser ' +
+    'si sin sobre solo su sus tal tales u un una unas uno unos y ya ' +
+    'and as at by for from in into not of on or other others the to with without'
+  ).split(' '),
+);
+
+/**
+ * Words after which, until the next punctuation, a text speaks of what the goods are for or part of
+ * ("Para desmontar llantas", "Partes de motores"): such words still match, but count less than the
+ * words that name the goods themselves.
+ */
+const CONTEXT_OPENERS = new Set(['para', 'partes', 'parte', 'accesorios', 'piezas', 'excepto', 'for', 'parts']);
+
+export function fold(text: string): string {
+  return text.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();
+}
+
+/** Folded words of a text, stop words included (letters and digits only). */
+export function words(text: string): string[] {
+  return fold(text).match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+const stems = new Map<string, string>();
+
+/** The stem of one folded word; digits and short words are kept as they are. */
+export function stem(word: string): string {
+  if (word.length < 4 || /\d/.test(word)) return word;
+  let s = stems.get(word);
+  if (s === undefined) {
+    s = stemmer.stem(word);
+    if (stems.size < 200_000) stems.set(word, s);
+  }
+  return s;
+}
+
+export const isStopWord = (word: string): boolean => STOP_WORDS.has(word);
+
+/** The terms of a text: stems of its words, stop words left out, in order. */
+export function terms(text: string): string[] {
+  return words(text)
+    .filter((w) => !STOP_WORDS.has(w))
+    .map(stem);
+}
+
+const splitCache = new Map<string, { main: string[]; context: string[] }>();
+
+/** A text's terms split into those naming the goods and those in a "para …"/"partes de …" clause. */
+export function splitTerms(text: string): { main: string[]; context: string[] } {
+  let split = splitCache.get(text);
+  if (!split) {
+    split = splitUncached(text);
+    // The same hierarchy texts recur on every line under them; the bound keeps a huge import in check.
+    if (splitCache.size < 100_000) splitCache.set(text, split);
+  }
+  return split;
+}
+
+function splitUncached(text: string): { main: string[]; context: string[] } {
+  const main: string[] = [];
+  const context: string[] = [];
+  for (const clause of fold(text).split(/[,;:.()[\]]/)) {
+    let inContext = false;
+    for (const w of clause.match(/[\p{L}\p{N}]+/gu) ?? []) {
+      if (CONTEXT_OPENERS.has(w)) {
+        if (w !== 'para' && w !== 'for') main.push(stem(w));
+        inContext = true;
+        continue;
+      }
+      if (STOP_WORDS.has(w)) continue;
+      (inContext ? context : main).push(stem(w));
+    }
+  }
+  return { main, context };
+}
+
+/** Words that end the head of a text: what follows them qualifies the goods rather than names them. */
+const HEAD_END = new Set(['de', 'del', 'para', 'con', 'sin', 'en', 'excepto', 'incluso', 'incluidos', 'incluidas', 'of', 'for', 'with']);
+
+/**
+ * The terms that head a text, the goods it is about: its words up to the first comma, preposition or
+ * parenthesis ("Refrigeradores, congeladores y demás…" → refriger; "Automóviles de turismo" →
+ * automovil; "Trozos y despojos, frescos o refrigerados" → troz, despoj). A text that opens with a
+ * preposition ("De los tipos…", "Para hombres") or with "Los demás" has no head.
+ */
+export function headTerms(text: string): string[] {
+  const head: string[] = [];
+  for (const token of fold(text).split(/(?=[([;:.,])|\s+/)) {
+    if (/^[([;:.,]/.test(token)) break;
+    const w = token.replace(/[^\p{L}\p{N}]/gu, '');
+    if (w === '') continue;
+    if (HEAD_END.has(w)) break;
+    if (!STOP_WORDS.has(w)) head.push(stem(w));
+  }
+  return head;
+}
+
+/** Levenshtein distance, stopping early once it exceeds `max`. */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      current.push(value);
+      if (value < best) best = value;
+    }
+    if (best > max) return max + 1;
+    previous = current;
+  }
+  return previous[b.length]!;
+}

@@ -1,0 +1,206 @@
+/**
+ * What the service holds in memory about the index of the loaded dataset: each term's document
+ * frequency (for ranking by rarity), the words and their stems (for typo correction and suggestions),
+ * the word expansions of the search references, and the codes. Built from tables that every load
+ * writes, so that both stores plan a query from the same data and rank it the same way.
+ */
+import { editDistance, fold, isStopWord, stem, words } from './analysis.js';
+
+export interface VocabularyData {
+  readonly documents: number;
+  readonly terms: Iterable<{ TERMINO: string; DF: number }>;
+  readonly words: Iterable<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>;
+  readonly synonyms: Iterable<{ TERMINOS: string; EXPANSION: string }>;
+  readonly codes: Iterable<{ CODIGO: string; DESCRIPCION: string | null }>;
+}
+
+/**
+ * One word of the query: the index terms that count for it (a trailing space: the whole term only),
+ * the word itself first, then what it may stand for (a typo's corrections, a search reference's
+ * tariff words), which count half as much.
+ */
+export interface QueryGroup {
+  readonly primary: readonly string[];
+  readonly secondary: readonly string[];
+  readonly weight: number;
+}
+
+export interface QueryPlan {
+  readonly groups: readonly QueryGroup[];
+  /** Codes typed among the words (4 to 10 digits): their lines rank first. */
+  readonly codes: readonly string[];
+  /** Stems to mark in the hits' texts. */
+  readonly marks: readonly string[];
+}
+
+export interface Suggestion {
+  readonly SUGERENCIA: string;
+  readonly TIPO: 'palabra' | 'fraccion';
+  readonly FRACCION: string | null;
+  readonly NICO: string | null;
+  readonly DESCRIPCION: string | null;
+}
+
+export const MAX_PRIMARY = 1;
+export const MAX_SECONDARY = 3;
+export const MAX_GROUPS = 10;
+export const MAX_CODES = 3;
+export const MAX_SUGGESTIONS = 10;
+/** A typed code outranks any words. */
+export const CODE_WEIGHT = 100_000_000;
+
+const CODE_IN_TEXT = /(?<!\d)(\d{4}(?:\.\d{2}){1,3}|\d{4}|\d{6}|\d{8}|\d{10})(?!\d)/g;
+
+interface Word {
+  readonly word: string;
+  readonly stem: string;
+  readonly frequency: number;
+}
+
+function lowerBound<T>(sorted: readonly T[], key: string, of: (t: T) => string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (of(sorted[mid]!) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export class Vocabulary {
+  private readonly documents: number;
+  private readonly df = new Map<string, number>();
+  private readonly stems: string[];
+  private readonly words: Word[];
+  private readonly synonyms = new Map<string, { terms: string[]; expansion: string[] }[]>();
+  private readonly codes: { CODIGO: string; DESCRIPCION: string | null }[];
+  private readonly byInitial = new Map<string, Word[]>();
+  /** Top words for every prefix of one to three letters, computed once. */
+  private readonly topByShortPrefix = new Map<string, Word[]>();
+
+  constructor(data: VocabularyData) {
+    this.documents = Math.max(1, data.documents);
+    for (const t of data.terms) this.df.set(t.TERMINO, t.DF);
+    this.stems = [...this.df.keys()].sort();
+    this.words = [...data.words].map((w) => ({ word: w.PALABRA, stem: w.TERMINO, frequency: w.FRECUENCIA })).sort((a, b) => (a.word < b.word ? -1 : 1));
+    for (const s of data.synonyms) {
+      const terms = s.TERMINOS.split(' ');
+      const entry = { terms, expansion: s.EXPANSION.split(' ') };
+      const list = this.synonyms.get(terms[0]!);
+      if (list) list.push(entry);
+      else this.synonyms.set(terms[0]!, [entry]);
+    }
+    this.codes = [...data.codes].sort((a, b) => (a.CODIGO < b.CODIGO ? -1 : 1));
+    for (const w of this.words) {
+      const initial = this.byInitial.get(w.word[0]!);
+      if (initial) initial.push(w);
+      else this.byInitial.set(w.word[0]!, [w]);
+      for (let n = 1; n <= Math.min(3, w.word.length); n++) {
+        const key = w.word.slice(0, n);
+        const list = this.topByShortPrefix.get(key) ?? [];
+        list.push(w);
+        this.topByShortPrefix.set(key, list);
+      }
+    }
+    for (const [key, list] of this.topByShortPrefix) this.topByShortPrefix.set(key, byFrequency(list).slice(0, MAX_SUGGESTIONS));
+  }
+
+  /** Documents holding a term, or every term starting with it when `prefix`. */
+  private frequency(term: string, prefix: boolean): number {
+    if (!prefix) return this.df.get(term) ?? 0;
+    let total = 0;
+    for (let i = lowerBound(this.stems, term, (s) => s); i < this.stems.length && this.stems[i]!.startsWith(term); i++) {
+      total += this.df.get(this.stems[i]!) ?? 0;
+    }
+    return total;
+  }
+
+  private weight(alternatives: readonly string[]): number {
+    let df = 0;
+    for (const a of alternatives) df += this.frequency(a.trimEnd(), !a.endsWith(' '));
+    return Math.round(100 * Math.log(1 + this.documents / Math.max(1, Math.min(df, this.documents))));
+  }
+
+  /** Index words closest to a misspelt one (edit distance 1, or 2 for words of eight letters or more). */
+  private corrections(word: string): string[] {
+    const max = word.length >= 8 ? 2 : 1;
+    let best = max + 1;
+    let found: Word[] = [];
+    // A misspelling rarely touches the first letter: comparing only words that share it keeps this fast.
+    for (const w of this.byInitial.get(word[0]!) ?? []) {
+      if (Math.abs(w.word.length - word.length) > max) continue;
+      const d = editDistance(word, w.word, best);
+      if (d < best) {
+        best = d;
+        found = [w];
+      } else if (d === best && d <= max) found.push(w);
+    }
+    if (best > max) return [];
+    return [...new Set(byFrequency(found).map((w) => w.stem))].slice(0, MAX_SECONDARY);
+  }
+
+  /** What the index knows of one typed word: itself, what it begins, or (secondary) what it is a typo of. */
+  private alternativesOf(word: string): { primary: string[]; secondary: string[] } {
+    const s = stem(word);
+    if (this.df.has(s)) return { primary: [`${s} `], secondary: [] };
+    if (s.length >= 3 && this.frequency(s, true) > 0) return { primary: [s], secondary: [] };
+    if (word.length >= 5) return { primary: [], secondary: this.corrections(word).map((c) => `${c} `) };
+    return { primary: [], secondary: [] };
+  }
+
+  plan(q: string): QueryPlan {
+    const codes = [...fold(q).matchAll(CODE_IN_TEXT)].map((m) => m[1]!.replace(/\./g, '')).slice(0, MAX_CODES);
+    // Single letters and bare numbers (sizes, quantities of an invoice line) name no goods.
+    const typed = words(q.replace(CODE_IN_TEXT, ' ')).filter((w) => w.length > 1 && !isStopWord(w) && !/^\d+$/.test(w));
+    const stems = typed.map(stem);
+    const groups: QueryGroup[] = [];
+    const seen = new Set<string>();
+    for (const word of typed) {
+      const { primary, secondary } = this.alternativesOf(word);
+      for (const s of [stem(word), ...secondary.map((c) => c.trimEnd())]) {
+        for (const entry of this.synonyms.get(s) ?? []) {
+          const applies = entry.terms.length === 1 || entry.terms.every((t) => stems.includes(t));
+          if (applies) for (const e of entry.expansion) if (this.df.has(e)) secondary.push(`${e} `);
+        }
+      }
+      const others = [...new Set(secondary)].filter((a) => !primary.includes(a) && !primary.includes(a.trimEnd())).slice(0, MAX_SECONDARY);
+      const key = [...primary, ...others].join('|');
+      if (key === '' || seen.has(key)) continue;
+      seen.add(key);
+      groups.push({ primary, secondary: others, weight: this.weight(primary.length > 0 ? primary : others) });
+      if (groups.length === MAX_GROUPS) break;
+    }
+    return { groups, codes, marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())) };
+  }
+
+  /** Up to ten completions of what is being typed: fractions for digits, words otherwise. */
+  suggest(q: string): Suggestion[] {
+    const digits = q.replace(/[.\s]/g, '');
+    if (/^\d+$/.test(digits)) {
+      const out: Suggestion[] = [];
+      for (let i = lowerBound(this.codes, digits, (c) => c.CODIGO); i < this.codes.length && out.length < MAX_SUGGESTIONS; i++) {
+        const c = this.codes[i]!;
+        if (!c.CODIGO.startsWith(digits)) break;
+        out.push({ SUGERENCIA: c.CODIGO, TIPO: 'fraccion', FRACCION: c.CODIGO.slice(0, 8), NICO: c.CODIGO.slice(8) || null, DESCRIPCION: c.DESCRIPCION });
+      }
+      return out;
+    }
+    const all = words(q);
+    const last = /[\p{L}\p{N}]$/u.test(q) ? all.pop() : undefined;
+    if (last === undefined) return [];
+    const before = all.length > 0 ? `${all.join(' ')} ` : '';
+    return this.completions(last).map((w) => ({ SUGERENCIA: before + w.word, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
+  }
+
+  private completions(prefix: string): Word[] {
+    if (prefix.length <= 3) return this.topByShortPrefix.get(prefix) ?? [];
+    const found: Word[] = [];
+    for (let i = lowerBound(this.words, prefix, (w) => w.word); i < this.words.length && this.words[i]!.word.startsWith(prefix); i++) found.push(this.words[i]!);
+    return byFrequency(found).slice(0, MAX_SUGGESTIONS);
+  }
+}
+
+function byFrequency(list: Word[]): Word[] {
+  return [...list].sort((a, b) => b.frequency - a.frequency || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
+}

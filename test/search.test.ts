@@ -1,0 +1,149 @@
+/**
+ * The search's own pieces: the analysis both stores share, the search references (as shipped, as an
+ * import folder replaces them, and refused when malformed), the query plan and the suggestions.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { loadConfig } from '../src/config.js';
+import { runImport } from '../src/data/import.js';
+import { editDistance, headTerms, splitTerms, stem, terms } from '../src/search/analysis.js';
+import { shippedReferences } from '../src/search/index-build.js';
+import { REFERENCES_FILE, parseReferences } from '../src/search/references.js';
+import { Vocabulary } from '../src/search/vocabulary.js';
+import { SqliteStore } from '../src/store/sqlite.js';
+import { tempDir } from './helpers.js';
+
+describe('analysis', () => {
+  test('accents, case, plural and gender fold to one term', () => {
+    assert.deepEqual(terms('Neumáticos NEUMATICO neumático'), ['neumat', 'neumat', 'neumat']);
+    assert.equal(stem('automóviles'.normalize('NFD').replace(/\p{Mn}/gu, '')), stem('automovil'));
+    assert.deepEqual(terms('Los demás, de las partidas'), ['part']);
+  });
+
+  test('words of a purpose or parts clause are kept apart from the goods', () => {
+    const { main, context } = splitTerms('Herramientas para desmontar llantas');
+    assert.deepEqual(main, ['herramient']);
+    assert.deepEqual(context, ['desmont', 'llant']);
+  });
+
+  test('the head of a text is what it names before a comma or a preposition', () => {
+    assert.deepEqual(headTerms('Automóviles de turismo y demás vehículos'), ['automovil']);
+    assert.deepEqual(headTerms('Refrigeradores, congeladores y demás material'), ['refriger']);
+    assert.deepEqual(headTerms('De los tipos utilizados en automóviles'), []);
+    assert.deepEqual(headTerms('Los demás, frescos o refrigerados'), []);
+  });
+
+  test('edit distance stops early past its bound', () => {
+    assert.equal(editDistance('refrijerador', 'refrigerador', 2), 1);
+    assert.equal(editDistance('aguacte', 'aguacate', 2), 1);
+    assert.equal(editDistance('abcdef', 'uvwxyz', 2), 3);
+  });
+});
+
+describe('search references', () => {
+  test('the shipped table covers every HS section with several hundred entries', () => {
+    const refs = shippedReferences();
+    assert.ok(refs.length >= 500, `${refs.length} entries`);
+    const chapters = new Set(refs.flatMap((r) => r.codes.map((c) => c.slice(0, 2))));
+    // One chapter at least of each of the 21 sections.
+    for (const c of ['01', '07', '15', '22', '27', '30', '39', '42', '44', '48', '61', '64', '69', '71', '73', '84', '87', '90', '93', '94', '97']) {
+      assert.ok(chapters.has(c), `chapter ${c}`);
+    }
+  });
+
+  test('a malformed entry is refused with its line', () => {
+    assert.throws(() => parseReferences('termino,codigos,palabras\nllanta,40AB,\n'), /line 2: 40AB is not a code/);
+    assert.throws(() => parseReferences('termino,codigos,palabras\nde,4011,\n'), /line 2: termino has no searchable word/);
+    assert.throws(() => parseReferences('termino,codigos,palabras\nllanta,,\n'), /line 2: neither codigos nor palabras/);
+    assert.throws(() => parseReferences('termino,codigo\nllanta,4011\n'), /no column codigos/);
+  });
+});
+
+describe('query plan and suggestions', () => {
+  const vocabulary = new Vocabulary({
+    documents: 100,
+    terms: [
+      { TERMINO: 'refriger', DF: 3 },
+      { TERMINO: 'tomat', DF: 5 },
+      { TERMINO: 'llant', DF: 10 },
+    ],
+    words: [
+      { PALABRA: 'refrigeradores', TERMINO: 'refriger', FRECUENCIA: 3 },
+      { PALABRA: 'refrigerados', TERMINO: 'refriger', FRECUENCIA: 9 },
+      { PALABRA: 'tomates', TERMINO: 'tomat', FRECUENCIA: 5 },
+    ],
+    synonyms: [{ TERMINOS: 'jitomat', EXPANSION: 'tomat' }],
+    codes: [
+      { CODIGO: '0702000301', DESCRIPCION: 'Tomates "Cherry"' },
+      { CODIGO: '0702000399', DESCRIPCION: 'Los demás' },
+    ],
+  });
+
+  test('a known word, a synonym, a typo, a code among the words', () => {
+    const plan = vocabulary.plan('jitomate refrijeradores 0702.00 xq 250');
+    assert.deepEqual(plan.codes, ['070200']);
+    assert.deepEqual(
+      plan.groups.map((g) => [g.primary, g.secondary]),
+      [
+        [[], ['tomat ']],
+        [[], ['refriger ']],
+      ],
+    );
+    assert.ok(plan.groups.every((g) => g.weight > 0));
+  });
+
+  test('a rarer word weighs more', () => {
+    const [rare, common] = vocabulary.plan('refrigeradores llantas').groups;
+    assert.ok(rare!.weight > common!.weight);
+  });
+
+  test('suggestions complete the last word, most frequent first, and codes', () => {
+    assert.deepEqual(
+      vocabulary.suggest('camion refri').map((s) => s.SUGERENCIA),
+      ['camion refrigerados', 'camion refrigeradores'],
+    );
+    assert.deepEqual(
+      vocabulary.suggest('0702.00.03').map((s) => [s.FRACCION, s.NICO]),
+      [
+        ['07020003', '01'],
+        ['07020003', '99'],
+      ],
+    );
+    assert.deepEqual(vocabulary.suggest('zz'), []);
+  });
+});
+
+describe('import: a folder may replace the search references', () => {
+  const tmp = tempDir('tariff-search-');
+  after(() => tmp.remove());
+  const folder = (name: string, references: string): string => {
+    const dir = join(tmp.dir, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'fracciones.csv'), 'FRACCION,NICO,DESCRIPCION,SYSID\n64041101,00,Calzado de deporte,1\n64041999,99,Los demás,2\n');
+    writeFileSync(join(dir, REFERENCES_FILE), references);
+    return dir;
+  };
+
+  test("the folder's references are the index's, and not listed as an ignored file", async () => {
+    const database = join(tmp.dir, 'own.sqlite');
+    const report = await runImport({ directory: folder('own', 'termino,codigos,palabras\nzapatilla voladora,640419,\n'), config: loadConfig({ DATABASE_URL: `sqlite:${database}` }) });
+    assert.equal(report.failure, null);
+    assert.ok(!report.ignored.some((i) => i.file === REFERENCES_FILE));
+    const store = new SqliteStore(database);
+    try {
+      const { hits } = await store.fullText({ text: 'zapatillas voladoras', code: null, skip: 0, limit: 10 });
+      assert.deepEqual(hits.map((h) => h.FRACCION), ['64041999']);
+      assert.equal((await store.fullText({ text: 'tenis', code: null, skip: 0, limit: 10 })).total, 0, 'the shipped references are not used');
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a malformed references file fails the import and names its line', async () => {
+    const report = await runImport({ directory: folder('bad', 'termino,codigos,palabras\ntenis,64x,\n'), config: loadConfig({ DATABASE_URL: `sqlite:${join(tmp.dir, 'bad.sqlite')}` }) });
+    assert.equal(report.imported, false);
+    assert.match(report.failure ?? '', /line 2: 64x is not a code/);
+  });
+});
