@@ -134,7 +134,17 @@ function scenarios(get: (path: string) => Request): Map<string, Request[]> {
     ['ficha (every record set for one fraction)', tlcFractions.map((f) => get(`/api/v1/ficha/${f}`))],
     ['buscar (full text, 20 hits)', ['cafe', 'refrig', 'tomates', 'motor', 'acero'].map((q) => get(`/api/v1/buscar?q=${q}&limit=20`))],
     ['login', [{ method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: loginBody }]],
+    ['contribuciones (1 line)', [contribuciones(get, 1)]],
+    ['contribuciones (100 lines)', [contribuciones(get, 100)]],
   ]);
+}
+
+/** POST /api/v1/contribuciones of `lines` lines over the tlcs fractions, originating in the US. */
+function contribuciones(get: (path: string) => Request, lines: number): Request {
+  const path = '/api/v1/contribuciones';
+  const partidas = Array.from({ length: lines }, (_, i) => ({ fraccion: tlcFractions[i % tlcFractions.length], valor_aduana: `${10000 + i}.50`, certificado_origen: true }));
+  const body = JSON.stringify({ fecha: '2024-06-03', pais_origen: 'USA', partidas });
+  return { method: 'POST', path, headers: { ...get(path).headers, 'content-type': 'application/json' }, body };
 }
 
 const CORE = ['single-record lookup (fracciones/{sysid})', 'search by 8-digit fraction (tlcs)', 'page of 100 fracciones'];

@@ -14,6 +14,7 @@ import { acceptAnyBody, loginRoute, meRoute } from './auth.js';
 import { buscarRoute, sugerenciasRoute } from './buscar.js';
 import { consultaFiles, consultaHome, consultaPages } from './consulta.js';
 import type { ResponseCache } from './cache.js';
+import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
 import { nomenclaturaLevelRoute, nomenclaturaRoute } from './nomenclatura.js';
 import type { Observability } from './observe.js';
@@ -60,6 +61,8 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   protectedAt('/api/v1/nomenclatura', nomenclaturaRoute(recordSets));
   protectedAt('/api/v1/nomenclatura/capitulos/:capitulo', nomenclaturaLevelRoute(recordSets, 'capitulo'));
   protectedAt('/api/v1/nomenclatura/partidas/:partida', nomenclaturaLevelRoute(recordSets, 'partida'));
+  // What an import will pay.
+  post('/api/v1/contribuciones', contribucionesRoute(app, { recordSets, store: services.store, protect: services.protect }));
 
   // The service itself, public.
   get('/', rootRoute());

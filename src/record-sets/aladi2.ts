@@ -22,4 +22,18 @@ export const aladi2 = defineRecordSet({
   }),
   filters: fractionFilters(),
   country: 'PAIS',
+  contribuciones: {
+    roles: [
+      {
+        kind: 'preference',
+        treatment: 'aladi',
+        identifier: 'AL',
+        rates: [{ field: 'TASACALCULADA', percentText: true }, { field: 'TASANUM' }],
+        rateText: 'TASATXT',
+        requires: 'certificado_origen',
+        agreement: 'ACUERDO',
+        law: 'Tratado de Montevideo 1980 (ALADI), acuerdo indicado',
+      },
+    ],
+  },
 });

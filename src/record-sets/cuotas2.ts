@@ -33,4 +33,10 @@ export const cuotas2 = defineRecordSet({
   }),
   filters: fractionFilters(),
   country: 'PAIS',
+  contribuciones: {
+    validity: ['FECHAINICIO', 'FECHAFIN'],
+    roles: [
+      { kind: 'compensatory', percent: 'PORCENTAJE', amount: 'DOLARES', currency: 'CLAVEMONEDA', exporter: 'EMPRESA', resolution: 'RESOLUCION' },
+    ],
+  },
 });

@@ -28,4 +28,21 @@ export const cupos = defineRecordSet({
   }),
   filters: fractionFilters(),
   country: 'PAIS',
+  contribuciones: {
+    validity: ['FECHAINICIO', 'FECHAFIN'],
+    direction: { field: 'TIPOOPERACION', importValues: ['I'] },
+    roles: [
+      {
+        kind: 'preference',
+        treatment: 'cupo',
+        identifier: 'DC',
+        rates: [{ field: 'TASANUM' }],
+        rateText: 'TASATXT',
+        requires: null,
+        agreement: 'ACUERDO',
+        law: 'Arancel-cupo, Ley de Comercio Exterior arts. 13 y 23',
+      },
+      { kind: 'requirement', describe: ['PRODUCTO', 'ACUERDO', 'PERIODO', 'OBSERVACIONES'], order: 4 },
+    ],
+  },
 });

@@ -2,6 +2,8 @@
  * The shape of a record-set declaration. Everything the service does with a record set (table DDL,
  * import validation, routes, request and response schemas, SQL, OpenAPI) is derived from one of these.
  */
+import type { ContributionUse } from './roles.js';
+import { namedFields } from './roles.js';
 import { ruleOf } from './filters.js';
 
 export type FieldType =
@@ -77,6 +79,8 @@ export interface RecordSet {
   readonly filters: readonly Filter[];
   readonly paginated: boolean;
   readonly fixedSearches: readonly FixedSearch[];
+  /** What its records mean for the contributions of an import (src/record-sets/roles.ts). */
+  readonly contribuciones?: ContributionUse;
   /** The column holding the country a record applies to (Anexo 22 apéndice 4); a record without one applies to every country. */
   readonly country: string | undefined;
 }
@@ -102,6 +106,7 @@ export interface RecordSetInput<N extends string = string> {
   filters: readonly Filter[];
   paginated?: boolean;
   fixedSearches?: readonly FixedSearch[];
+  contribuciones?: ContributionUse;
   country?: string;
 }
 
@@ -121,6 +126,7 @@ export function defineRecordSet<N extends string>(input: RecordSetInput<N>): Rec
     }
   }
   for (const s of input.fixedSearches ?? []) for (const name of Object.keys(s.where)) check(name, 'fixed search');
+  if (input.contribuciones) for (const name of namedFields(input.contribuciones)) check(name, 'contribution role');
   if (input.country !== undefined) check(input.country, 'country');
   if (names.size !== input.fields.length) throw new Error(`record set ${input.path}: duplicate field`);
   const params = new Set(input.filters.map((f) => f.param));
@@ -136,6 +142,7 @@ export function defineRecordSet<N extends string>(input: RecordSetInput<N>): Rec
     filters: input.filters,
     paginated: input.paginated ?? false,
     fixedSearches: input.fixedSearches ?? [],
+    ...(input.contribuciones && { contribuciones: input.contribuciones }),
     country: input.country,
   };
 }

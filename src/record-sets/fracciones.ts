@@ -36,4 +36,19 @@ export const fracciones = defineRecordSet({
   }),
   paginated: true,
   filters: [...fractionFilters(), { param: 'nivel', rule: 'int', field: 'NIVEL' }],
+  contribuciones: {
+    roles: [
+      {
+        kind: 'tariff',
+        description: 'DESCRIPCION',
+        unit: 'UMABREVIACION',
+        rateText: 'ADVIMPOTXT',
+        rate: 'ADVIMPONUM',
+        mixed: 'ARANCELMIXTO',
+        specific: 'ARANCELESPECIFICO',
+        specificAmount: 'TASAMIXTA',
+        vatRate: 'TASAIVAINTERIOR',
+      },
+    ],
+  },
 });

@@ -32,4 +32,7 @@ export const ieps = defineRecordSet({
     },
     { param: 'nico', rule: 'nico', field: 'NICO' },
   ],
+  contribuciones: {
+    roles: [{ kind: 'excise', type: 'TIPO', rate: 'TASA', quota: 'CUOTA', unit: 'UNIDAD', basis: 'FUNDAMENTO' }],
+  },
 });

@@ -22,4 +22,8 @@ export const noms = defineRecordSet({
     SYSID: int(),
   }),
   filters: fractionFilters(),
+  contribuciones: {
+    direction: { field: 'IMPORTACION', importValues: ['S'] },
+    roles: [{ kind: 'requirement', describe: ['NOM', 'DESCRIPCION'], order: 3 }],
+  },
 });

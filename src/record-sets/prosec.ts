@@ -23,4 +23,18 @@ export const prosec = defineRecordSet({
     { param: 'sector', rule: 'code', field: 'SECTOR' },
     { param: 'articulo', rule: 'code', field: 'ARTICULO' },
   ],
+  contribuciones: {
+    roles: [
+      {
+        kind: 'preference',
+        treatment: 'prosec',
+        identifier: 'PS',
+        rates: [{ field: 'TASANUM' }],
+        rateText: 'TASATXT',
+        requires: 'sector_prosec',
+        sector: 'SECTOR',
+        law: 'Decreto por el que se establecen diversos Programas de Promoción Sectorial (DOF 2 de agosto de 2002), art. 5',
+      },
+    ],
+  },
 });

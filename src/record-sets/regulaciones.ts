@@ -26,4 +26,8 @@ export const regulaciones = defineRecordSet({
   }),
   filters: fractionFilters(),
   country: 'PAIS',
+  contribuciones: {
+    direction: { field: 'IMPORTACION', importValues: ['S'] },
+    roles: [{ kind: 'requirement', describe: ['PERMISO', 'CONDICION'], order: 2 }],
+  },
 });

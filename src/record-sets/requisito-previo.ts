@@ -23,4 +23,7 @@ export const requisitoPrevio = defineRecordSet({
     SYSID: int(),
   }),
   filters: fractionFilters(),
+  contribuciones: {
+    roles: [{ kind: 'requirement', describe: ['PERMISO', 'DESCRIPCION'], order: 1 }],
+  },
 });

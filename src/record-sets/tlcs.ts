@@ -28,4 +28,17 @@ export const tlcs = defineRecordSet({
     { param: 'pais', rule: 'code', field: 'PAIS' },
     { param: 'nico', rule: 'nico', field: 'NICO' },
   ],
+  contribuciones: {
+    roles: [
+      {
+        kind: 'preference',
+        treatment: 'tlc',
+        identifier: 'TL',
+        rates: [{ field: 'TASA1NUM' }],
+        rateText: 'TASATXT',
+        requires: 'certificado_origen',
+        law: 'Tasa preferencial del tratado de libre comercio con el país de origen (decreto de aplicación publicado en el DOF)',
+      },
+    ],
+  },
 });

@@ -1,0 +1,396 @@
+/**
+ * The contributions of an import, from the request and the records that apply (no I/O here): for
+ * each line, the general treatment and every preference the request qualifies for, each with its IGI,
+ * DTA, compensatory duties, IEPS and IVA, the best option, the requirements and notes. The rules and
+ * their legal basis are in docs/contribuciones.md; the contract is ../shared/spec/contribuciones.md.
+ */
+import type { ValidationDetail } from '../http/errors.js';
+import { RequestValidationError, notFound } from '../http/errors.js';
+import { dotted } from '../record-sets/filters.js';
+import type { Treatment } from '../record-sets/roles.js';
+import type { Row } from '../store/store.js';
+import type { DtaShare } from './dta.js';
+import { dtaPart } from './dta.js';
+import type { Computed, Contribucion, Specific } from './lines.js';
+import { contribution, make, sum } from './lines.js';
+import type { Dec } from './money.js';
+import { Dec as Decimal, ZERO, percentText, stored, whole } from './money.js';
+import type { ContribucionesRequest, Partida } from './request.js';
+import type { Circumstances, FractionRecords, Source } from './sources.js';
+import { applies, countryKeys, isMarked, rolesOf, sourceRef, text } from './sources.js';
+import type { Tables } from './tables.js';
+import { dtaExemption } from './tables.js';
+
+export const ESTIMATE_WARNING = 'Estimación informativa; no sustituye al pedimento ni a la clasificación arancelaria.';
+const VAT_RATE = new Decimal(16);
+const TREATMENTS: readonly Treatment[] = ['tlc', 'aladi', 'prosec', 'cupo'];
+const LABEL: Record<Treatment, string> = { tlc: 'TLC', aladi: 'ALADI', prosec: 'PROSEC', cupo: 'de cupo' };
+const MAX_DESCRIPTION = 300;
+
+export interface Opcion {
+  readonly tratamiento: 'general' | Treatment;
+  readonly acuerdo?: string;
+  readonly contribuciones: readonly Contribucion[];
+  readonly identificadores: readonly string[];
+  readonly total: string;
+}
+
+export interface Requisito {
+  readonly conjunto: string;
+  readonly id: string | number | null;
+  readonly descripcion: string;
+}
+
+export interface PartidaAnswer {
+  readonly fraccion: string;
+  readonly nico: string;
+  readonly descripcion: string | null;
+  readonly umt: string | null;
+  readonly valor_aduana: string;
+  readonly opciones: readonly Opcion[];
+  readonly mejor_opcion: Opcion['tratamiento'];
+  readonly requisitos: readonly Requisito[];
+  readonly notas: readonly string[];
+}
+
+export interface Answer {
+  readonly fecha: string;
+  readonly pais_origen: string;
+  readonly regimen: string;
+  readonly partidas: readonly PartidaAnswer[];
+  readonly totales: { readonly general: string; readonly mejor: string };
+  readonly advertencias: readonly string[];
+}
+
+/** A line whose fraction and NICO were found. */
+interface Resolved {
+  readonly partida: Partida;
+  readonly index: number;
+  readonly nico: string;
+  readonly tariff: Row;
+  readonly records: FractionRecords;
+}
+
+/** What the computation of one request shares between its lines. */
+interface Run {
+  readonly request: ContribucionesRequest;
+  readonly tables: Tables;
+  readonly countries: readonly string[];
+  readonly missing: Map<string, ValidationDetail>;
+  /** Record sets whose historic or demo records were used. */
+  readonly marked: Set<string>;
+  /** Lines of the same fraction and NICO share the records that apply and the requirements (500 lines, few fractions). */
+  readonly applicable: Map<string, Row[]>;
+  readonly requirements: Map<string, Requisito[]>;
+}
+
+const tariffSource = (sources: readonly Source[]): Source => {
+  const source = sources.find((s) => rolesOf(s, 'tariff').length > 0);
+  if (!source) throw new Error('no record set declares the tariff role');
+  return source;
+};
+
+/** Finds each line's fraction and NICO; the first one not in the data is a 404 and nothing is computed. */
+function resolve(request: ContribucionesRequest, sources: readonly Source[], records: ReadonlyMap<string, FractionRecords>): Resolved[] {
+  const tariff = tariffSource(sources);
+  const nicoErrors: ValidationDetail[] = [];
+  const resolved = request.partidas.flatMap((partida, index): Resolved[] => {
+    const own = records.get(partida.fraccion);
+    const rows = own?.get(tariff) ?? [];
+    const name = dotted(partida.fraccion) + (partida.nico ? `.${partida.nico}` : '');
+    const nicos = [...new Set(rows.map((r) => text(r, tariff.nicoField)).filter((n): n is string => n !== null))].sort();
+    if (rows.length === 0) throw notFound(`Fraction not found: ${name}`);
+    if (partida.nico === undefined && nicos.length > 1) {
+      const msg = `Field required: the fraction has several NICO (${nicos.join(', ')})`;
+      nicoErrors.push({ type: 'missing', loc: ['body', 'partidas', index, 'nico'], msg, input: null });
+      return [];
+    }
+    const nico = partida.nico ?? nicos[0] ?? '00';
+    const row = rows.find((r) => text(r, tariff.nicoField) === nico) ?? rows.find((r) => text(r, tariff.nicoField) === null);
+    if (!row) throw notFound(`Fraction not found: ${name}`);
+    return [{ partida, index, nico, tariff: row, records: own! }];
+  });
+  if (nicoErrors.length > 0) throw new RequestValidationError(nicoErrors);
+  return resolved;
+}
+
+function need(run: Run, loc: (string | number)[], msg: string): void {
+  const key = loc.join('/');
+  if (!run.missing.has(key)) run.missing.set(key, { type: 'missing', loc, msg, input: null });
+}
+
+function quantity(run: Run, line: Resolved, what: string): Dec {
+  if (line.partida.cantidadUmt) return line.partida.cantidadUmt;
+  need(run, ['body', 'partidas', line.index, 'cantidad_umt'], `Field required: ${what} needs the quantity in the tariff unit`);
+  return ZERO;
+}
+
+function exchange(run: Run, what: string): Dec {
+  if (run.request.tipoCambio) return run.request.tipoCambio;
+  need(run, ['body', 'tipo_cambio'], `Field required: ${what} is in US dollars and needs the exchange rate`);
+  return ZERO;
+}
+
+function applicable(run: Run, line: Resolved, source: Source): Row[] {
+  const key = `${line.partida.fraccion}.${line.nico}:${source.rs.path}`;
+  const known = run.applicable.get(key);
+  if (known) return known;
+  const at: Circumstances = { nico: line.nico, countries: run.countries, fecha8: run.request.fecha.replace(/-/g, '') };
+  const rows = (line.records.get(source) ?? []).filter((row) => applies(source, row, at));
+  if (!run.marked.has(source.rs.path) && rows.some(isMarked)) run.marked.add(source.rs.path);
+  run.applicable.set(key, rows);
+  return rows;
+}
+
+/** The general import duty from the tariff record, or a note saying why there is none. */
+function generalIgi(run: Run, line: Resolved, source: Source, notes: string[]): Computed | null {
+  const role = rolesOf(source, 'tariff')[0]!;
+  const row = line.tariff;
+  if (!run.marked.has(source.rs.path) && isMarked(row)) run.marked.add(source.rs.path);
+  const written = text(row, role.rateText) ?? '';
+  const fundamento = `LIGIE art. 1, fracción ${dotted(line.partida.fraccion)}`;
+  if (/prohibid/i.test(written)) {
+    notes.push(`Importación prohibida según la tarifa (${written}): sin IGI calculable`);
+    return null;
+  }
+  const rate = stored(row[role.rate]);
+  const amount = stored(row[role.specificAmount]);
+  const isMixed = text(row, role.mixed)?.toUpperCase() === 'S';
+  const isSpecific = text(row, role.specific)?.toUpperCase() === 'S';
+  if ((isMixed || isSpecific) && amount === null) {
+    notes.push(`sin tasa IGI en los datos (arancel ${isMixed ? 'mixto' : 'específico'} sin cuota: ${written || 'sin texto'})`);
+    return null;
+  }
+  if (!isMixed && !isSpecific && rate === null) {
+    notes.push('sin tasa IGI en los datos');
+    return null;
+  }
+  const what = `the ${isMixed ? 'mixed' : 'specific'} import duty (IGI)`;
+  const specific: Specific | undefined =
+    amount && (isMixed || isSpecific)
+      ? { amount, unit: `USD por ${text(row, role.unit) ?? 'unidad'}`, exchange: exchange(run, what), quantity: quantity(run, line, what) }
+      : undefined;
+  return contribution({
+    clave: 'IGI',
+    base: line.partida.valorAduana,
+    rate: isSpecific ? undefined : (rate ?? ZERO),
+    specific,
+    fundamento: `${fundamento}; Ley de Comercio Exterior art. 12`,
+    fuente: sourceRef(source, row),
+  });
+}
+
+/** One compensatory-duty line per record that applies: the exporter's own, otherwise the one for all others. */
+function compensatory(run: Run, line: Resolved, sources: readonly Source[], notes: string[]): Computed[] {
+  const out: Computed[] = [];
+  for (const source of sources) {
+    for (const role of rolesOf(source, 'compensatory')) {
+      const rows = applicable(run, line, source);
+      if (rows.length === 0) continue;
+      const company = (r: Row): string | null => text(r, role.exporter);
+      const others = (r: Row): boolean => company(r) === null || /^las\s+dem[aá]s/i.test(company(r)!);
+      const wanted = line.partida.exportador?.toUpperCase();
+      const own = wanted ? rows.filter((r) => company(r)?.toUpperCase() === wanted) : [];
+      const chosen = own.length > 0 ? own : rows.filter(others);
+      if (chosen.length === 0) notes.push(`Hay cuotas compensatorias solo para exportadores determinados (${rows.map(company).join('; ')}): indique exportador si es uno de ellos`);
+      for (const row of chosen) {
+        const percent = stored(row[role.percent]);
+        const dollars = stored(row[role.amount]);
+        const currency = text(row, role.currency)?.toUpperCase() ?? 'USD';
+        const fundamento = `Ley de Comercio Exterior art. 63; ${text(row, role.resolution) ?? 'resolución publicada en el DOF'}`;
+        const fuente = sourceRef(source, row);
+        if (percent !== null) {
+          out.push(contribution({ clave: 'CC', base: line.partida.valorAduana, rate: percent, fundamento, fuente }));
+        } else if (dollars !== null && currency === 'USD') {
+          const what = 'a specific compensatory duty (CC)';
+          const specific = { amount: dollars, unit: 'USD por unidad de la cuota', exchange: exchange(run, what), quantity: quantity(run, line, what) };
+          out.push(contribution({ clave: 'CC', base: line.partida.valorAduana, specific, fundamento, fuente }));
+        } else {
+          notes.push(`Cuota compensatoria ${fuente.conjunto} ${String(fuente.id)} sin monto calculable${dollars !== null ? ` (en ${currency})` : ''}`);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** IEPS lines of the records that apply, on the base the option gives (everything but IVA). */
+function excise(run: Run, line: Resolved, sources: readonly Source[]): ((base: Dec) => Computed)[] {
+  const out: ((base: Dec) => Computed)[] = [];
+  for (const source of sources) {
+    for (const role of rolesOf(source, 'excise')) {
+      for (const row of applicable(run, line, source)) {
+        const type = (text(row, role.type) ?? '').toUpperCase();
+        const rate = type === 'CUOTA' ? null : stored(row[role.rate]);
+        const quota = type.includes('VALOREM') ? null : stored(row[role.quota]);
+        if (rate === null && quota === null) continue;
+        const what = 'the excise quota (IEPS)';
+        const specific = quota ? { amount: quota, unit: `pesos por ${text(row, role.unit) ?? 'unidad'}`, exchange: new Decimal(1), quantity: quantity(run, line, what) } : undefined;
+        const fundamento = text(row, role.basis) ?? 'Ley del IEPS art. 2';
+        out.push((base) => contribution({ clave: 'IEPS', base, rate: rate ?? undefined, specific, fundamento, fuente: sourceRef(source, row) }));
+      }
+    }
+  }
+  return out;
+}
+
+interface Preference {
+  readonly tratamiento: Treatment;
+  readonly acuerdo: string;
+  readonly identifier: string;
+  readonly igi: Computed;
+}
+
+function preferences(run: Run, line: Resolved, sources: readonly Source[], notes: string[]): Preference[] {
+  const out: Preference[] = [];
+  const { partida } = line;
+  for (const treatment of TREATMENTS) {
+    for (const source of sources) {
+      for (const role of rolesOf(source, 'preference').filter((r) => r.treatment === treatment)) {
+        let rows = applicable(run, line, source);
+        if (rows.length === 0) continue;
+        const label = LABEL[treatment];
+        if (role.requires === 'certificado_origen' && !partida.certificadoOrigen) {
+          notes.push(`Hay tasa ${label} para ${run.request.paisOrigen}: requiere certificado de origen`);
+          continue;
+        }
+        if (role.requires === 'sector_prosec' && role.sector) {
+          const sectors = [...new Set(rows.map((r) => text(r, role.sector!)?.toUpperCase()).filter(Boolean))].join(', ');
+          if (!partida.sectorProsec) {
+            notes.push(`Hay tasa ${label} para los sectores ${sectors}: requiere sector_prosec`);
+            continue;
+          }
+          rows = rows.filter((r) => text(r, role.sector!)?.toUpperCase() === partida.sectorProsec);
+          if (rows.length === 0) notes.push(`Sin tasa ${label} para el sector ${partida.sectorProsec}; la hay para ${sectors}`);
+        }
+        for (const row of rows) {
+          const fuente = sourceRef(source, row);
+          const rate = role.rates.map((r) => (r.percentText ? percentText(row[r.field]) : stored(row[r.field]))).find((r) => r !== null);
+          if (rate === undefined || rate === null) {
+            notes.push(`Registro ${fuente.conjunto} ${String(fuente.id)} sin tasa utilizable (${text(row, role.rateText) ?? 'vacía'}): no da opción ${label}`);
+            continue;
+          }
+          const acuerdo = (role.agreement && text(row, role.agreement)) || `${label} (${run.request.paisOrigen})`;
+          const igi = contribution({ clave: 'IGI', base: partida.valorAduana, rate, fundamento: `${role.law}; ${acuerdo}`, fuente });
+          out.push({ tratamiento: treatment, acuerdo, identifier: role.identifier, igi });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function requirements(run: Run, line: Resolved, sources: readonly Source[]): Requisito[] {
+  const key = `${line.partida.fraccion}.${line.nico}`;
+  const known = run.requirements.get(key);
+  if (known) return known;
+  const found: { order: number; req: Requisito }[] = [];
+  for (const source of sources) {
+    for (const role of rolesOf(source, 'requirement')) {
+      for (const row of applicable(run, line, source)) {
+        const parts = role.describe.map((f) => text(row, f)).filter((t): t is string => t !== null);
+        const all = parts.join(' — ');
+        const descripcion = all.length > MAX_DESCRIPTION ? `${all.slice(0, MAX_DESCRIPTION - 1).trimEnd()}…` : all;
+        const ref = sourceRef(source, row);
+        found.push({ order: role.order, req: { conjunto: ref.conjunto, id: ref.id, descripcion } });
+      }
+    }
+  }
+  const list = found.sort((a, b) => a.order - b.order).map((f) => f.req);
+  run.requirements.set(key, list);
+  return list;
+}
+
+function vat(line: Resolved, source: Source, base: Dec): Computed {
+  const role = rolesOf(source, 'tariff')[0]!;
+  const own = stored(line.tariff[role.vatRate]);
+  const fuente = own ? sourceRef(source, line.tariff) : { tabla: 'iva-general' };
+  return contribution({ clave: 'IVA', base, rate: own ?? VAT_RATE, fundamento: 'Ley del IVA arts. 1 y 27', fuente });
+}
+
+function option(
+  tratamiento: Opcion['tratamiento'],
+  extra: { acuerdo?: string; identificadores: string[] },
+  line: Resolved,
+  parts: { igi: Computed | null; dta: Computed | null; cc: Computed[]; ieps: ((base: Dec) => Computed)[]; tariff: Source },
+): { opcion: Opcion; total: Dec } {
+  const before = [parts.igi, parts.dta, ...parts.cc].filter((c): c is Computed => c !== null);
+  const valor = line.partida.valorAduana;
+  const iepsBase = valor.plus(sum(before.map((c) => c.importe)));
+  const ieps = parts.ieps.map((f) => f(iepsBase));
+  const iva = vat(line, parts.tariff, iepsBase.plus(sum(ieps.map((c) => c.importe))));
+  const lines = [...before, ...ieps, iva];
+  const total = sum(lines.map((c) => c.importe));
+  const opcion: Opcion = {
+    tratamiento,
+    ...(extra.acuerdo !== undefined && { acuerdo: extra.acuerdo }),
+    contribuciones: lines.map((c) => c.line),
+    identificadores: extra.identificadores,
+    total: whole(total),
+  };
+  return { opcion, total };
+}
+
+function exemptDta(run: Run, treatment: Treatment, share: DtaShare | null): Computed | null {
+  const row = dtaExemption(run.tables, treatment, run.request.paisOrigen, run.request.fecha);
+  if (!row || !share) return share?.computed ?? null;
+  return make('DTA', share.base, 'exento', ZERO, row.fundamento, { tabla: 'dta', fila: row.fila }, { tasa: '0.00' });
+}
+
+function computeLine(run: Run, line: Resolved, sources: readonly Source[], dta: DtaShare | null): { answer: PartidaAnswer; general: Dec; best: Dec } {
+  const tariff = tariffSource(sources);
+  const notes: string[] = [];
+  const cc = compensatory(run, line, sources, notes);
+  const ieps = excise(run, line, sources);
+  const igi = generalIgi(run, line, tariff, notes);
+  const options = [option('general', { identificadores: [] }, line, { igi, dta: dta?.computed ?? null, cc, ieps, tariff })];
+  for (const p of preferences(run, line, sources, notes)) {
+    const parts = { igi: p.igi, dta: exemptDta(run, p.tratamiento, dta), cc, ieps, tariff };
+    options.push(option(p.tratamiento, { acuerdo: p.acuerdo, identificadores: [p.identifier] }, line, parts));
+  }
+  const best = options.reduce((a, b) => (b.total.lessThan(a.total) ? b : a));
+  const role = rolesOf(tariff, 'tariff')[0]!;
+  const answer: PartidaAnswer = {
+    fraccion: line.partida.fraccion,
+    nico: line.nico,
+    descripcion: text(line.tariff, role.description),
+    umt: text(line.tariff, role.unit),
+    valor_aduana: line.partida.valorAduana.toFixed(2),
+    opciones: options.map((o) => o.opcion),
+    mejor_opcion: best.opcion.tratamiento,
+    requisitos: requirements(run, line, sources),
+    notas: [...new Set(notes)],
+  };
+  return { answer, general: options[0]!.total, best: best.total };
+}
+
+/**
+ * The whole answer. `records` holds, per fraction of the request, the rows of every source (as
+ * readRecords gives them). Throws the contract's 404 or 422 when a line cannot be computed.
+ */
+export function computeContribuciones(
+  request: ContribucionesRequest,
+  sources: readonly Source[],
+  records: ReadonlyMap<string, FractionRecords>,
+  tables: Tables,
+): Answer {
+  const lines = resolve(request, sources, records);
+  const run: Run = { request, tables, countries: countryKeys(request.paisOrigen, tables.groups), missing: new Map(), marked: new Set(), applicable: new Map(), requirements: new Map() };
+  const warnings = [ESTIMATE_WARNING];
+  const dta = dtaPart(tables, request.fecha, lines.map((l) => l.partida.valorAduana), warnings);
+  const computed = lines.map((line, i) => computeLine(run, line, sources, dta[i] ?? null));
+  if (run.missing.size > 0) throw new RequestValidationError([...run.missing.values()]);
+  if (run.marked.size > 0) {
+    warnings.push(
+      `Datos históricos o de demostración (marcados HISTÓRICO o DEMO) en: ${[...run.marked].join(', ')}; las tasas no son vigentes y el cálculo solo ilustra el método.`,
+    );
+  }
+  return {
+    fecha: request.fecha,
+    pais_origen: request.paisOrigen,
+    regimen: request.regimen,
+    partidas: computed.map((c) => c.answer),
+    totales: { general: whole(sum(computed.map((c) => c.general))), mejor: whole(sum(computed.map((c) => c.best))) },
+    advertencias: warnings,
+  };
+}

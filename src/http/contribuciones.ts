@@ -1,0 +1,181 @@
+/**
+ * `POST /api/v1/contribuciones`: what an import will pay and what it needs
+ * (../shared/spec/contribuciones.md). The body is checked by hand with Pydantic's error shapes; the
+ * records of every line are read in one batch per record set; the computation is pure
+ * (src/contribuciones/). Bearer-protected like every business route, checked before the body is read.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { computeContribuciones } from '../contribuciones/compute.js';
+import { DECIMAL_PATTERNS, MAX_LINES, REGIMES, parseRequest, todayInMexicoCity } from '../contribuciones/request.js';
+import { contributionSources, countryKeys, readRecords } from '../contribuciones/sources.js';
+import type { Tables } from '../contribuciones/tables.js';
+import { loadTables } from '../contribuciones/tables.js';
+import type { RecordSet } from '../record-sets/define.js';
+import type { Store } from '../store/store.js';
+import type { OpenRoute } from './route-kinds.js';
+
+/** A body of 500 lines fits with room to spare; a larger one is a 413. */
+export const CONTRIBUCIONES_BODY_LIMIT = 1024 * 1024;
+
+export interface ContribucionesContext {
+  readonly store: () => Store;
+  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly recordSets: readonly RecordSet[];
+  /**
+   * The store holding the dataset in force on `fecha` (Ley Aduanera art. 56). The one seam for dataset
+   * versions: until they exist, the served dataset answers for every date.
+   */
+  readonly storeOn?: (fecha: string) => Store | Promise<Store>;
+  readonly tables?: Tables;
+}
+
+const decimalString = (pattern: string, description: string) => ({ type: 'string', pattern, description });
+
+const requestSchema = {
+  $id: 'ContribucionesRequest',
+  title: 'ContribucionesRequest',
+  type: 'object',
+  properties: {
+    fecha: { type: 'string', format: 'date', description: 'Date of entry of the goods (Ley Aduanera art. 56); default today in Mexico City' },
+    pais_origen: { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'Country of origin, Anexo 22 apéndice 4 key (USA, CHN, DEU…)' },
+    regimen: { type: 'string', enum: [...REGIMES], default: 'definitivo' },
+    tipo_cambio: decimalString(DECIMAL_PATTERNS.exchangeRate, 'Pesos per US dollar, needed when a specific amount in dollars must be converted'),
+    partidas: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_LINES,
+      items: {
+        type: 'object',
+        properties: {
+          fraccion: { type: 'string', description: '8 digits, or 10 for fraction + NICO; dots and spaces are ignored', examples: ['0101.21.01'] },
+          nico: { type: 'string', pattern: '^[0-9]{2}$', description: 'Needed when the fraction has several NICO and fraccion has 8 digits' },
+          valor_aduana: decimalString(DECIMAL_PATTERNS.money, 'Customs value in pesos (Ley Aduanera arts. 64–65)'),
+          cantidad_umt: decimalString(DECIMAL_PATTERNS.quantity, 'Quantity in the tariff unit, when a specific amount needs it'),
+          certificado_origen: { type: 'boolean', default: false, description: 'The goods qualify as originating and the proof of origin is held' },
+          sector_prosec: { type: 'string', description: 'PROSEC sector of the importer (I … XXIV)' },
+          exportador: { type: 'string', description: "Exporter's name, to pick a company-specific compensatory duty" },
+        },
+        required: ['fraccion', 'valor_aduana'],
+      },
+    },
+  },
+  required: ['pais_origen', 'partidas'],
+  examples: [{ fecha: '2024-06-03', pais_origen: 'USA', partidas: [{ fraccion: '0101.21.01.00', valor_aduana: '100000.00', certificado_origen: true }] }],
+};
+
+const nullableString = { type: ['string', 'null'] };
+
+const responseSchemas = [
+  {
+    $id: 'Contribucion',
+    title: 'Contribucion',
+    type: 'object',
+    properties: {
+      clave: { type: 'string', enum: ['IGI', 'DTA', 'CC', 'IEPS', 'IVA'] },
+      base: { type: 'string' },
+      tasa: { type: 'string', description: 'Percent' },
+      cuota: { type: 'string', description: 'Specific amount per `unidad`' },
+      unidad: { type: 'string' },
+      tipo: { type: 'string', enum: ['ad valorem', 'especifico', 'mixto', 'exento', 'cuota minima'] },
+      importe: { type: 'string', description: 'As paid: whole pesos (CFF art. 20)' },
+      importe_exacto: { type: 'string', description: 'To the centavo, half up' },
+      fundamento: { type: 'string' },
+      fuente: {
+        type: 'object',
+        description: 'The record (conjunto, id) or the project table (tabla, fila) the rate came from',
+        properties: { conjunto: { type: 'string' }, id: { type: ['integer', 'string', 'null'] }, tabla: { type: 'string' }, fila: { type: 'integer' } },
+        additionalProperties: true,
+      },
+    },
+    required: ['clave', 'base', 'tipo', 'importe', 'importe_exacto', 'fundamento', 'fuente'],
+  },
+  {
+    $id: 'OpcionContribuciones',
+    title: 'OpcionContribuciones',
+    type: 'object',
+    properties: {
+      tratamiento: { type: 'string', enum: ['general', 'tlc', 'aladi', 'prosec', 'cupo'] },
+      acuerdo: { type: 'string' },
+      contribuciones: { type: 'array', items: { $ref: 'Contribucion#' } },
+      identificadores: { type: 'array', items: { type: 'string' } },
+      total: { type: 'string' },
+    },
+    required: ['tratamiento', 'contribuciones', 'identificadores', 'total'],
+  },
+  {
+    $id: 'PartidaContribuciones',
+    title: 'PartidaContribuciones',
+    type: 'object',
+    properties: {
+      fraccion: { type: 'string' },
+      nico: { type: 'string' },
+      descripcion: nullableString,
+      umt: nullableString,
+      valor_aduana: { type: 'string' },
+      opciones: { type: 'array', items: { $ref: 'OpcionContribuciones#' } },
+      mejor_opcion: { type: 'string' },
+      requisitos: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { conjunto: { type: 'string' }, id: { type: ['integer', 'string', 'null'] }, descripcion: { type: 'string' } },
+          required: ['conjunto', 'id', 'descripcion'],
+        },
+      },
+      notas: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['fraccion', 'nico', 'descripcion', 'umt', 'valor_aduana', 'opciones', 'mejor_opcion', 'requisitos', 'notas'],
+  },
+  {
+    $id: 'ContribucionesResponse',
+    title: 'ContribucionesResponse',
+    type: 'object',
+    properties: {
+      fecha: { type: 'string' },
+      pais_origen: { type: 'string' },
+      regimen: { type: 'string' },
+      partidas: { type: 'array', items: { $ref: 'PartidaContribuciones#' } },
+      totales: { type: 'object', properties: { general: { type: 'string' }, mejor: { type: 'string' } }, required: ['general', 'mejor'] },
+      advertencias: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['fecha', 'pais_origen', 'regimen', 'partidas', 'totales', 'advertencias'],
+  },
+];
+
+/** The route, for the routing table (routes.ts); its schemas are added to `app` for the responses to refer to. */
+export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesContext): OpenRoute {
+  app.addSchema(requestSchema);
+  for (const schema of responseSchemas) app.addSchema(schema);
+  const sources = contributionSources(ctx.recordSets);
+  const tables = ctx.tables ?? loadTables();
+  const storeOn = ctx.storeOn ?? (() => ctx.store());
+  return {
+    onRequest: ctx.protect,
+    bodyLimit: CONTRIBUCIONES_BODY_LIMIT,
+    schema: {
+      operationId: 'post_contribuciones',
+      summary: 'What an import will pay: IGI, DTA, compensatory duties, IEPS and IVA per line, each preference it qualifies for, and the requirements',
+      tags: ['contribuciones'],
+      security: [{ HTTPBearer: [] }],
+      body: { $ref: 'ContribucionesRequest#' },
+      response: {
+        200: { description: 'Successful Response', $ref: 'ContribucionesResponse#' },
+        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
+        404: { description: "A line's fraction (and NICO) is not in the data", $ref: 'ErrorMessage#' },
+        413: { description: 'The body is over 1 MiB', $ref: 'ErrorMessage#' },
+        422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
+      },
+    },
+    // Serialised here rather than by the response schema, which would put optional fields (tasa, cuota,
+    // acuerdo) after the required ones: the answer keeps the contract's order; the schema documents it.
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const question = parseRequest(request.body, todayInMexicoCity());
+      const store = await storeOn(question.fecha);
+      const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
+      const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));
+      const answer = computeContribuciones(question, sources, records, tables);
+      // An answer about one shipment, computed on request: never stored by a cache on the way.
+      return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(answer));
+    },
+  };
+}
