@@ -130,7 +130,7 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
     const tlc = page.locator('#preferencias tbody tr');
     const all = await tlc.count();
     assert.ok(all > 1, 'preferences for several countries');
-    await page.getByLabel('País de origen').selectOption('USA');
+    await page.getByLabel('País', { exact: true }).selectOption('USA');
     const shown = await page.locator('#preferencias tbody tr:visible').allInnerTexts();
     assert.ok(shown.length > 0 && shown.length < all, 'the selector keeps one country');
     assert.ok(shown.every((row) => !/\b(CAN|JPN|ISR|URY)\b/.test(row)), 'no other country remains');

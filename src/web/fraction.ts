@@ -70,7 +70,7 @@ function countrySelector(ficha: Ficha, page: HTMLElement): HTMLElement | null {
       row.hidden = select.value !== '' && pais !== '' && pais !== select.value;
     }
   });
-  return h('p', { class: 'pais' }, h('label', { for: 'pais' }, 'País de origen '), select);
+  return h('p', { class: 'pais' }, h('label', { for: 'pais' }, 'País '), select);
 }
 
 function title(digits: string, ficha: Ficha): string {
