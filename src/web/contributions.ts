@@ -44,7 +44,7 @@ const REQUIREMENT_SETS: Record<string, string> = { 'requisito-previo': 'Permiso 
 const decimal = (typed: string): string => typed.replace(/[,\s]/g, '');
 
 function optionTable(option: Option, best: boolean): HTMLElement {
-  const name = `${TREATMENTS[option.tratamiento] ?? option.tratamiento}${option.acuerdo ? ` (${option.acuerdo})` : ''}`;
+  const name = `${TREATMENTS[option.tratamiento] ?? option.tratamiento}${option.acuerdo ? `: ${option.acuerdo}` : ''}`;
   // A mixed duty has both a rate and an amount per unit.
   const rate = (line: Line): string =>
     [line.tasa != null ? `${line.tasa} %` : '', line.cuota != null ? [line.cuota, line.unidad].filter(Boolean).join(' por ') : ''].filter((s) => s !== '').join(' + ');
