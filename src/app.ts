@@ -2,7 +2,6 @@
  * buildApp: the whole service from a configuration, without reading the environment and without
  * listening (server.ts does both). Tests build it with their own configuration and database file.
  */
-import { randomUUID } from 'node:crypto';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import etag from '@fastify/etag';
@@ -14,10 +13,10 @@ import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
 import { ConfigError, trustProxy } from './config.js';
 import { bearerGuard } from './http/auth.js';
-import { ResponseCache } from './http/cache.js';
+import { COMPRESS_THRESHOLD, ResponseCache } from './http/cache.js';
 import type { LogOutput } from './http/logging.js';
 import { loggerOptions } from './http/logging.js';
-import { registerObservability } from './http/observe.js';
+import { registerObservability, requestIds } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
 import { connectionLimits, registerProtection } from './http/protection.js';
 import { API_VERSION, SERVICE_NAME } from './http/public.js';
@@ -27,7 +26,6 @@ import { recordSets } from './record-sets/index.js';
 import { StoreSlot } from './store/slot.js';
 import type { Store } from './store/store.js';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,11 +42,6 @@ export interface AppOptions {
   log?: LogOutput;
   /** Told of every route as the framework registers it, plugins' included (the OpenAPI coverage test). */
   onRoute?: (route: RouteOptions) => void;
-}
-
-function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
-  const given = request.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 /** Outside the embedded demo the secret is the operator's own; server.ts fills in the demo's. */
@@ -70,7 +63,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.LOG_LEVEL, options.log),
-    genReqId: requestId,
+    genReqId: requestIds(),
     trustProxy: trustProxy(config),
     ...connectionLimits(config),
     // One line per request, written when it is answered (src/http/observe.ts), instead of two.
@@ -87,10 +80,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // Parameters are parsed by the routes themselves, with the original's rules and error shapes.
   app.setValidatorCompiler(() => () => true);
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   const slot = new StoreSlot(config, app.log, options.store);
   app.decorate('reloadStore', (reason: string) => slot.reload(reason));
   app.addHook('onClose', () => slot.close());
@@ -99,7 +88,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // Every GET answer carries an ETag (a hash of its body) and If-None-Match gives 304; bodies worth it go out compressed.
   await app.register(etag);
-  await app.register(compress, { encodings: ['br', 'gzip'], threshold: 1024 });
+  await app.register(compress, { encodings: ['br', 'gzip'], threshold: COMPRESS_THRESHOLD });
   if (config.CORS_ORIGINS !== '') {
     await app.register(cors, { origin: config.CORS_ORIGINS.split(',').map((o) => o.trim()), methods: ['GET', 'HEAD', 'POST'] });
     app.decorate(CORS_PREFLIGHT, true);

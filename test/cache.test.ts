@@ -51,6 +51,46 @@ for (const kind of await storeKinds()) {
   });
 }
 
+describe('answers written from the cache', () => {
+  test('carry what the first answer did, count against the rate limit, and still give 304 and compression', async (t) => {
+    const db = await database(t, 'sqlite');
+    const server = await serve(t, { DATABASE_URL: db.url, RATE_LIMIT_MAX: '1000' });
+    const auth = { authorization: `Bearer ${server.token}` };
+    const call = async (path: string, headers: Record<string, string> = {}) => {
+      const response = await server.get(path, { ...auth, ...headers });
+      return { response, body: await response.text() };
+    };
+    const first = await call('/api/v1/aladi2/5');
+    const second = await call('/api/v1/aladi2/5');
+    assert.equal(first.response.status, 200);
+    assert.equal(second.response.status, 200);
+    assert.equal(second.body, first.body);
+    for (const name of ['etag', 'cache-control', 'content-type', 'content-security-policy', 'x-content-type-options', 'ratelimit-limit']) {
+      assert.equal(second.response.headers.get(name), first.response.headers.get(name), name);
+    }
+    assert.ok(second.response.headers.get('etag'), 'an ETag');
+    assert.equal(Number(second.response.headers.get('content-length')), Buffer.byteLength(second.body));
+    assert.notEqual(second.response.headers.get('x-request-id'), first.response.headers.get('x-request-id'), 'an id of its own');
+    const remaining = (r: Response): number => Number(r.headers.get('ratelimit-remaining'));
+    assert.equal(remaining(second.response), remaining(first.response) - 1, 'counted like any other request');
+
+    const etag = second.response.headers.get('etag')!;
+    const revalidated = await call('/api/v1/aladi2/5', { 'if-none-match': etag });
+    assert.equal(revalidated.response.status, 304);
+    assert.equal(revalidated.body, '');
+
+    // The same question asked in other words shares the answer; a body worth compressing is compressed every time.
+    const page = await call('/api/v1/aladi2/?skip=0&limit=100', { 'accept-encoding': 'gzip' });
+    const reordered = await call('/api/v1/aladi2/?limit=100&skip=0', { 'accept-encoding': 'gzip' });
+    const again = await call('/api/v1/aladi2/?limit=100&skip=0', { 'accept-encoding': 'gzip' });
+    assert.equal(reordered.response.headers.get('etag'), page.response.headers.get('etag'));
+    assert.equal(await storeSearches(server, 'aladi2'), 1, 'one search of the store for the three calls');
+    assert.ok(Buffer.byteLength(again.body) >= 1024, 'a body worth compressing');
+    assert.equal(again.response.headers.get('content-encoding'), 'gzip');
+    assert.deepEqual(JSON.parse(again.body), JSON.parse(page.body));
+  });
+});
+
 describe('import into PostgreSQL', () => {
   test('tariff-lookup import loads an exported folder into PostgreSQL in one go, and a running service serves it', async (t) => {
     if (!(await storeKinds()).includes('postgres')) return t.skip('PostgreSQL is not reachable');

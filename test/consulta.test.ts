@@ -39,6 +39,8 @@ describe('consulta over HTTP', () => {
       assert.match(csp, /script-src 'self'(;|$)/, 'scripts from this origin only');
       assert.match(csp, /connect-src 'self'(;|$)/, 'the token can be sent to this origin only');
       assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
+      assert.equal(response.headers.get('referrer-policy'), 'no-referrer', 'a search or a fraction in the address is not sent to other sites');
+      assert.equal(response.headers.get('x-frame-options'), 'DENY');
       const html = await response.text();
       assert.match(html, /<html lang="es">/);
       assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');

@@ -315,9 +315,22 @@ describe('security headers', () => {
     const response = await read(server!.get('/api/v1/aladi2/'));
     assert.equal(response.headers.get('content-security-policy'), "default-src 'none'; frame-ancestors 'none'");
     assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
-    assert.equal(response.headers.get('x-frame-options'), 'DENY');
-    assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+    assert.match(response.headers.get('strict-transport-security') ?? '', /^max-age=\d+/);
     assert.equal(response.headers.get('x-powered-by'), null);
+    // Headers that concern documents only are left to the pages a browser shows (docs/adr/0006-hot-path.md).
+    for (const name of ['x-frame-options', 'referrer-policy', 'cross-origin-opener-policy', 'cross-origin-resource-policy']) {
+      assert.equal(response.headers.get(name), null, name);
+    }
+  });
+
+  test('the /docs pages, documents a browser shows, carry the headers for documents as well', async () => {
+    for (const path of ['/docs', '/docs/static/index.html']) {
+      const page = await read(server!.get(path));
+      assert.equal(page.headers.get('x-frame-options'), 'DENY', path);
+      assert.equal(page.headers.get('referrer-policy'), 'no-referrer', path);
+      assert.equal(page.headers.get('cross-origin-opener-policy'), 'same-origin', path);
+      assert.equal(page.headers.get('x-content-type-options'), 'nosniff', path);
+    }
   });
 
   test('/docs still loads: the page, every script and style it names, and the OpenAPI document, all allowed by its CSP', async () => {

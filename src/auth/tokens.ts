@@ -44,15 +44,23 @@ export class TokenService {
     return { access_token: token, token_type: 'bearer', expires_in: this.options.lifetimeSeconds };
   }
 
+  /**
+   * What is known of a token without checking its signature: the username of a token verified before
+   * and still valid, null for one that has expired, undefined for one never verified (ask `verify`).
+   * Lets the request path stay synchronous for a client that reuses its token.
+   */
+  known(token: string): string | null | undefined {
+    const known = this.verified.get(token);
+    if (known === undefined) return undefined;
+    if (known.expiresAt > Date.now()) return known.username;
+    this.verified.delete(token);
+    return null;
+  }
+
   /** The username the token names, or null for any token that is not valid now. */
   async verify(token: string): Promise<string | null> {
-    const now = Date.now();
-    const known = this.verified.get(token);
-    if (known) {
-      if (known.expiresAt > now) return known.username;
-      this.verified.delete(token);
-      return null;
-    }
+    const known = this.known(token);
+    if (known !== undefined) return known;
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: [this.options.algorithm], requiredClaims: ['sub', 'exp', 'iat'] });
       if (typeof payload.sub !== 'string' || payload.sub === '' || typeof payload.exp !== 'number') return null;

@@ -2,13 +2,14 @@
  * Login, /auth/me and the bearer-token check that protects every business route (contract,
  * "Authentication"). The check is one onRequest hook, attached to each protected route.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import { decoyHash, verifyPassword } from '../auth/passwords.js';
 import type { LoginThrottle } from '../auth/throttle.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { Store, User } from '../store/store.js';
 import type { ValidationDetail } from './errors.js';
 import { HttpError, RequestValidationError } from './errors.js';
+import { bearerOf } from './rate-limit.js';
 import type { OpenRoute } from './route-kinds.js';
 
 const BEARER = { 'www-authenticate': 'Bearer' } as const;
@@ -34,32 +35,56 @@ export interface LoginContext {
 /**
  * The onRequest hook of every protected route. The user's state (exists, enabled) is remembered for
  * `userCacheMs` so that a client reusing its token does not cost a store query per request; a user
- * disabled or removed loses access within that time (0: checked on every request).
+ * disabled or removed loses access within that time (0: checked on every request). A request with a
+ * token verified before and a user remembered passes synchronously, without a promise; the rest wait
+ * for the signature check or the store (docs/adr/0006-hot-path.md).
  */
-export function bearerGuard(store: () => Store, tokens: TokenService, userCacheMs: number) {
+export function bearerGuard(store: () => Store, tokens: TokenService, userCacheMs: number): onRequestHookHandler {
   const known = new Map<string, { user: User | undefined; until: number }>();
-  const findUser = async (username: string): Promise<User | undefined> => {
-    if (userCacheMs <= 0) return store().findUser(username);
-    const now = Date.now();
+  const remembered = (username: string): User | undefined | null => {
+    if (userCacheMs <= 0) return null;
     const hit = known.get(username);
-    if (hit && hit.until > now) return hit.user;
+    return hit && hit.until > Date.now() ? hit.user : null;
+  };
+  const findUser = async (username: string): Promise<User | undefined> => {
     const user = await store().findUser(username);
+    if (userCacheMs <= 0) return user;
     if (known.size >= 10_000) known.clear();
-    known.set(username, { user, until: now + userCacheMs });
+    known.set(username, { user, until: Date.now() + userCacheMs });
     return user;
   };
-  return async (request: FastifyRequest): Promise<void> => {
-    const header = request.headers.authorization;
-    if (!header) throw notAuthenticated();
-    const space = header.indexOf(' ');
-    const scheme = space < 0 ? header : header.slice(0, space);
-    const credentials = space < 0 ? '' : header.slice(space + 1).trim();
-    if (scheme.toLowerCase() !== 'bearer' || credentials === '') throw notAuthenticated();
-    const username = await tokens.verify(credentials);
-    if (username === null) throw invalidCredentials();
-    const user = await findUser(username);
+  const admit = (request: FastifyRequest, user: User | undefined): void => {
     if (!user || user.disabled) throw invalidCredentials();
     request.user = user;
+  };
+  const slowly = async (request: FastifyRequest, token: string): Promise<void> => {
+    const username = await tokens.verify(token);
+    if (username === null) throw invalidCredentials();
+    const user = remembered(username);
+    admit(request, user === null ? await findUser(username) : user);
+  };
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const { token, user: username } = bearerOf(request, tokens);
+    if (token === null) {
+      done(notAuthenticated());
+      return;
+    }
+    const user = username === undefined || username === null ? null : remembered(username);
+    if (username === null) {
+      done(invalidCredentials());
+      return;
+    }
+    if (user === null) {
+      slowly(request, token).then(() => done(), done);
+      return;
+    }
+    try {
+      admit(request, user);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
   };
 }
 
@@ -142,7 +167,7 @@ export function loginRoute(ctx: LoginContext): OpenRoute {
 }
 
 /** The user the bearer token names, behind the same guard as the business routes. */
-export function meRoute(protect: (request: FastifyRequest) => Promise<void>): OpenRoute {
+export function meRoute(protect: onRequestHookHandler): OpenRoute {
   return {
     onRequest: protect,
     schema: {

@@ -5,7 +5,8 @@
  * seen by the dataset hash each cache checks every two seconds.
  */
 import { createHash } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { Store } from '../store/store.js';
 
 export interface CacheLimits {
@@ -13,14 +14,25 @@ export interface CacheLimits {
   readonly maxBytes: number;
 }
 
-/** A serialised answer and its entity tag, computed together once. */
+/** Bodies from this size on go out compressed to a client that accepts it (src/app.ts). */
+export const COMPRESS_THRESHOLD = 1024;
+
+/** A serialised answer and the headers that depend on it alone, computed together once. */
 export interface CachedAnswer {
   readonly body: string;
   readonly etag: string;
+  readonly bytes: number;
+  /** Set on the reply when Fastify sends the answer (it works out the length itself, compressed or not). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The same and the length, for an answer written directly (serveCached). */
+  readonly direct: Readonly<Record<string, string>>;
 }
 
 export function answer(body: string): CachedAnswer {
-  return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+  const bytes = Buffer.byteLength(body);
+  const headers = { 'cache-control': 'private, no-cache', etag, 'content-type': 'application/json; charset=utf-8' };
+  return { body, etag, bytes, headers, direct: { ...headers, 'content-length': String(bytes) } };
 }
 
 /** Least-recently-used by insertion order of a Map: a hit moves the entry to the end. */
@@ -61,6 +73,8 @@ const REVALIDATE_MS = 2000;
 
 interface PerStore {
   lru: Lru;
+  /** The normalised key each request URL answered from the cache asked for: a repeated URL is not parsed again. */
+  urls: Map<string, string>;
   hash: string | null | undefined;
   checkedAt: number;
   checking: boolean;
@@ -78,7 +92,7 @@ export class ResponseCache {
   private entry(store: Store): PerStore {
     let entry = this.perStore.get(store);
     if (!entry) {
-      entry = { lru: new Lru(this.limits), hash: undefined, checkedAt: Date.now(), checking: false };
+      entry = { lru: new Lru(this.limits), urls: new Map(), hash: undefined, checkedAt: Date.now(), checking: false };
       this.perStore.set(store, entry);
       this.revalidate(store, entry);
     }
@@ -98,7 +112,10 @@ export class ResponseCache {
       .dataset()
       .then((info) => {
         const hash = info?.hash ?? null;
-        if (entry.hash !== undefined && hash !== entry.hash) entry.lru = new Lru(this.limits);
+        if (entry.hash !== undefined && hash !== entry.hash) {
+          entry.lru = new Lru(this.limits);
+          entry.urls = new Map();
+        }
         entry.hash = hash;
       })
       .catch(() => undefined)
@@ -107,18 +124,63 @@ export class ResponseCache {
       });
   }
 
-  /** The serialised answer for `key` on this store's data, computed once. */
-  async getOrCompute(store: Store, key: string, compute: () => Promise<string>): Promise<CachedAnswer> {
-    if (!this.enabled) return answer(await compute());
+  private current(store: Store): PerStore {
     const entry = this.entry(store);
     if (Date.now() - entry.checkedAt > REVALIDATE_MS) this.revalidate(store, entry);
-    const lru = entry.lru;
-    const hit = lru.get(key);
-    if (hit !== undefined) return hit;
-    const computed = answer(await compute());
-    lru.set(key, computed);
-    return computed;
+    return entry;
   }
+
+  /** The answer cached for a request URL seen before, without parsing it. */
+  byUrl(store: Store, url: string): CachedAnswer | undefined {
+    if (!this.enabled) return undefined;
+    const entry = this.current(store);
+    const key = entry.urls.get(url);
+    return key === undefined ? undefined : entry.lru.get(key);
+  }
+
+  /** The serialised answer for `key` on this store's data, computed once; `url` finds it again (byUrl). */
+  async getOrCompute(store: Store, key: string, compute: () => Promise<string>, url?: string): Promise<CachedAnswer> {
+    if (!this.enabled) return answer(await compute());
+    const entry = this.current(store);
+    const lru = entry.lru;
+    const found = lru.get(key) ?? answer(await compute());
+    lru.set(key, found);
+    if (url !== undefined && entry.lru === lru) this.remember(entry, url, key);
+    return found;
+  }
+
+  private remember(entry: PerStore, url: string, key: string): void {
+    if (entry.urls.size >= this.limits.maxEntries) {
+      const oldest = entry.urls.keys().next();
+      if (oldest.done !== true) entry.urls.delete(oldest.value);
+    }
+    entry.urls.set(url, key);
+  }
+}
+
+/**
+ * The onRequest hook of a cached GET route, after the guard: an answer already cached for the
+ * request's URL is written at once, with its precomputed headers beside those the hooks before it
+ * set (request id, security, rate limit, CORS), and the route's handler is never reached. Requests the
+ * rest of the pipeline treats differently take the ordinary path: HEAD, a conditional request (304),
+ * and a body that would be compressed for this client (docs/adr/0006-hot-path.md).
+ */
+export function serveCached(cache: ResponseCache, store: () => Store): onRequestHookHandler {
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const headers = request.headers;
+    if (request.method !== 'GET' || headers['if-none-match'] !== undefined) {
+      done();
+      return;
+    }
+    const found = cache.byUrl(store(), request.url);
+    if (found === undefined || (found.bytes >= COMPRESS_THRESHOLD && headers['accept-encoding'] !== undefined)) {
+      done();
+      return;
+    }
+    reply.raw.writeHead(200, Object.assign(reply.getHeaders(), found.direct) as OutgoingHttpHeaders);
+    reply.raw.end(found.body);
+    done();
+  };
 }
 
 /**
@@ -132,6 +194,6 @@ export async function sendCached(
   key: string,
   payload: () => Promise<unknown>,
 ): Promise<FastifyReply> {
-  const { body, etag } = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string);
-  return reply.headers({ 'cache-control': 'private, no-cache', etag }).type('application/json; charset=utf-8').send(body);
+  const found = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string, reply.request.url);
+  return reply.headers(found.headers).send(found.body);
 }

@@ -1,7 +1,7 @@
 /**
  * The page for people under `/consulta/`: one small HTML shell for every page, and the page's own
  * scripts and stylesheet as static files. The shell holds no data, so it answers at once; the page
- * reads everything from the API with the person's token (docs/adr/0006-consulta-session.md).
+ * reads everything from the API with the person's token (docs/adr/0007-consulta-session.md).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

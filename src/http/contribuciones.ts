@@ -4,7 +4,7 @@
  * records of every line are read in one batch per record set; the computation is pure
  * (src/contribuciones/). Bearer-protected like every business route, checked before the body is read.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { computeContribuciones } from '../contribuciones/compute.js';
 import { DECIMAL_PATTERNS, MAX_LINES, REGIMES, parseRequest, todayInMexicoCity } from '../contribuciones/request.js';
 import { contributionSources, countryKeys, readRecords } from '../contribuciones/sources.js';
@@ -19,7 +19,7 @@ export const CONTRIBUCIONES_BODY_LIMIT = 1024 * 1024;
 
 export interface ContribucionesContext {
   readonly store: () => Store;
-  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly protect: onRequestHookHandler;
   readonly recordSets: readonly RecordSet[];
   /**
    * The store holding the dataset in force on `fecha` (Ley Aduanera art. 56). The one seam for dataset

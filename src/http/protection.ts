@@ -1,32 +1,47 @@
 /**
  * What protects the service from its clients, and browsers from its answers: timeouts, security
- * headers for a JSON API, a per-client rate limit (@fastify/rate-limit), and load shedding when the
+ * headers for a JSON API, a per-client rate limit (src/http/rate-limit.ts), and load shedding when the
  * event loop is saturated (@fastify/under-pressure), configured here in one place.
  */
 import { performance } from 'node:perf_hooks';
-import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import { HttpError } from './errors.js';
+import { registerRateLimit, runFirst } from './rate-limit.js';
 
 /**
- * Helmet's headers, with the values it sets, as far as they concern a JSON API: an answer may load
- * nothing, be framed, sniffed or embedded by nobody, and leaks no referrer. A fixed set in one hook
- * rather than @fastify/helmet, which builds helmet's middleware anew on every request: that cost 15 %
- * of the throughput of a cached lookup, a fixed set nothing measurable (docs/adr/0004-operations.md).
+ * What every answer carries, from helmet's set with its values, as far as it concerns a JSON answer:
+ * it may load nothing and be framed by nobody (CSP), is never sniffed as anything but JSON, and is
+ * reached over HTTPS once a browser has seen HTTPS (heeded over HTTPS only, which the proxy in front
+ * provides). A fixed set in one hook rather than @fastify/helmet, which builds helmet's middleware
+ * anew on every request (docs/adr/0004-operations.md).
  */
 const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+} as const;
+
+/**
+ * The rest of helmet's set, for the pages a browser shows as documents (/docs): they concern
+ * documents alone (opener, referrer of the requests a page makes, framing in browsers older than
+ * CSP's frame-ancestors, no-cors embedding of a response a cookie would authorise), so JSON answers,
+ * read by programs with a bearer token, go without them; each header costs every answer
+ * (docs/adr/0006-hot-path.md).
+ */
+const DOCUMENT_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
   'referrer-policy': 'no-referrer',
-  // Heeded by browsers over HTTPS only, which the proxy in front provides.
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
-  'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
 } as const;
+
+/** Where Swagger UI serves its pages. */
+export const DOCS_PREFIX = '/docs';
+/** The pages a browser shows as documents: the interactive documentation and the page for people. */
+const DOCUMENT_PREFIXES = [DOCS_PREFIX, '/consulta'];
 
 /**
  * Swagger UI at /docs loads its own scripts, styles and the OpenAPI document from this origin, and
@@ -38,6 +53,11 @@ const SECURITY_HEADERS = {
 export const DOCS_CSP =
   "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'none'; " +
   "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
+
+const documentHeaders: onRequestHookHandler = (_request, reply, done) => {
+  reply.headers(DOCUMENT_HEADERS);
+  done();
+};
 
 /** Probes and scrapers must not be refused because clients behind their address are busy. */
 const NOT_LIMITED = new Set(['/health', '/metrics']);
@@ -78,12 +98,21 @@ export interface ProtectionOptions {
 }
 
 export async function registerProtection(app: FastifyInstance, { config, tokens }: ProtectionOptions): Promise<void> {
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(SECURITY_HEADERS);
+  // One hook for the headers every answer carries: the request id (src/http/observe.ts) and these.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id).headers(SECURITY_HEADERS);
     done();
   });
+  app.addHook('onRoute', (route) => {
+    if (DOCUMENT_PREFIXES.some((prefix) => route.url === prefix || route.url?.startsWith(`${prefix}/`))) runFirst(route, documentHeaders);
+  });
   if (config.MAX_EVENT_LOOP_DELAY_MS > 0) await registerLoadShedding(app, config.MAX_EVENT_LOOP_DELAY_MS);
-  if (config.RATE_LIMIT_MAX > 0) await registerRateLimit(app, config, tokens);
+  // Counted per user when the request carries a valid token (many users may share one address behind
+  // a gateway), else per address; before the route's bearer guard, so requests with no token or a bad
+  // one are counted too.
+  if (config.RATE_LIMIT_MAX > 0) {
+    registerRateLimit(app, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000, tokens, exempt: NOT_LIMITED });
+  }
 }
 
 /**
@@ -110,32 +139,4 @@ async function registerLoadShedding(app: FastifyInstance, maxEventLoopDelay: num
       throw new HttpError(503, 'Service Unavailable', { 'retry-after': PRESSURE_RETRY_AFTER });
     },
   });
-}
-
-/**
- * Counted per user when the request carries a valid token (many users may share one address behind
- * a gateway), else per address. The limiter runs before the route's bearer guard, so requests with
- * no token or a bad one are counted too; the token check is the one the guard makes, and a valid
- * token is verified only once (TokenService remembers it).
- */
-async function registerRateLimit(app: FastifyInstance, config: Config, tokens: TokenService): Promise<void> {
-  await app.register(rateLimit, {
-    global: false,
-    max: config.RATE_LIMIT_MAX,
-    timeWindow: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
-    cache: 10_000,
-    enableDraftSpec: true,
-    keyGenerator: async (request) => {
-      const user = await tokenUser(request, tokens);
-      return user === null ? `address ${normalizeIP(request.ip)}` : `user ${user}`;
-    },
-    allowList: (request) => NOT_LIMITED.has(request.routeOptions.url ?? ''),
-    errorResponseBuilder: () => new HttpError(429, 'Too Many Requests'),
-  });
-  app.addHook('onRequest', app.rateLimit());
-}
-
-async function tokenUser(request: FastifyRequest, tokens: TokenService): Promise<string | null> {
-  const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  return match?.[1] === undefined ? null : tokens.verify(match[1]);
 }

@@ -3,10 +3,10 @@
  * its path answer 405 with Allow, as the original does) and a protected, cached GET (every business
  * route). Which URL is which kind is the routing table's business (routes.ts).
  */
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions, onRequestHookHandler } from 'fastify';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
-import { sendCached } from './cache.js';
+import { sendCached, serveCached } from './cache.js';
 import { methodNotAllowed } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
 import { parseParams, partSchemas } from './params.js';
@@ -25,7 +25,7 @@ const errorResponses = {
 export interface ProtectedContext {
   readonly store: () => Store;
   /** The hook that protects a business route; one place decides what protection means. */
-  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly protect: onRequestHookHandler;
   readonly cache: ResponseCache;
 }
 
@@ -67,7 +67,7 @@ export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url
   routeWithAllow(app, {
     method: 'GET',
     url,
-    onRequest: ctx.protect,
+    onRequest: [ctx.protect, serveCached(ctx.cache, ctx.store)],
     schema: {
       operationId: route.operationId,
       summary: route.summary,

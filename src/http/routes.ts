@@ -5,7 +5,7 @@
  * OpenAPI document.
  */
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { LoginThrottle } from '../auth/throttle.js';
 import type { TokenService } from '../auth/tokens.js';
 import { recordSets } from '../record-sets/index.js';
@@ -18,7 +18,7 @@ import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
 import { nomenclaturaLevelRoute, nomenclaturaRoute } from './nomenclatura.js';
 import type { Observability } from './observe.js';
-import { DOCS_CSP } from './protection.js';
+import { DOCS_CSP, DOCS_PREFIX } from './protection.js';
 import { healthRoute, openapiRoute, rootRoute } from './public.js';
 import { recordGet, recordRoutes } from './records.js';
 import type { OpenRoute, ProtectedGet } from './route-kinds.js';
@@ -31,7 +31,7 @@ export interface Services {
   readonly tokens: TokenService;
   readonly throttle: LoginThrottle;
   /** The hook that protects a route; one place decides what protection means. */
-  readonly protect: (request: FastifyRequest) => Promise<void>;
+  readonly protect: onRequestHookHandler;
   readonly cache: ResponseCache;
   readonly observability: Observability;
 }
@@ -69,8 +69,8 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/health', healthRoute(services.store));
   get('/openapi.json', openapiRoute(app));
   // Interactive documentation: the page and its assets under the prefix, served by the plugin.
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
-  // The page for people: its pages, and its own modules and stylesheet (docs/adr/0006-consulta-session.md).
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
+  // The page for people: its pages, and its own modules and stylesheet (docs/adr/0007-consulta-session.md).
   get('/consulta/', consultaHome());
   get('/consulta/*', consultaPages());
   get('/consulta/static/:file', consultaFiles());

@@ -1,7 +1,7 @@
 /**
  * The page's calls to the API: the session token (sessionStorage of this tab; never the password),
  * the chosen date sent as `as_of`, the version that answered, and a 401 sending the person to the
- * login and back (docs/adr/0006-consulta-session.md).
+ * login and back (docs/adr/0007-consulta-session.md).
  */
 import { chosenDate } from './dom.js';
 

@@ -1,6 +1,6 @@
 /**
  * The login: the same users as the API. The password goes to the login call and nowhere else; only
- * the token the service answers is kept, for this tab (docs/adr/0006-consulta-session.md).
+ * the token the service answers is kept, for this tab (docs/adr/0007-consulta-session.md).
  */
 import { login } from './api.js';
 import { alertBox, h, show } from './dom.js';

@@ -1,0 +1,132 @@
+/**
+ * The per-client rate limit: requests counted per user for a valid token, else per address, in a
+ * fixed window that starts at a client's first request (the counting of @fastify/rate-limit's local
+ * store, whose headers it keeps). A synchronous hook: a client reusing a token it was already
+ * answered with is counted without a promise; only a token never seen is verified first
+ * (docs/adr/0006-hot-path.md).
+ */
+import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions, onRequestHookHandler } from 'fastify';
+import type { TokenService } from '../auth/tokens.js';
+import { HttpError } from './errors.js';
+
+export interface RateLimitOptions {
+  readonly max: number;
+  readonly windowMs: number;
+  readonly tokens: TokenService;
+  /** Route templates never limited (probes, scrapers). */
+  readonly exempt: ReadonlySet<string>;
+}
+
+interface Window {
+  count: number;
+  endsAt: number;
+}
+
+/** Clients tracked at most; past it the windows that have ended are dropped, then the oldest. */
+const MAX_TRACKED = 10_000;
+
+/** The token of an `Authorization: Bearer <token>` header, or null; scheme case-insensitive. */
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const space = header.indexOf(' ');
+  if (space < 0 || header.slice(0, space).toLowerCase() !== 'bearer') return null;
+  const token = header.slice(space + 1).trim();
+  return token === '' ? null : token;
+}
+
+const BEARER = Symbol('bearer');
+
+/** A request's bearer token and what TokenService.known says of it (undefined: never verified). */
+export interface Bearer {
+  readonly token: string | null;
+  readonly user: string | null | undefined;
+}
+
+/**
+ * The request's bearer token and its user as far as already known, worked out once per request: the
+ * rate limit and the guard both need it, and a token is long enough for a second look-up to show.
+ */
+export function bearerOf(request: FastifyRequest, tokens: TokenService): Bearer {
+  const memo = request as unknown as { [BEARER]?: Bearer };
+  let bearer = memo[BEARER];
+  if (bearer === undefined || bearer.user === undefined) {
+    const token = bearerToken(request.headers.authorization);
+    bearer = { token, user: token === null ? null : tokens.known(token) };
+    memo[BEARER] = bearer;
+  }
+  return bearer;
+}
+
+export class RateLimit {
+  private readonly windows = new Map<string, Window>();
+
+  constructor(private readonly options: RateLimitOptions) {}
+
+  /** Counts the request for `client`; sets the RateLimit headers, and throws 429 past the limit. */
+  take(client: string, reply: FastifyReply, now = Date.now()): void {
+    let w = this.windows.get(client);
+    if (w === undefined || w.endsAt <= now) {
+      if (w === undefined && this.windows.size >= MAX_TRACKED) this.sweep(now);
+      w = { count: 0, endsAt: now + this.options.windowMs };
+      this.windows.set(client, w);
+    }
+    w.count++;
+    const reset = String(Math.ceil((w.endsAt - now) / 1000));
+    const remaining = this.options.max - w.count;
+    reply.header('ratelimit-limit', this.options.max).header('ratelimit-remaining', remaining > 0 ? remaining : 0).header('ratelimit-reset', reset);
+    if (remaining < 0) {
+      reply.header('retry-after', reset);
+      throw new HttpError(429, 'Too Many Requests');
+    }
+  }
+
+  private sweep(now: number): void {
+    for (const [key, w] of this.windows) if (w.endsAt <= now) this.windows.delete(key);
+    for (const key of this.windows.keys()) {
+      if (this.windows.size < MAX_TRACKED) break;
+      this.windows.delete(key);
+    }
+  }
+
+  /** The onRequest hook: synchronous unless the request carries a token never verified. */
+  readonly hook: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const { token, user } = bearerOf(request, this.options.tokens);
+    if (user !== undefined || token === null) {
+      this.count(request, reply, user ?? null, done);
+      return;
+    }
+    this.options.tokens.verify(token).then((verified) => this.count(request, reply, verified, done), done);
+  };
+
+  private count(request: FastifyRequest, reply: FastifyReply, user: string | null, done: HookHandlerDoneFunction): void {
+    try {
+      this.take(user === null ? `address ${normalizeIP(request.ip)}` : `user ${user}`, reply);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
+  }
+}
+
+/** Puts a hook before the route's own onRequest hooks (from an onRoute hook, once per route). */
+export function runFirst(route: RouteOptions, hook: onRequestHookHandler): void {
+  const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+  route.onRequest = [hook, ...own];
+}
+
+/**
+ * Attaches the limit to every route as it is registered (so no request looks up its route to learn
+ * whether it is exempt), and to requests no route matches.
+ */
+export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
+  const limit = new RateLimit(options);
+  app.addHook('onRoute', (route) => {
+    if (!options.exempt.has(route.url ?? '')) runFirst(route, limit.hook);
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404) limit.hook.call(app, request, reply, done);
+    else done();
+  });
+}
