@@ -21,6 +21,9 @@ const UNDOCUMENTED: Readonly<Record<string, string>> = {
   'GET /docs/json': 'the document again, as the documentation page loads it',
   'GET /docs/yaml': 'the document again, in YAML',
   'GET /metrics': 'Prometheus metrics for operators, text not JSON, not part of the API',
+  'GET /consulta/': 'the page for people (HTML), not part of the API',
+  'GET /consulta/*': 'the other pages of the page for people',
+  'GET /consulta/static/:file': "the page for people's own scripts and stylesheet",
   'OPTIONS *': 'the CORS preflight answer (only with CORS_ORIGINS set)',
 };
 

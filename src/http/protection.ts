@@ -40,6 +40,8 @@ const DOCUMENT_HEADERS = {
 
 /** Where Swagger UI serves its pages. */
 export const DOCS_PREFIX = '/docs';
+/** The pages a browser shows as documents: the interactive documentation and the page for people. */
+const DOCUMENT_PREFIXES = [DOCS_PREFIX, '/consulta'];
 
 /**
  * Swagger UI at /docs loads its own scripts, styles and the OpenAPI document from this origin, and
@@ -102,7 +104,7 @@ export async function registerProtection(app: FastifyInstance, { config, tokens 
     done();
   });
   app.addHook('onRoute', (route) => {
-    if (route.url === DOCS_PREFIX || route.url?.startsWith(`${DOCS_PREFIX}/`)) runFirst(route, documentHeaders);
+    if (DOCUMENT_PREFIXES.some((prefix) => route.url === prefix || route.url?.startsWith(`${prefix}/`))) runFirst(route, documentHeaders);
   });
   if (config.MAX_EVENT_LOOP_DELAY_MS > 0) await registerLoadShedding(app, config.MAX_EVENT_LOOP_DELAY_MS);
   // Counted per user when the request carries a valid token (many users may share one address behind

@@ -13,9 +13,11 @@ import type { Datasets } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import { acceptAnyBody, loginRoute, meRoute } from './auth.js';
 import { buscarRoute, sugerenciasRoute } from './buscar.js';
+import { consultaFiles, consultaHome, consultaPages } from './consulta.js';
 import type { ResponseCache } from './cache.js';
 import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
+import { nomenclaturaLevelRoute, nomenclaturaRoute } from './nomenclatura.js';
 import type { Observability } from './observe.js';
 import { DOCS_CSP, DOCS_PREFIX } from './protection.js';
 import { healthRoute, openapiRoute, rootRoute } from './public.js';
@@ -62,6 +64,10 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   protectedAt('/api/v1/ficha/:fraccion', fichaRoute(recordSets));
   protectedAt('/api/v1/buscar', buscarRoute());
   protectedAt('/api/v1/buscar/sugerencias', sugerenciasRoute());
+  // The tariff's tree, one level per call ("Explorar la tarifa").
+  protectedAt('/api/v1/nomenclatura', nomenclaturaRoute(recordSets));
+  protectedAt('/api/v1/nomenclatura/capitulos/:capitulo', nomenclaturaLevelRoute(recordSets, 'capitulo'));
+  protectedAt('/api/v1/nomenclatura/partidas/:partida', nomenclaturaLevelRoute(recordSets, 'partida'));
   // What an import will pay.
   // `fecha` selects the dataset version in force that day (Ley Aduanera art. 56).
   const storeOn = (fecha: string): Store => {
@@ -83,6 +89,10 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/openapi.json', openapiRoute(app));
   // Interactive documentation: the page and its assets under the prefix, served by the plugin.
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
+  // The page for people: its pages, and its own modules and stylesheet (docs/adr/0007-consulta-session.md).
+  get('/consulta/', consultaHome());
+  get('/consulta/*', consultaPages());
+  get('/consulta/static/:file', consultaFiles());
   // Prometheus: GET only, guarded by METRICS_TOKEN when set; absent when metrics are off.
   if (metrics) app.route({ method: 'GET', url: '/metrics', ...metrics });
 }

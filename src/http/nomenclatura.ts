@@ -1,0 +1,227 @@
+/**
+ * The tariff's tree as the loaded data names it, one level per call, for "Explorar la tarifa":
+ * `GET /api/v1/nomenclatura` (sections and their chapters), `/api/v1/nomenclatura/capitulos/{NN}` (a
+ * chapter's headings), `/api/v1/nomenclatura/partidas/{NNNN}` (a heading's subheadings and their
+ * fractions and NICO). Built from `informacion-general`; no call of the original interface lists a
+ * level without the full records under it (the top one reads every record, once per dataset: answers
+ * are cached like every business answer).
+ */
+import type { FastifyRequest } from 'fastify';
+import type { RecordSet } from '../record-sets/define.js';
+import type { Row, Store } from '../store/store.js';
+import type { Condition } from '../store/sql.js';
+import { RequestValidationError, notFound } from './errors.js';
+import { searchConditions } from '../record-sets/filters.js';
+import type { ProtectedGet } from './route-kinds.js';
+
+const PAGE = 1000;
+
+const informacionGeneral = (recordSets: readonly RecordSet[]): RecordSet => recordSets.find((r) => r.path === 'informacion-general')!;
+
+export interface Chapter {
+  capitulo: string;
+  descripcion: string | null;
+  fracciones: number;
+}
+export interface Section {
+  seccion: string | null;
+  descripcion: string | null;
+  capitulos: Chapter[];
+}
+
+const text = (row: Row, field: string): string | null => {
+  const value = row[field];
+  return typeof value === 'string' && value !== '' ? value : null;
+};
+
+/** Every record under the conditions, page after page, in identifier order. */
+async function everyRecord(store: Store, rs: RecordSet, conditions: Condition[]): Promise<Row[]> {
+  const all: Row[] = [];
+  for (let skip = 0; ; skip += PAGE) {
+    const rows = await store.search(rs, { conditions, skip, limit: PAGE });
+    all.push(...rows);
+    if (rows.length < PAGE) return all;
+  }
+}
+
+/**
+ * The records grouped by the first `digits` digits of their fraction (a level of the tree is a prefix
+ * of the code, whatever a record's CAPITULO or PARTIDA column says), in code order, each group with its
+ * first record and its distinct 8-digit fractions.
+ */
+function byPrefix(rows: readonly Row[], digits: number): [string, { first: Row; rows: Row[]; fractions: Set<string> }][] {
+  const groups = new Map<string, { first: Row; rows: Row[]; fractions: Set<string> }>();
+  for (const row of rows) {
+    const fraction = String(row['FRACCION'] ?? '');
+    const key = fraction.slice(0, digits);
+    const group = groups.get(key) ?? { first: row, rows: [], fractions: new Set<string>() };
+    group.rows.push(row);
+    group.fractions.add(fraction.slice(0, 8));
+    groups.set(key, group);
+  }
+  return [...groups].sort(([a], [b]) => a.localeCompare(b));
+}
+
+/** Sections in the order their first chapter comes, chapters in code order; a chapter counts its distinct fractions. */
+export async function nomenclature(store: Store, rs: RecordSet): Promise<{ secciones: Section[] }> {
+  const sections = new Map<string, Section>();
+  for (const [code, { first: row, fractions }] of byPrefix(await everyRecord(store, rs, []), 2)) {
+    const key = text(row, 'SECCION') ?? '';
+    const section = sections.get(key) ?? { seccion: text(row, 'SECCION'), descripcion: text(row, 'DESCRIPCIONSECCION'), capitulos: [] };
+    section.capitulos.push({ capitulo: code, descripcion: text(row, 'DESCRIPCIONCAPITULO'), fracciones: fractions.size });
+    sections.set(key, section);
+  }
+  return { secciones: [...sections.values()] };
+}
+
+export interface Heading {
+  partida: string;
+  descripcion: string | null;
+  fracciones: number;
+}
+export interface ChapterLevel {
+  capitulo: string;
+  descripcion: string | null;
+  seccion: string | null;
+  descripcion_seccion: string | null;
+  partidas: Heading[];
+}
+export interface HeadingLevel {
+  partida: string;
+  descripcion: string | null;
+  capitulo: string;
+  descripcion_capitulo: string | null;
+  seccion: string | null;
+  subpartidas: { subpartida: string; descripcion: string | null; fracciones: { fraccion: string; nico: string | null; descripcion: string | null }[] }[];
+}
+
+/** A chapter's headings, each with its count of distinct fractions; a 404 when the data has no fraction in it. */
+export async function chapterLevel(store: Store, rs: RecordSet, chapter: string): Promise<ChapterLevel> {
+  const rows = await everyRecord(store, rs, searchConditions(rs, { fraccion: chapter }));
+  const first = rows[0];
+  if (first === undefined) throw notFound('Chapter not found');
+  return {
+    capitulo: chapter,
+    descripcion: text(first, 'DESCRIPCIONCAPITULO'),
+    seccion: text(first, 'SECCION'),
+    descripcion_seccion: text(first, 'DESCRIPCIONSECCION'),
+    partidas: byPrefix(rows, 4).map(([partida, g]) => ({ partida, descripcion: text(g.first, 'DESCRIPCIONPARTIDA'), fracciones: g.fractions.size })),
+  };
+}
+
+/** A heading's subheadings and, under each, its fractions and NICO with their own texts. */
+export async function headingLevel(store: Store, rs: RecordSet, heading: string): Promise<HeadingLevel> {
+  const rows = await everyRecord(store, rs, searchConditions(rs, { fraccion: heading }));
+  const first = rows[0];
+  if (first === undefined) throw notFound('Heading not found');
+  const code = (row: Row): string => String(row['FRACCION'] ?? '') + (text(row, 'NICO') ?? '');
+  return {
+    partida: heading,
+    descripcion: text(first, 'DESCRIPCIONPARTIDA'),
+    capitulo: heading.slice(0, 2),
+    descripcion_capitulo: text(first, 'DESCRIPCIONCAPITULO'),
+    seccion: text(first, 'SECCION'),
+    subpartidas: byPrefix(rows, 6).map(([subpartida, g]) => ({
+      subpartida,
+      descripcion: text(g.first, 'DESCRIPCIONSUBPARTIDA'),
+      fracciones: [...g.rows]
+        .sort((a, b) => code(a).localeCompare(code(b)))
+        .map((row) => ({ fraccion: String(row['FRACCION']).slice(0, 8), nico: text(row, 'NICO'), descripcion: text(row, 'DESCRIPCIONNICO') ?? text(row, 'DESCRIPCION') })),
+    })),
+  };
+}
+
+/** A chapter (2 digits) or heading (4 digits) code from the path, dots and spaces dropped; else a 422 on it. */
+function levelCode(request: FastifyRequest, name: string, digits: number): string {
+  const raw = (request.params as Record<string, string>)[name] ?? '';
+  const code = raw.replace(/[.\s]/g, '');
+  if (new RegExp(`^[0-9]{${digits}}$`).test(code)) return code;
+  throw new RequestValidationError([
+    { type: 'string_pattern_mismatch', loc: ['path', name], msg: `String should be a code of ${digits} digits`, input: raw, ctx: { pattern: `^[0-9]{${digits}}$` } },
+  ]);
+}
+
+const nullableText = { type: ['string', 'null'] };
+const schema = {
+  type: 'object',
+  properties: {
+    secciones: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          seccion: { ...nullableText, description: 'Roman numeral of the section' },
+          descripcion: nullableText,
+          capitulos: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { capitulo: { type: 'string' }, descripcion: nullableText, fracciones: { type: 'integer', description: 'Distinct 8-digit fractions' } },
+              required: ['capitulo', 'descripcion', 'fracciones'],
+            },
+          },
+        },
+        required: ['seccion', 'descripcion', 'capitulos'],
+      },
+    },
+  },
+  required: ['secciones'],
+};
+
+const object = (properties: Record<string, unknown>) => ({ type: 'object', properties, required: Object.keys(properties) });
+const chapterSchema = object({
+  capitulo: { type: 'string' },
+  descripcion: nullableText,
+  seccion: nullableText,
+  descripcion_seccion: nullableText,
+  partidas: { type: 'array', items: object({ partida: { type: 'string' }, descripcion: nullableText, fracciones: { type: 'integer' } }) },
+});
+const headingSchema = object({
+  partida: { type: 'string' },
+  descripcion: nullableText,
+  capitulo: { type: 'string' },
+  descripcion_capitulo: nullableText,
+  seccion: nullableText,
+  subpartidas: {
+    type: 'array',
+    items: object({
+      subpartida: { type: 'string' },
+      descripcion: nullableText,
+      fracciones: { type: 'array', items: object({ fraccion: { type: 'string' }, nico: nullableText, descripcion: nullableText }) },
+    }),
+  },
+});
+const notFoundResponse = { 404: { description: 'No fraction of the data is under this code', $ref: 'ErrorMessage#' } };
+
+export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Record<string, never>> {
+  const rs = informacionGeneral(recordSets);
+  return {
+    operationId: 'get_nomenclatura',
+    summary: 'Sections of the tariff and their chapters, as the loaded data names them',
+    tag: 'nomenclatura',
+    params: [],
+    responses: { 200: { description: 'Successful Response', ...schema } },
+    parse: () => ({}),
+    answer: (store) => nomenclature(store, rs),
+  };
+}
+
+const LEVELS = {
+  capitulo: { digits: 2, summary: "A chapter's headings, each with its number of fractions", example: '09', schema: chapterSchema, answer: chapterLevel },
+  partida: { digits: 4, summary: "A heading's subheadings with their fractions and NICO", example: '0901', schema: headingSchema, answer: headingLevel },
+} as const;
+
+/** One level below the top: a chapter (`capitulo`, 2 digits) or a heading (`partida`, 4 digits). */
+export function nomenclaturaLevelRoute(recordSets: readonly RecordSet[], name: keyof typeof LEVELS): ProtectedGet<string> {
+  const rs = informacionGeneral(recordSets);
+  const level = LEVELS[name];
+  return {
+    operationId: `get_nomenclatura_${name}`,
+    summary: level.summary,
+    tag: 'nomenclatura',
+    params: [{ name, in: 'path', kind: 'text', description: `${level.digits} digits (${level.example}); dots and spaces are ignored` }],
+    responses: { 200: { description: 'Successful Response', ...level.schema }, ...notFoundResponse },
+    parse: (request) => levelCode(request, name, level.digits),
+    answer: (store, code) => level.answer(store, rs, code),
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * The page's calls to the API: the session token (sessionStorage of this tab; never the password),
+ * the chosen date sent as `as_of`, the version that answered, and a 401 sending the person to the
+ * login and back (docs/adr/0007-consulta-session.md).
+ */
+import { chosenDate } from './dom.js';
+
+const TOKEN_KEY = 'consulta.sesion';
+const FEATURES_KEY = 'consulta.funciones';
+
+interface Session {
+  token: string;
+  /** Milliseconds since the epoch; a token past it is not sent. */
+  expires: number;
+}
+
+export function session(): Session | null {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(TOKEN_KEY) ?? 'null') as Session | null;
+    return saved !== null && typeof saved.token === 'string' && saved.expires > Date.now() ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+export function forget(): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/** Where to come back to after logging in: this page, with its query. */
+export function loginUrl(): string {
+  const back = location.pathname + location.search;
+  return back.startsWith('/consulta/entrar') ? '/consulta/entrar' : `/consulta/entrar?volver=${encodeURIComponent(back)}`;
+}
+
+/** Leaves for the login page; nothing after this runs meaningfully. */
+export function toLogin(): never {
+  forget();
+  location.assign(loginUrl());
+  throw new SessionEnded();
+}
+
+export class SessionEnded extends Error {
+  override readonly name = 'SessionEnded';
+}
+
+/** A failed call the page explains in words. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly detail: unknown,
+  ) {
+    super(typeof detail === 'string' ? detail : `HTTP ${status}`);
+  }
+}
+
+export type LoginResult = { ok: true } | { ok: false; message: string };
+
+export async function login(username: string, password: string): Promise<LoginResult> {
+  const response = await fetch('/api/v1/auth/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  if (response.ok) {
+    const body = (await response.json()) as { access_token: string; expires_in?: number };
+    const seconds = typeof body.expires_in === 'number' ? body.expires_in : 1800;
+    sessionStorage.setItem(TOKEN_KEY, JSON.stringify({ token: body.access_token, expires: Date.now() + seconds * 1000 - 5000 }));
+    return { ok: true };
+  }
+  if (response.status === 401 || response.status === 422) return { ok: false, message: 'Usuario o contraseña incorrectos.' };
+  if (response.status === 429) {
+    const wait = response.headers.get('retry-after');
+    return { ok: false, message: `Demasiados intentos fallidos. Espere ${wait ?? 'unos'} segundos e intente de nuevo.` };
+  }
+  return { ok: false, message: `El servicio no pudo atender el acceso (HTTP ${response.status}). Intente de nuevo.` };
+}
+
+type VersionListener = (version: string | null) => void;
+const versionListeners: VersionListener[] = [];
+export function onVersion(listener: VersionListener): void {
+  versionListeners.push(listener);
+}
+
+async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+  const current = session();
+  if (current === null) toLogin();
+  const headers: Record<string, string> = { authorization: `Bearer ${current.token}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  if (response.status === 401) toLogin();
+  const answer: unknown = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, (answer as { detail?: unknown } | null)?.detail ?? null);
+  const version = response.headers.get('x-dataset-version');
+  for (const listener of versionListeners) listener(version);
+  return answer;
+}
+
+/** A business GET, as of the chosen date when the service keeps versions. */
+export async function get<T>(path: string, params: Record<string, string | number | undefined> = {}): Promise<T> {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') query.set(name, String(value));
+  const date = chosenDate();
+  if (date !== null && (await features()).asOf) query.set('as_of', date);
+  const q = query.toString();
+  return (await call('GET', q === '' ? path : `${path}?${q}`)) as T;
+}
+
+export async function post<T>(path: string, body: unknown): Promise<T> {
+  return (await call('POST', path, body)) as T;
+}
+
+/** What this service offers beyond the original interface, read once per session from its OpenAPI document. */
+export interface Features {
+  readonly suggestions: boolean;
+  readonly contributions: boolean;
+  readonly versions: boolean;
+  readonly asOf: boolean;
+}
+
+let featuresOnce: Promise<Features> | undefined;
+
+/**
+ * Calls that are still absent from a service are left out of the page rather than tried: a refused
+ * call would be an error in the browser's console at every keystroke.
+ */
+export function features(): Promise<Features> {
+  featuresOnce ??= (async () => {
+    const saved = sessionStorage.getItem(FEATURES_KEY);
+    if (saved !== null) return JSON.parse(saved) as Features;
+    const response = await fetch('/openapi.json');
+    const doc = (response.ok ? await response.json() : { paths: {} }) as { paths?: Record<string, Record<string, { parameters?: { name: string }[] }>> };
+    const paths = doc.paths ?? {};
+    const ficha = paths['/api/v1/ficha/{fraccion}']?.['get']?.parameters ?? [];
+    const found: Features = {
+      suggestions: '/api/v1/buscar/sugerencias' in paths,
+      contributions: '/api/v1/contribuciones' in paths,
+      versions: '/api/v1/versiones' in paths,
+      asOf: ficha.some((p) => p.name === 'as_of'),
+    };
+    sessionStorage.setItem(FEATURES_KEY, JSON.stringify(found));
+    return found;
+  })();
+  return featuresOnce;
+}
+
+/** The words a person reads for a failed call. */
+export function explain(error: unknown): string {
+  if (error instanceof SessionEnded) return 'La sesión terminó; vuelva a entrar.';
+  if (error instanceof ApiError) {
+    if (error.status === 404 && typeof error.detail === 'string' && error.detail.startsWith('No dataset in force on')) {
+      return `No hay datos vigentes al ${error.detail.slice('No dataset in force on '.length)}. Elija una fecha posterior.`;
+    }
+    if (error.status === 422) return 'La consulta no es válida; revise lo escrito.';
+    if (error.status === 429) return 'Demasiadas consultas seguidas. Espere unos segundos e intente de nuevo.';
+    if (error.status >= 500) return `El servicio no pudo responder (HTTP ${error.status}). Intente de nuevo en unos momentos.`;
+    return typeof error.detail === 'string' ? error.detail : `Error HTTP ${error.status}`;
+  }
+  return 'No se pudo comunicar con el servicio. Revise la conexión e intente de nuevo.';
+}

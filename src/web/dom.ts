@@ -1,0 +1,91 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * The page's small toolbox: elements built from data (text is always a text node, never HTML, so a
+ * record cannot inject markup), codes and dates written the way people read them, and the page's
+ * own links, which keep the chosen "Vigente al" date.
+ */
+
+type Child = Node | string | null | undefined | false;
+type Attrs = Record<string, string | boolean | undefined>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) continue;
+    element.setAttribute(name, value === true ? '' : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child);
+  }
+  return element;
+}
+
+/** The text with the words the search matched in `<mark>` elements, built as nodes (the markers split the text). */
+export function marked(withMarkers: string): Node[] {
+  const parts = withMarkers.split(/<mark>|<\/mark>/);
+  return parts.map((part, i) => (i % 2 === 1 ? h('mark', {}, part) : document.createTextNode(part)));
+}
+
+/** Digits of a fraction as people type it: dots and spaces dropped; null unless 8 or 10 digits remain. */
+export function fractionDigits(typed: string): string | null {
+  const digits = typed.replace(/[.\s]/g, '');
+  return /^(\d{8}|\d{10})$/.test(digits) ? digits : null;
+}
+
+/** `09012101` → `0901.21.01`; `0901210100` → `0901.21.01.00`; shorter codes keep their groups. */
+export function dotted(code: string): string {
+  const groups = [code.slice(0, 4), code.slice(4, 6), code.slice(6, 8), code.slice(8, 10)].filter((g) => g !== '');
+  return groups.join('.');
+}
+
+/** `20221212` → `12/12/2022`, as dates are written in Mexico. */
+export function date8(value: unknown): string {
+  const s = typeof value === 'string' ? value : '';
+  return /^\d{8}$/.test(s) ? `${s.slice(6)}/${s.slice(4, 6)}/${s.slice(0, 4)}` : s;
+}
+
+/** Text of a record's field, empty when null. */
+export function field(row: Record<string, unknown>, name: string): string {
+  const value = row[name];
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+}
+
+/** The "Vigente al" date of this page (YYYY-MM-DD), from its address; null for today's data. */
+export function chosenDate(): string | null {
+  const value = new URLSearchParams(location.search).get('fecha');
+  return value !== null && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : null;
+}
+
+/** A path of the page, carrying the chosen date so that every link stays on the same version. */
+export function pageUrl(path: string, params: Record<string, string> = {}): string {
+  const query = new URLSearchParams(params);
+  const date = chosenDate();
+  if (date !== null) query.set('fecha', date);
+  const q = query.toString();
+  return q === '' ? path : `${path}?${q}`;
+}
+
+export function link(path: string, ...children: (Child | Child[])[]): HTMLAnchorElement {
+  return h('a', { href: pageUrl(path) }, ...children);
+}
+
+export function fractionUrl(code: string): string {
+  return pageUrl(`/consulta/fraccion/${dotted(code)}`);
+}
+
+/** Replaces the page's main content and names it in the title. */
+export function show(title: string, ...children: (Child | Child[])[]): HTMLElement {
+  const main = document.getElementById('contenido')!;
+  main.replaceChildren(...children.flat().filter((c): c is Node | string => c !== null && c !== undefined && c !== false));
+  document.title = `${title} · Consulta de la tarifa`;
+  return main;
+}
+
+/** A message the person must notice (read out by screen readers when it appears). */
+export function alertBox(message: string): HTMLElement {
+  return h('p', { class: 'aviso', role: 'alert' }, message);
+}
+
+export const NONE = 'Sin registros';

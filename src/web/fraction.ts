@@ -1,0 +1,166 @@
+/**
+ * A fraction's page, `/consulta/fraccion/{code}`: its dotted code and description, where it sits in
+ * the nomenclature, one section per subject (src/web/sections.ts), the notes the data holds, and the
+ * contributions form. A fraction that no longer exists still has a page, linking the fractions that
+ * replaced it (`fracciones-anteriores`); one that never existed says so.
+ */
+import { explain, get } from './api.js';
+import { showContributions } from './contributions.js';
+import { alertBox, date8, dotted, field, fractionDigits, fractionUrl, h, link, show } from './dom.js';
+import type { Ficha, Row } from './sections.js';
+import { SUBJECTS, subjectSection } from './sections.js';
+
+interface Page {
+  items: Row[];
+  total: number;
+}
+
+/** Section › chapter › heading › subheading, each a link to its level of "Explorar la tarifa". */
+function nomenclaturePath(info: Row | undefined, digits: string): HTMLElement {
+  const levels: Node[] = [];
+  const add = (node: Node): void => {
+    if (levels.length > 0) levels.push(document.createTextNode(' › '));
+    levels.push(node);
+  };
+  const section = info ? field(info, 'SECCION') : '';
+  if (section !== '') add(link(`/consulta/explorar/seccion/${section}`, `Sección ${section}`));
+  add(link(`/consulta/explorar/capitulo/${digits.slice(0, 2)}`, `Capítulo ${digits.slice(0, 2)}${info ? ` ${field(info, 'DESCRIPCIONCAPITULO')}` : ''}`));
+  add(link(`/consulta/explorar/partida/${digits.slice(0, 4)}`, `Partida ${digits.slice(0, 4)}${info ? ` ${field(info, 'DESCRIPCIONPARTIDA')}` : ''}`));
+  if (info && field(info, 'DESCRIPCIONSUBPARTIDA') !== '') add(h('span', {}, `Subpartida ${dotted(digits.slice(0, 6))} ${field(info, 'DESCRIPCIONSUBPARTIDA')}`));
+  return h('nav', { class: 'ruta', 'aria-label': 'Ubicación en la tarifa' }, h('p', {}, levels));
+}
+
+/** Notes the records carry: the chapter's and heading's where the data has them, and the fraction's own. */
+function notes(ficha: Ficha): HTMLElement | null {
+  const info = (ficha['informacion-general'] as Row[] | undefined) ?? [];
+  const own = (ficha['fracciones'] as Row[] | undefined) ?? [];
+  const found: [string, string][] = [];
+  const seen = new Set<string>();
+  const add = (label: string, text: string): void => {
+    if (text === '' || seen.has(text)) return;
+    seen.add(text);
+    found.push([label, text]);
+  };
+  for (const row of info) {
+    add('Notas del capítulo', field(row, 'NOTASCAPITULO'));
+    add('Notas de la partida', field(row, 'NOTASPARTIDA'));
+  }
+  for (const row of [...own, ...info]) add('Notas de la fracción', field(row, 'NOTAS'));
+  for (const row of own) add('Historia del código', field(row, 'HISTORICO'));
+  if (found.length === 0) return null;
+  return h(
+    'section',
+    { id: 'notas', 'aria-labelledby': 'titulo-notas' },
+    h('h2', { id: 'titulo-notas' }, 'Notas legales'),
+    h('dl', {}, found.flatMap(([label, text]) => [h('dt', {}, label), h('dd', {}, text)])),
+  );
+}
+
+/** "País": shows the preferences, quotas, duties and regulations of one origin (and those for every country). */
+function countrySelector(ficha: Ficha, page: HTMLElement): HTMLElement | null {
+  const countries = new Set<string>();
+  for (const subject of SUBJECTS.filter((s) => s.byCountry)) {
+    for (const part of subject.parts) for (const row of part.rows(ficha)) if (field(row, 'PAIS') !== '') countries.add(field(row, 'PAIS'));
+  }
+  if (countries.size === 0) return null;
+  const select = h('select', { id: 'pais' }, h('option', { value: '' }, 'Todos los países'), [...countries].sort().map((c) => h('option', { value: c }, c)));
+  select.addEventListener('change', () => {
+    for (const row of page.querySelectorAll<HTMLTableRowElement>('tr[data-pais]')) {
+      const pais = row.dataset['pais'] ?? '';
+      row.hidden = select.value !== '' && pais !== '' && pais !== select.value;
+    }
+  });
+  return h('p', { class: 'pais' }, h('label', { for: 'pais' }, 'País '), select);
+}
+
+function title(digits: string, ficha: Ficha): string {
+  const own = (ficha['fracciones'] as Row[] | undefined) ?? [];
+  const info = ((ficha['informacion-general'] as Row[] | undefined) ?? [])[0];
+  const nicoRow = digits.length === 10 ? own.find((r) => field(r, 'NICO') === digits.slice(8)) : undefined;
+  // A fraction of several NICO whose own text the data lacks is named by its NICO texts, not by the first one alone.
+  return field(nicoRow ?? {}, 'DESCRIPCION') || (info ? field(info, 'DESCRIPCION') : '') || own.map((r) => field(r, 'DESCRIPCION')).join('; ');
+}
+
+/** The fractions (and NICO) of this fraction, each a link, when there are several. */
+function nicoList(digits: string, ficha: Ficha): HTMLElement | null {
+  const own = (ficha['fracciones'] as Row[] | undefined) ?? [];
+  if (digits.length === 10 || own.length < 2) return null;
+  return h(
+    'p',
+    { class: 'nicos' },
+    'NICO de esta fracción: ',
+    own.flatMap((row, i) => [i > 0 ? ', ' : '', h('a', { href: fractionUrl(digits + field(row, 'NICO')) }, `${field(row, 'NICO')} ${field(row, 'DESCRIPCION')}`)]),
+  );
+}
+
+function printButton(): HTMLElement {
+  const button = h('button', { type: 'button', class: 'imprimir' }, 'Imprimir');
+  button.addEventListener('click', () => window.print());
+  return button;
+}
+
+async function showFicha(digits: string): Promise<void> {
+  const ficha = await get<Ficha>(`/api/v1/ficha/${digits}`);
+  const info = ((ficha['informacion-general'] as Row[] | undefined) ?? [])[0];
+  const code = dotted(digits.slice(0, 8));
+  const heading = h('h1', {}, h('span', { class: 'codigo' }, code), digits.length === 10 ? h('span', { class: 'nico' }, `NICO ${digits.slice(8)}`) : null, ' ', title(digits, ficha));
+  const main = show(`${code} ${title(digits, ficha)}`, nomenclaturePath(info, digits), heading, nicoList(digits, ficha), printButton());
+  const selector = countrySelector(ficha, main);
+  for (const subject of SUBJECTS) {
+    const section = subjectSection(subject, ficha);
+    if (subject.id === 'preferencias' && selector !== null) section.firstElementChild?.after(selector);
+    main.append(section);
+  }
+  const notesSection = notes(ficha);
+  if (notesSection !== null) main.append(notesSection);
+  await showContributions(main, digits, ficha);
+}
+
+/** A NICO the fraction does not have: the fraction's own page is one link away. */
+function showMissingNico(digits: string): void {
+  const code = dotted(digits.slice(0, 8));
+  show(
+    `${dotted(digits)} no existe`,
+    h('h1', {}, h('span', { class: 'codigo' }, code), h('span', { class: 'nico' }, `NICO ${digits.slice(8)}`)),
+    alertBox(`La fracción ${code} no tiene el NICO ${digits.slice(8)} en la tarifa consultada.`),
+    h('p', {}, h('a', { href: fractionUrl(digits.slice(0, 8)) }, `Ver la fracción ${code} y sus NICO`)),
+  );
+}
+
+/** A code the data no longer has: replaced (its page links the fractions that replaced it), or unknown. */
+async function showMissing(digits: string): Promise<void> {
+  const code = dotted(digits);
+  const replaced = await get<Row[]>('/api/v1/fracciones-anteriores/', { fraccion_anterior: digits, limit: 1000 });
+  if (replaced.every((row) => field(row, 'FRACCIONACTUAL') === digits)) {
+    show(`${code} no existe`, h('h1', {}, h('span', { class: 'codigo' }, code)), alertBox(`La fracción ${code} no existe en la tarifa consultada.`), h('p', {}, link('/consulta/', 'Buscar otra mercancía o fracción')));
+    return;
+  }
+  const targets = new Map<string, Row>();
+  // A correlation row from a code to itself says the code was kept, not that it was replaced.
+  for (const row of replaced) if (field(row, 'FRACCIONACTUAL') !== digits) targets.set(field(row, 'FRACCIONACTUAL') + field(row, 'NICOACTUAL'), row);
+  show(
+    `${code} (suprimida)`,
+    h('h1', {}, h('span', { class: 'codigo' }, code), ' Fracción suprimida'),
+    h('p', {}, `La fracción ${code} ya no existe en la tarifa consultada. La reemplaza:`),
+    h('ul', { class: 'reemplazos' }, [...targets.entries()].map(([target, row]) => h('li', {}, h('a', { href: fractionUrl(target) }, dotted(target)), field(row, 'DOF') ? ` (correlación publicada en el DOF el ${date8(row['DOF'])})` : ''))),
+  );
+}
+
+export async function showFraction(typed: string): Promise<void> {
+  const digits = fractionDigits(typed);
+  if (digits === null) {
+    show('Código no válido', h('h1', {}, 'Código no válido'), alertBox(`«${typed}» no es una fracción: escriba 8 dígitos, o 10 con el NICO (por ejemplo 0901.21.01).`), h('p', {}, link('/consulta/', 'Ir a la búsqueda')));
+    return;
+  }
+  show(`Fracción ${dotted(digits)}`, h('h1', {}, h('span', { class: 'codigo' }, dotted(digits))), h('p', { role: 'status' }, 'Cargando…'));
+  try {
+    // Asked first, so that a missing fraction is an answer and not a refused call.
+    const exists = await get<Page>('/api/v1/fracciones/', { fraccion: digits, limit: 1 });
+    if (exists.total > 0) await showFicha(digits);
+    else if (digits.length === 10 && (await get<Page>('/api/v1/fracciones/', { fraccion: digits.slice(0, 8), limit: 1 })).total > 0) showMissingNico(digits);
+    else await showMissing(digits.slice(0, 8));
+  } catch (error) {
+    if (error instanceof Error && error.name === 'SessionEnded') throw error;
+    show(`Fracción ${dotted(digits)}`, h('h1', {}, h('span', { class: 'codigo' }, dotted(digits))), alertBox(explain(error)));
+  }
+}

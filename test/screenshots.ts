@@ -1,0 +1,42 @@
+/**
+ * Retakes the README's screenshots of the page for people (docs/img/), in Debian's Chromium over a
+ * service on the demo dataset: `npm run build && node dist/test/screenshots.js`. `node --test` runs every
+ * file under test/, this one included: there (NODE_TEST_CONTEXT is set) it does nothing.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../src/config.js';
+import { launch, newPage } from './browser.js';
+import { TEST_PASSWORD, TEST_USER, createTestDatabase, fillDemo, startServer } from './helpers.js';
+
+const SHOTS = [
+  ['consulta-busqueda', '/consulta/?q=caf%C3%A9%20tostado'],
+  ['consulta-fraccion', '/consulta/fraccion/0901.11.99'],
+] as const;
+
+async function retake(): Promise<void> {
+  const db = await createTestDatabase('sqlite', fillDemo);
+  const server = await startServer({ DATABASE_URL: db.url, MAX_EVENT_LOOP_DELAY_MS: '0' });
+  const browser = await launch();
+  try {
+    const dir = join(projectRoot, 'docs', 'img');
+    mkdirSync(dir, { recursive: true });
+    for (const [name, path] of SHOTS) {
+      const { page, context } = await newPage(browser, 1100, 900);
+      await page.goto(server.base + path);
+      await page.getByLabel('Usuario').fill(TEST_USER);
+      await page.getByLabel('Contraseña').fill(TEST_PASSWORD);
+      await page.getByRole('button', { name: 'Entrar' }).click();
+      await page.locator('.enlace-permanente').waitFor();
+      await page.screenshot({ path: join(dir, `${name}.png`) });
+      await context.close();
+      console.log(`docs/img/${name}.png`);
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+    await db.drop();
+  }
+}
+
+if (process.env['NODE_TEST_CONTEXT'] === undefined) await retake();
