@@ -1,5 +1,5 @@
 /**
- * Dataset versions (../shared/spec/versiones.md, docs/adr/0007-dataset-versions.md): every load adds
+ * Dataset versions (../shared/spec/versiones.md, docs/adr/0008-dataset-versions.md): every load adds
  * one, kept until removed. The catalog lives beside the users in the main database; the newest
  * import's record sets are where the single dataset always was (the SQLite file at the path, the
  * tables of the current schema), and every older version is moved aside whole (a file of its own, a
