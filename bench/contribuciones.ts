@@ -25,7 +25,13 @@ async function main(): Promise<void> {
     if (!existsSync(defaultDatabasePath)) await buildDemoDatabase(defaultDatabasePath);
     const database = join(work, 'bench.sqlite');
     copyFileSync(defaultDatabasePath, database);
-    const config = loadConfig({ DATABASE_URL: `sqlite:${database}`, JWT_SECRET: 'benchmark-secret-that-is-long-enough-0123456789', LOG_LEVEL: 'warn', MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '0' });
+    const config = loadConfig({
+      DATABASE_URL: `sqlite:${database}`,
+      JWT_SECRET: 'benchmark-secret-that-is-long-enough-0123456789',
+      LOG_LEVEL: 'warn',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      RATE_LIMIT_MAX: '0',
+    });
     const hash = await hashPassword('bench password');
     await withUserAdmin(config, (admin) => admin.add('bench', hash, null, null));
     // Fractions that have FTA records and a single NICO, so that every line has options to compute.
@@ -45,14 +51,30 @@ async function main(): Promise<void> {
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no address');
     const base = `http://127.0.0.1:${address.port}`;
-    const login = await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'bench password' }) });
+    const login = await fetch(`${base}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'bench', password: 'bench password' }),
+    });
     const { access_token: token } = (await login.json()) as { access_token: string };
-    const partidas = Array.from({ length: LINES }, (_, i) => ({ fraccion: fractions[i % fractions.length], valor_aduana: `${1000 + i * 37}.25`, certificado_origen: i % 2 === 0 }));
+    const partidas = Array.from({ length: LINES }, (_, i) => ({
+      fraccion: fractions[i % fractions.length],
+      valor_aduana: `${1000 + i * 37}.25`,
+      certificado_origen: i % 2 === 0,
+    }));
     const body = JSON.stringify({ fecha: '2024-06-03', pais_origen: 'USA', partidas });
     const times: number[] = [];
     for (let i = 0; i < RUNS + 3; i++) {
       const started = performance.now();
-      const answer = await fetch(`${base}/api/v1/contribuciones`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(process.env['BENCH_ENCODING'] ? { 'accept-encoding': process.env['BENCH_ENCODING'] } : {}) }, body });
+      const answer = await fetch(`${base}/api/v1/contribuciones`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          ...(process.env['BENCH_ENCODING'] ? { 'accept-encoding': process.env['BENCH_ENCODING'] } : {}),
+        },
+        body,
+      });
       await answer.arrayBuffer();
       if (answer.status !== 200) throw new Error(`status ${answer.status}`);
       if (i >= 3) times.push(performance.now() - started);

@@ -54,7 +54,9 @@ const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'u
 export function cpuSeconds(pid: number): number {
   const own = (p: number | string): number => {
     try {
-      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ');
       return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
     } catch {
       return 0;

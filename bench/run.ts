@@ -29,10 +29,16 @@ const WARMUP = Math.max(2, Math.round(DURATION / 4));
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const SECRET = 'benchmark-secret-that-is-long-enough-0123456789';
 /** Which runs to make (comma-separated labels, e.g. `sqlite`); all by default. */
-const ONLY = (process.env['BENCH_RUNS'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+const ONLY = (process.env['BENCH_RUNS'] ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s) => s !== '');
 const wanted = (label: string): boolean => ONLY.length === 0 || ONLY.includes(label);
 /** Which scenarios to measure (comma-separated parts of their names, e.g. `lookup,ficha`); all by default. */
-const SCENARIOS = (process.env['BENCH_SCENARIOS'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+const SCENARIOS = (process.env['BENCH_SCENARIOS'] ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s) => s !== '');
 const chosen = (name: string): boolean => SCENARIOS.length === 0 || SCENARIOS.some((part) => name.includes(part));
 const WRK = findWrk();
 const generate = WRK === null ? autocannonGenerator : wrkGenerator;
@@ -149,7 +155,11 @@ function scenarios(get: (path: string) => Request): Map<string, Request[]> {
 /** POST /api/v1/contribuciones of `lines` lines over the tlcs fractions, originating in the US. */
 function contribuciones(get: (path: string) => Request, lines: number): Request {
   const path = '/api/v1/contribuciones';
-  const partidas = Array.from({ length: lines }, (_, i) => ({ fraccion: tlcFractions[i % tlcFractions.length], valor_aduana: `${10000 + i}.50`, certificado_origen: true }));
+  const partidas = Array.from({ length: lines }, (_, i) => ({
+    fraccion: tlcFractions[i % tlcFractions.length],
+    valor_aduana: `${10000 + i}.50`,
+    certificado_origen: true,
+  }));
   const body = JSON.stringify({ fecha: '2024-06-03', pais_origen: 'USA', partidas });
   return { method: 'POST', path, headers: { ...get(path).headers, 'content-type': 'application/json' }, body };
 }
@@ -256,7 +266,13 @@ function printTable(baselines: readonly Figures[], runs: readonly Run[]): void {
   const ratios = ['xbare', 'xfastify', 'µs/req', 'cpu:xbare', 'xfastify'];
   console.log([...head, ...ratios.map((r) => r.padStart(9))].join(' '));
   for (const f of [...baselines, ...runs.flatMap((r) => r.scenarios)]) {
-    const cells = [f.name.padEnd(64), String(f.requestsPerSecond).padStart(8), `${f.p50}`.padStart(6), `${f.p99}`.padStart(7), String(f.errors + f.non2xx).padStart(6)];
+    const cells = [
+      f.name.padEnd(64),
+      String(f.requestsPerSecond).padStart(8),
+      `${f.p50}`.padStart(6),
+      `${f.p99}`.padStart(7),
+      String(f.errors + f.non2xx).padStart(6),
+    ];
     const figures = [f.ratio!.toFixed(3), f.fastifyRatio!.toFixed(3), String(f.cpuMicros ?? ''), f.cpuRatio!.toFixed(3), f.fastifyCpuRatio!.toFixed(3)];
     console.log([...cells, ...figures.map((c) => c.padStart(9))].join(' '));
   }

@@ -139,13 +139,31 @@ async function main(): Promise<void> {
     rows.push(['LIKE baseline (SQLite)', await quality(likeEngine(path)), null, null]);
     const sqlite = new SqliteStore(path);
     results.push(sqlite);
-    rows.push(['buscar, SQLite', await quality(storeEngine(sqlite)), await latency(storeEngine(sqlite), queries.map((q) => q.query), rounds), await latency((q) => sqlite.suggest(q), prefixes(), rounds)]);
+    rows.push([
+      'buscar, SQLite',
+      await quality(storeEngine(sqlite)),
+      await latency(
+        storeEngine(sqlite),
+        queries.map((q) => q.query),
+        rounds,
+      ),
+      await latency((q) => sqlite.suggest(q), prefixes(), rounds),
+    ]);
     const postgres = await postgresDemo();
     if (postgres) {
       const store = new PostgresStore(loadConfig({ DATABASE_URL: postgres.url }));
       results.push(store);
       try {
-        rows.push(['buscar, PostgreSQL', await quality(storeEngine(store)), await latency(storeEngine(store), queries.map((q) => q.query), rounds), await latency((q) => store.suggest(q), prefixes(), rounds)]);
+        rows.push([
+          'buscar, PostgreSQL',
+          await quality(storeEngine(store)),
+          await latency(
+            storeEngine(store),
+            queries.map((q) => q.query),
+            rounds,
+          ),
+          await latency((q) => store.suggest(q), prefixes(), rounds),
+        ]);
       } finally {
         await store.close();
         await postgres.drop();

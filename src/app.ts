@@ -27,7 +27,6 @@ import { Datasets } from './store/datasets.js';
 import { StoreSlot } from './store/slot.js';
 import type { Store } from './store/store.js';
 
-
 declare module 'fastify' {
   interface FastifyInstance {
     /** Opens the served store anew and serves it from now on (SIGHUP); false when there is nothing to reopen. */

@@ -75,7 +75,11 @@ export const ConfigSchema = Type.Object({
   ACCESS_TOKEN_EXPIRE_MINUTES: Type.Integer({ default: 30, minimum: 1, maximum: 525600, description: 'Lifetime of an access token' }),
   LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, description: 'Failed logins allowed per username in the window' }),
   LOGIN_MAX_FAILURES_PER_ADDRESS: Type.Integer({ default: 100, minimum: 1, description: 'Failed logins allowed per client address in the window' }),
-  LOGIN_WINDOW_MINUTES: Type.Integer({ default: 15, minimum: 1, description: 'Window in which failed logins are counted; a blocked username or address waits until it ends' }),
+  LOGIN_WINDOW_MINUTES: Type.Integer({
+    default: 15,
+    minimum: 1,
+    description: 'Window in which failed logins are counted; a blocked username or address waits until it ends',
+  }),
   AUTH_USER_CACHE_SECONDS: Type.Integer({
     default: 2,
     minimum: 0,
@@ -84,7 +88,8 @@ export const ConfigSchema = Type.Object({
   DATASET_VERSIONS_KEEP: Type.Integer({
     default: 0,
     minimum: 0,
-    description: 'Dataset versions kept: past this, an import removes the oldest (never the one in force today, never the newest import); 0 keeps every version',
+    description:
+      'Dataset versions kept: past this, an import removes the oldest (never the one in force today, never the newest import); 0 keeps every version',
   }),
   RESPONSE_CACHE_ENTRIES: Type.Integer({ default: 10000, minimum: 0, description: 'Answers kept in memory per dataset; 0 turns the cache off' }),
   RESPONSE_CACHE_MB: Type.Integer({ default: 64, minimum: 0, description: 'Memory the answer cache may use' }),
@@ -183,7 +188,9 @@ export function trustProxy(config: Config): false | string[] {
   const proxies = value.split(',').map((part) => part.trim());
   const wrong = proxies.find((p) => !PROXY_RANGES.includes(p) && isIP(p.replace(/\/\d+$/, '')) === 0);
   if (wrong !== undefined) {
-    throw new ConfigError(`invalid TRUST_PROXY=${JSON.stringify(config.TRUST_PROXY)}: ${JSON.stringify(wrong)} is not an address, a CIDR range or one of ${PROXY_RANGES.join(', ')}`);
+    throw new ConfigError(
+      `invalid TRUST_PROXY=${JSON.stringify(config.TRUST_PROXY)}: ${JSON.stringify(wrong)} is not an address, a CIDR range or one of ${PROXY_RANGES.join(', ')}`,
+    );
   }
   return proxies;
 }

@@ -21,7 +21,10 @@ async function expect401(headers: Record<string, string>, detail: string, path =
 }
 
 function signed(claims: Record<string, unknown>, options: { alg?: string; secret?: Uint8Array; exp?: number | string; nbf?: number | string } = {}) {
-  const jwt = new SignJWT(claims).setProtectedHeader({ alg: options.alg ?? 'HS256' }).setIssuedAt().setJti('test');
+  const jwt = new SignJWT(claims)
+    .setProtectedHeader({ alg: options.alg ?? 'HS256' })
+    .setIssuedAt()
+    .setJti('test');
   jwt.setExpirationTime(options.exp ?? '10m');
   if (options.nbf !== undefined) jwt.setNotBefore(options.nbf);
   return jwt.sign(options.secret ?? key);

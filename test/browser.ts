@@ -11,7 +11,16 @@ import { chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Null when the browser tests can run; else why not (CI=true never gets a reason: it fails instead). */
 export function browserMissing(): string | null {

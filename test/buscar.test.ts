@@ -23,7 +23,15 @@ interface Suggestions {
 }
 
 /** Queries whose top hits both stores must give identically (from bench/search-queries.csv's kinds). */
-const PARITY_QUERIES = ['caballos vivos', 'llantas para automovil', 'refrijerador', 'laptop', 'tornillos de acero inoxidable m8 x 20mm', 't-shirts cotton', 'partes'];
+const PARITY_QUERIES = [
+  'caballos vivos',
+  'llantas para automovil',
+  'refrijerador',
+  'laptop',
+  'tornillos de acero inoxidable m8 x 20mm',
+  't-shirts cotton',
+  'partes',
+];
 const topHits = new Map<string, string[][]>();
 interface Page {
   items: Hit[];
@@ -47,7 +55,10 @@ for (const kind of await storeKinds()) {
       assert.ok(plain.body.total > 0);
       // Stemming (PostgreSQL) reduces café to caf, so caffeine in a subheading text matches too.
       assert.ok(plain.body.items.every((h) => /caf/i.test(JSON.stringify(h))));
-      assert.ok(plain.body.items.some((h) => h.FRACCION.startsWith('0901')), 'coffee of heading 0901');
+      assert.ok(
+        plain.body.items.some((h) => h.FRACCION.startsWith('0901')),
+        'coffee of heading 0901',
+      );
       const accented = await search('CAFÉ');
       assert.deepEqual(accented.body, plain.body);
     });
@@ -73,7 +84,10 @@ for (const kind of await storeKinds()) {
 
     test('the Spanish hierarchy is searched: caballos vivos finds heading 0101 though its lines do not say caballos', async () => {
       const { body } = await search('caballos vivos');
-      assert.ok(body.items.slice(0, 5).every((h) => h.FRACCION.startsWith('0101')), JSON.stringify(body.items.slice(0, 5).map((h) => h.FRACCION)));
+      assert.ok(
+        body.items.slice(0, 5).every((h) => h.FRACCION.startsWith('0101')),
+        JSON.stringify(body.items.slice(0, 5).map((h) => h.FRACCION)),
+      );
       const line = body.items.find((h) => h.DESCRIPCION === 'Los demás');
       assert.ok(line, 'a "Los demás" line is found through its heading');
       assert.match(line.RUTA ?? '', /^01 Animales vivos › 0101 Caballos, asnos, mulos y burdéganos, vivos\. › 0101\.\d\d .+ › 0101\.\d\d\.\d\d /);
@@ -98,7 +112,10 @@ for (const kind of await storeKinds()) {
 
     test('a misspelt word of five letters or more finds its goods', async () => {
       const { body } = await search('refrijerador');
-      assert.ok(body.items.slice(0, 5).some((h) => h.FRACCION.startsWith('8418')), JSON.stringify(body.items.slice(0, 5).map((h) => h.FRACCION)));
+      assert.ok(
+        body.items.slice(0, 5).some((h) => h.FRACCION.startsWith('8418')),
+        JSON.stringify(body.items.slice(0, 5).map((h) => h.FRACCION)),
+      );
       assert.ok((await search('aguacte')).body.items[0]?.FRACCION.startsWith('080440'));
     });
 

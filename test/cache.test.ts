@@ -13,9 +13,11 @@ import type { Running } from './helpers.js';
 import { TEST_ENV, database, serve, storeKinds, temporary, waitFor } from './helpers.js';
 
 /** The fixture with only its first `n` records in every record set. */
-const firstRecords = (n: number) => (writer: DatasetWriter): void => {
-  for (const rs of recordSets) for (const record of fixtureRecords(rs).slice(0, n)) writer.insert(rs, recordToRow(rs, record));
-};
+const firstRecords =
+  (n: number) =>
+  (writer: DatasetWriter): void => {
+    for (const rs of recordSets) for (const record of fixtureRecords(rs).slice(0, n)) writer.insert(rs, recordToRow(rs, record));
+  };
 
 /** How many times the store was asked to search a record set, as /metrics counts it (a cached answer is not). */
 async function storeSearches(server: Running, recordSet: string): Promise<number> {

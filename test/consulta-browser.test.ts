@@ -133,7 +133,10 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
     await page.getByLabel('País', { exact: true }).selectOption('USA');
     const shown = await page.locator('#preferencias tbody tr:visible').allInnerTexts();
     assert.ok(shown.length > 0 && shown.length < all, 'the selector keeps one country');
-    assert.ok(shown.every((row) => !/\b(CAN|JPN|ISR|URY)\b/.test(row)), 'no other country remains');
+    assert.ok(
+      shown.every((row) => !/\b(CAN|JPN|ISR|URY)\b/.test(row)),
+      'no other country remains',
+    );
     await accessible(page, 'fraction');
     assert.deepEqual(errors, []);
     await context.close();
@@ -157,7 +160,11 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
     await settled(page);
     assert.match(await page.locator('main h1').innerText(), new RegExp(`^${dots(replaced.old).replaceAll('.', '\\.')}`));
     await accessible(page, 'replaced fraction');
-    await page.locator('main ul a').filter({ hasText: dots(replaced.current) }).first().click();
+    await page
+      .locator('main ul a')
+      .filter({ hasText: dots(replaced.current) })
+      .first()
+      .click();
     await page.waitForURL(/\/consulta\/fraccion\//);
     await settled(page);
     const back = page.locator('#anteriores a').filter({ hasText: dots(replaced.old) });

@@ -83,15 +83,18 @@ describe('consulta over HTTP', () => {
 
   test('/api/v1/nomenclatura: sections with their chapters, behind the token', async () => {
     assert.equal((await server.get('/api/v1/nomenclatura')).status, 401);
-    const { status, body } = await server.json<{ secciones: { seccion: string | null; descripcion: string | null; capitulos: { capitulo: string; fracciones: number }[] }[] }>(
-      '/api/v1/nomenclatura',
-    );
+    const { status, body } = await server.json<{
+      secciones: { seccion: string | null; descripcion: string | null; capitulos: { capitulo: string; fracciones: number }[] }[];
+    }>('/api/v1/nomenclatura');
     assert.equal(status, 200);
     const roman = body.secciones.map((s) => s.seccion);
     assert.deepEqual(roman.slice(0, 3), ['I', 'II', 'III']);
     const chapters = body.secciones.flatMap((s) => s.capitulos.map((c) => c.capitulo));
     assert.deepEqual(chapters, [...chapters].sort(), 'chapters in code order');
-    assert.ok(body.secciones.find((s) => s.seccion === 'II')?.capitulos.some((c) => c.capitulo === '09' && c.fracciones > 0), 'coffee is in section II');
+    assert.ok(
+      body.secciones.find((s) => s.seccion === 'II')?.capitulos.some((c) => c.capitulo === '09' && c.fracciones > 0),
+      'coffee is in section II',
+    );
     const { body: inChapter } = await server.json<{ total: number }>('/api/v1/fracciones/?fraccion=01&limit=1');
     const counted = body.secciones.flatMap((s) => s.capitulos).find((c) => c.capitulo === '01')?.fracciones ?? 0;
     assert.ok(counted > 0 && counted <= inChapter.total, 'a chapter counts its 8-digit fractions');
@@ -103,7 +106,7 @@ for (const kind of kinds) {
     let fixture: Running;
     serveFixture(kind, { MAX_EVENT_LOOP_DELAY_MS: '0' }, (running) => (fixture = running));
 
-    test('the fixture\'s chapters, each with its distinct 8-digit fractions, the same on every store', async () => {
+    test("the fixture's chapters, each with its distinct 8-digit fractions, the same on every store", async () => {
       const { status, body } = await fixture.json<{ secciones: { capitulos: { capitulo: string; fracciones: number }[] }[] }>('/api/v1/nomenclatura');
       assert.equal(status, 200);
       const chapters = body.secciones.flatMap((s) => s.capitulos).sort((a, b) => a.capitulo.localeCompare(b.capitulo));
@@ -118,11 +121,16 @@ for (const kind of kinds) {
       );
     });
 
-    test('a chapter\'s headings and a heading\'s subheadings with their fractions and NICO; 422 for a malformed code, 404 for an empty one', async () => {
+    test("a chapter's headings and a heading's subheadings with their fractions and NICO; 422 for a malformed code, 404 for an empty one", async () => {
       const chapter = await fixture.json<{ capitulo: string; partidas: { partida: string; fracciones: number }[] }>('/api/v1/nomenclatura/capitulos/01');
       assert.equal(chapter.status, 200);
-      assert.deepEqual(chapter.body.partidas.map((p) => [p.partida, p.fracciones]), [['0101', 2]]);
-      const heading = await fixture.json<{ subpartidas: { subpartida: string; fracciones: { fraccion: string; nico: string | null }[] }[] }>('/api/v1/nomenclatura/partidas/01.01');
+      assert.deepEqual(
+        chapter.body.partidas.map((p) => [p.partida, p.fracciones]),
+        [['0101', 2]],
+      );
+      const heading = await fixture.json<{ subpartidas: { subpartida: string; fracciones: { fraccion: string; nico: string | null }[] }[] }>(
+        '/api/v1/nomenclatura/partidas/01.01',
+      );
       assert.equal(heading.status, 200);
       assert.deepEqual(
         heading.body.subpartidas.map((s) => [s.subpartida, s.fracciones.map((f) => `${f.fraccion}${f.nico ?? ''}`)]),

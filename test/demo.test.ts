@@ -73,7 +73,10 @@ test('every record passes the import validation of its record set', () => {
     for (const record of list) {
       assert.doesNotThrow(() => recordToRow(rs, record), `${set}: ${JSON.stringify(record).slice(0, 300)}`);
       for (const name of Object.keys(record)) {
-        assert.ok(rs.fields.some((f) => f.name === name), `${set}: ${name} is not a field of the record set`);
+        assert.ok(
+          rs.fields.some((f) => f.name === name),
+          `${set}: ${name} is not a field of the record set`,
+        );
       }
     }
   }
@@ -93,7 +96,11 @@ test('identifiers are unique per record set and numbered from 1', () => {
     const idField = rs.key[0];
     assert.ok(idField);
     const ids = list.map((r) => r[idField]).sort((a, b) => Number(a) - Number(b));
-    assert.deepEqual(ids, list.map((_, i) => i + 1), `${rs.path}: ${idField} is not 1..${list.length}`);
+    assert.deepEqual(
+      ids,
+      list.map((_, i) => i + 1),
+      `${rs.path}: ${idField} is not 1..${list.length}`,
+    );
   }
 });
 

@@ -66,7 +66,10 @@ export function defer(t: TestContext, undo: () => unknown): void {
     cleanups.set(t, undos);
     t.after(async () => {
       const errors: unknown[] = [];
-      for (const step of undos.reverse()) await Promise.resolve().then(step).catch((error: unknown) => errors.push(error));
+      for (const step of undos.reverse())
+        await Promise.resolve()
+          .then(step)
+          .catch((error: unknown) => errors.push(error));
       if (errors.length > 0) throw errors.length === 1 ? errors[0] : new AggregateError(errors, 'cleanup failed');
     });
   }

@@ -293,7 +293,11 @@ describe('refused files: nothing is imported and the served file is untouched', 
       /^aladi2\.csv:8002: not valid UTF-8/,
     ],
     ['UTF-16', { 'aladi2.csv': Buffer.from('\uFEFFSYSID,NOTAS\n1,ok\n', 'utf16le') }, /^aladi2\.csv:1: not valid UTF-8/],
-    ['a file cut inside a character', { 'aladi2.csv': Buffer.concat([Buffer.from('SYSID,NOTAS\n1,caf'), Buffer.from([0xc3])]) }, /^aladi2\.csv:2: not valid UTF-8/],
+    [
+      'a file cut inside a character',
+      { 'aladi2.csv': Buffer.concat([Buffer.from('SYSID,NOTAS\n1,caf'), Buffer.from([0xc3])]) },
+      /^aladi2\.csv:2: not valid UTF-8/,
+    ],
     ['a gzip file', { 'aladi2.csv': gzipSync('SYSID\n1\n') }, /^aladi2\.csv:1: not valid UTF-8/],
     ['a stray quote', { 'aladi2.csv': 'SYSID,NOTAS\n1,ok\n2,a "quoted" word\n' }, /^aladi2\.csv:3: not CSV/],
     ['a quote never closed', { 'aladi2.csv': 'SYSID,NOTAS\n1,"open\n2,x\n' }, /^aladi2\.csv:\d+: not CSV/],
@@ -323,7 +327,10 @@ describe('refused files: nothing is imported and the served file is untouched', 
     const before = fileHash(served);
     const outcome = await runCli(['import', folder({ 'aladi2.csv': latin1 })], served);
     assert.equal(outcome.code, 1);
-    assert.equal(outcome.stderr, 'tariff-lookup: import failed, nothing changed: aladi2.csv:3: not valid UTF-8 (a file saved as Latin-1, Windows-1252 or UTF-16 must be converted to UTF-8)\n');
+    assert.equal(
+      outcome.stderr,
+      'tariff-lookup: import failed, nothing changed: aladi2.csv:3: not valid UTF-8 (a file saved as Latin-1, Windows-1252 or UTF-16 must be converted to UTF-8)\n',
+    );
     assert.equal(fileHash(served), before);
   });
 

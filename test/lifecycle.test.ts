@@ -87,7 +87,6 @@ async function keepAliveClient(url: string, headers: Record<string, string>, sto
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('SIGTERM and SIGINT', () => {
-
   test('in the middle of load: every request on an open connection is answered, new ones are refused, exit 0', async (t) => {
     // A deadline far longer than a shutdown takes: reaching it would mean something held the process.
     const service = await runService(t, { DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '120' });
@@ -160,9 +159,7 @@ describe('configuration errors at start', () => {
 });
 
 describe('WORKERS=2', () => {
-
-  const workerPids = (s: Service): number[] =>
-    s.lines.filter((l) => l.msg === 'server process listening').map((l) => l['worker_pid'] as number);
+  const workerPids = (s: Service): number[] => s.lines.filter((l) => l.msg === 'server process listening').map((l) => l['worker_pid'] as number);
 
   test('two processes serve one port; a killed one is replaced while requests keep succeeding; SIGTERM stops all with 0', async (t) => {
     const service = await runService(t, { DATABASE_URL: database, WORKERS: '2' });
@@ -181,7 +178,10 @@ describe('WORKERS=2', () => {
       return workerPids(service).length === 3;
     });
     for (let i = 0; i < 20; i++) statuses.push((await get(`${service.base}/health`)).status);
-    assert.ok(statuses.every((s) => s === 200), `every request after the kill succeeded: ${statuses.join(' ')}`);
+    assert.ok(
+      statuses.every((s) => s === 200),
+      `every request after the kill succeeded: ${statuses.join(' ')}`,
+    );
     const replacement = workerPids(service)[2]!;
     assert.ok(![first, second].includes(replacement));
     assert.ok(service.lines.some((l) => l.msg === 'a server process died; replacing it' && l['worker_pid'] === first));

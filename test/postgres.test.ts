@@ -19,7 +19,20 @@ import { createPostgresPool, ensurePostgresSchema, poolSize, postgresPoolConfig,
 import { StoreUnavailableError } from '../src/store/store.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_ENV, TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createPostgresDatabase, defer, login, serve, serveFixture, startServer, storeKinds } from './helpers.js';
+import {
+  TEST_ENV,
+  TEST_PASSWORD,
+  TEST_SECRET,
+  TEST_USER,
+  addUser,
+  createPostgresDatabase,
+  defer,
+  login,
+  serve,
+  serveFixture,
+  startServer,
+  storeKinds,
+} from './helpers.js';
 
 const SECRET_PASSWORD = 'hunter2-do-not-show';
 const UNREACHABLE = `postgres://tariff:${SECRET_PASSWORD}@127.0.0.1:1/nowhere`;
@@ -302,7 +315,7 @@ if (kinds.includes('postgres')) {
       assert.equal(await status(copy, '/health', {}), 200);
     });
 
-    test('two copies of the service on one database accept each other\'s tokens and see the same users', async (t) => {
+    test("two copies of the service on one database accept each other's tokens and see the same users", async (t) => {
       const other = await serve(t, { DATABASE_URL: db.url, AUTH_USER_CACHE_SECONDS: '0' });
       await addUser(other.config, 'shared', 'shared password');
       const issued = await login(server.base, 'shared', 'shared password');
@@ -352,10 +365,13 @@ if (kinds.includes('postgres')) {
         }),
         /the source broke off/,
       );
-      await assert.rejects(writeDatabase(db.url, 'duplicate', (writer) => {
-        fillFixture(writer);
-        fillFixture(writer);
-      }), /a second record with the identifier/);
+      await assert.rejects(
+        writeDatabase(db.url, 'duplicate', (writer) => {
+          fillFixture(writer);
+          fillFixture(writer);
+        }),
+        /a second record with the identifier/,
+      );
       const running = await startBuild(loadConfig({ DATABASE_URL: db.url }));
       await assert.rejects(startBuild(loadConfig({ DATABASE_URL: db.url })), /another import/);
       await running.abandon();

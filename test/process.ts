@@ -74,10 +74,14 @@ export async function freePort(): Promise<number> {
 export async function startService(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Listening> {
   const base = `http://127.0.0.1:${await freePort()}`;
   const service = spawnService({ ...env, PORT: new URL(base).port }, nodeArgs);
-  await waitFor('the service to answer', async () => {
-    if (service.child.exitCode !== null || service.child.signalCode !== null) throw new Error(`the service exited before listening: ${service.stderr()}`);
-    return answers(`${base}/`);
-  }, 30_000);
+  await waitFor(
+    'the service to answer',
+    async () => {
+      if (service.child.exitCode !== null || service.child.signalCode !== null) throw new Error(`the service exited before listening: ${service.stderr()}`);
+      return answers(`${base}/`);
+    },
+    30_000,
+  );
   return { ...service, base };
 }
 

@@ -13,15 +13,17 @@ import { fixtureRecords } from './fixtures.js';
 import type { Running } from './helpers.js';
 import { serveFixture, storeKinds } from './helpers.js';
 
-const byKey = (rs: RecordSet) => (a: FixtureRecord, b: FixtureRecord): number => {
-  for (const k of rs.key) {
-    const x = a[k]!;
-    const y = b[k]!;
-    if (x < y) return -1;
-    if (x > y) return 1;
-  }
-  return 0;
-};
+const byKey =
+  (rs: RecordSet) =>
+  (a: FixtureRecord, b: FixtureRecord): number => {
+    for (const k of rs.key) {
+      const x = a[k]!;
+      const y = b[k]!;
+      if (x < y) return -1;
+      if (x > y) return 1;
+    }
+    return 0;
+  };
 
 const sorted = (rs: RecordSet, records: FixtureRecord[]): FixtureRecord[] => [...records].sort(byKey(rs));
 
@@ -73,13 +75,20 @@ function recordSetSuites(server: () => Running): void {
         assert.equal(Array.isArray(body), !rs.paginated, 'paginated wrapper only for fracciones and fracciones-usa');
         const items = itemsOf(body);
         assert.deepEqual(items, all);
-        for (const item of items) assert.deepEqual(Object.keys(item), rs.fields.map((f) => f.name));
+        for (const item of items)
+          assert.deepEqual(
+            Object.keys(item),
+            rs.fields.map((f) => f.name),
+          );
         if (!Array.isArray(body)) assert.deepEqual({ ...body, items: [] }, { items: [], total: all.length, skip: 0, limit: 100 });
       });
 
       test('decimals are strings with their scale, integers are numbers, empty fields null', async () => {
         const items = itemsOf((await server().json<Body>(searchPath(rs))).body);
-        assert.ok(items.some((i) => Object.values(i).includes(null)), 'empty fields are served as null');
+        assert.ok(
+          items.some((i) => Object.values(i).includes(null)),
+          'empty fields are served as null',
+        );
         for (const field of rs.fields) {
           const values = items.map((i) => i[field.name]);
           for (const v of values.filter((x) => x !== null)) {

@@ -54,7 +54,6 @@ async function tokenFor(base: string, username = TEST_USER, password = TEST_PASS
 }
 
 describe('soak', () => {
-
   /** The server's resident memory, as it reports it to Prometheus. */
   async function rss(base: string): Promise<number> {
     const text = await (await fetch(`${base}/metrics`)).text();
@@ -396,7 +395,10 @@ describe('logs', () => {
       assert.ok(!text.includes(secret), `the log shows ${secret}`);
     }
     assert.doesNotMatch(text, /bearer|eyJ/i, 'no bearer token, no JWT');
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const requestLine = lines.find((l) => l['msg'] === 'request' && l['route'] === '/api/v1/aladi2/:sysid' && l['status'] === 200);
     assert.ok(requestLine, 'the request line is there');
     assert.equal(requestLine['user'], TEST_USER);

@@ -76,7 +76,17 @@ describe('routing', () => {
   const servedMethods = (url: string): string[] => ['GET', 'POST'].filter((m) => documented(m, url) || leftOut(m, url));
 
   test('the framework registered the routes of every part of the service', () => {
-    for (const url of ['/', '/health', '/openapi.json', '/docs', '/metrics', '/api/v1/auth/login', '/api/v1/ficha/:fraccion', '/api/v1/buscar', '/api/v1/aladi2/']) {
+    for (const url of [
+      '/',
+      '/health',
+      '/openapi.json',
+      '/docs',
+      '/metrics',
+      '/api/v1/auth/login',
+      '/api/v1/ficha/:fraccion',
+      '/api/v1/buscar',
+      '/api/v1/aladi2/',
+    ]) {
       assert.ok(
         routes.some((r) => r.url === url),
         url,

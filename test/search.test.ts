@@ -128,13 +128,19 @@ describe('import: a folder may replace the search references', () => {
 
   test("the folder's references are the index's, and not listed as an ignored file", async () => {
     const database = join(tmp.dir, 'own.sqlite');
-    const report = await runImport({ directory: folder('own', 'termino,codigos,palabras\nzapatilla voladora,640419,\n'), config: loadConfig({ DATABASE_URL: `sqlite:${database}` }) });
+    const report = await runImport({
+      directory: folder('own', 'termino,codigos,palabras\nzapatilla voladora,640419,\n'),
+      config: loadConfig({ DATABASE_URL: `sqlite:${database}` }),
+    });
     assert.equal(report.failure, null);
     assert.ok(!report.ignored.some((i) => i.file === REFERENCES_FILE));
     const store = new SqliteStore(database);
     try {
       const { hits } = await store.fullText({ text: 'zapatillas voladoras', code: null, skip: 0, limit: 10 });
-      assert.deepEqual(hits.map((h) => h.FRACCION), ['64041999']);
+      assert.deepEqual(
+        hits.map((h) => h.FRACCION),
+        ['64041999'],
+      );
       assert.equal((await store.fullText({ text: 'tenis', code: null, skip: 0, limit: 10 })).total, 0, 'the shipped references are not used');
     } finally {
       await store.close();
@@ -142,7 +148,10 @@ describe('import: a folder may replace the search references', () => {
   });
 
   test('a malformed references file fails the import and names its line', async () => {
-    const report = await runImport({ directory: folder('bad', 'termino,codigos,palabras\ntenis,64x,\n'), config: loadConfig({ DATABASE_URL: `sqlite:${join(tmp.dir, 'bad.sqlite')}` }) });
+    const report = await runImport({
+      directory: folder('bad', 'termino,codigos,palabras\ntenis,64x,\n'),
+      config: loadConfig({ DATABASE_URL: `sqlite:${join(tmp.dir, 'bad.sqlite')}` }),
+    });
     assert.equal(report.imported, false);
     assert.match(report.failure ?? '', /line 2: 64x is not a code/);
   });

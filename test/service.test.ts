@@ -28,7 +28,10 @@ for (const kind of await storeKinds()) {
         assert.equal(body.status, 'healthy');
         assert.equal(body.database, 'ok');
         assert.equal(body.dataset.source, 'test fixture');
-        assert.deepEqual(Object.keys(body.dataset.counts), recordSets.map((rs) => rs.path));
+        assert.deepEqual(
+          Object.keys(body.dataset.counts),
+          recordSets.map((rs) => rs.path),
+        );
         assert.equal(body.dataset.counts['tlcs'], 8);
       });
 
@@ -227,12 +230,19 @@ for (const kind of await storeKinds()) {
           assert.deepEqual(search.security, [{ HTTPBearer: [] }]);
           const limit = search.parameters.find((p) => p.name === 'limit');
           assert.deepEqual([limit?.schema.minimum, limit?.schema.maximum, limit?.schema.default], [1, 1000, 100]);
-          for (const f of rs.filters) assert.ok(search.parameters.some((p) => p.name === f.param), `${rs.path} ${f.param}`);
+          for (const f of rs.filters)
+            assert.ok(
+              search.parameters.some((p) => p.name === f.param),
+              `${rs.path} ${f.param}`,
+            );
           assert.ok(search.responses['422']);
           const lookupPath = `/api/v1/${rs.path}/${rs.key.map((k) => `{${k.toLowerCase()}}`).join('/')}`;
           assert.ok(body.paths[lookupPath]?.get, lookupPath);
           const properties = Object.keys(body.components.schemas[rs.schema]?.properties ?? {});
-          assert.deepEqual(properties, rs.fields.map((f) => f.name));
+          assert.deepEqual(
+            properties,
+            rs.fields.map((f) => f.name),
+          );
         }
         assert.ok(body.paths['/api/v1/fundamentos-tlc/tipat']?.get);
       });

@@ -124,7 +124,13 @@ function conditionsOf(filter: Filter): Condition[] {
       const prefix = PREFIXES.map((p): Condition => ({ kind: 'prefix', field: filter.field, value: p }));
       const dotted = filter.dottedField;
       const either = dotted
-        ? PREFIXES.map((p): Condition => ({ kind: 'or', any: [{ kind: 'prefix', field: filter.field, value: p }, { kind: 'prefix', field: dotted, value: p }] }))
+        ? PREFIXES.map((p): Condition => ({
+            kind: 'or',
+            any: [
+              { kind: 'prefix', field: filter.field, value: p },
+              { kind: 'prefix', field: dotted, value: p },
+            ],
+          }))
         : [];
       return [...exact, ...prefix, ...either, { kind: 'eq', field: filter.field, value: 'a\0b' }];
     }
@@ -175,7 +181,12 @@ if (kinds.includes('postgres')) {
     for (const rs of recordSets) {
       test(`${rs.path}: every record, every page, every lookup`, async () => {
         await same('all', (s) => s.search(rs, { conditions: [], skip: 0, limit: 1000 }));
-        for (const [skip, limit] of [[0, 1], [3, 5], [10, 1000], [1000, 10]] as const) {
+        for (const [skip, limit] of [
+          [0, 1],
+          [3, 5],
+          [10, 1000],
+          [1000, 10],
+        ] as const) {
           await same(`skip ${skip} limit ${limit}`, (s) => s.search(rs, { conditions: [], skip, limit }));
         }
         await same('count', (s) => s.count(rs, []));

@@ -22,14 +22,24 @@ import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, log
 const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
 
 /** The fixture with only the first `n` records of aladi2 (every other record set whole). */
-const withAladi2 = (n: number) => (writer: DatasetWriter): void => {
-  for (const rs of recordSets) {
-    const records = rs === aladi2 ? fixtureRecords(rs).slice(0, n) : fixtureRecords(rs);
-    for (const record of records) writer.insert(rs, recordToRow(rs, record));
-  }
-};
+const withAladi2 =
+  (n: number) =>
+  (writer: DatasetWriter): void => {
+    for (const rs of recordSets) {
+      const records = rs === aladi2 ? fixtureRecords(rs).slice(0, n) : fixtureRecords(rs);
+      for (const record of records) writer.insert(rs, recordToRow(rs, record));
+    }
+  };
 
-const version = (v: string, vigenteDesde: string, seq: number): VersionInfo => ({ version: v, vigenteDesde, fuente: '', importado: '', hash: '', conteos: {}, seq });
+const version = (v: string, vigenteDesde: string, seq: number): VersionInfo => ({
+  version: v,
+  vigenteDesde,
+  fuente: '',
+  importado: '',
+  hash: '',
+  conteos: {},
+  seq,
+});
 
 describe('version rules', () => {
   test('the version in force on a date: the latest vigente_desde not after it, the latest import among equals', () => {
@@ -124,7 +134,9 @@ for (const kind of await storeKinds()) {
       await writeDatabase(db.url, 'DOF', withAladi2(2), { vigenteDesde: '2012-07-01' });
       const s = await serve(t, db.url, { now: new Date() });
       // The fixture's own dataset is in force since always: a version for every date; this one has none before it.
-      await driverFor(loadConfig({ DATABASE_URL: db.url })).removeVersion(loadConfig({ DATABASE_URL: db.url }), '1900-01-01.1', mexicoCityDate(new Date())).catch(() => undefined);
+      await driverFor(loadConfig({ DATABASE_URL: db.url }))
+        .removeVersion(loadConfig({ DATABASE_URL: db.url }), '1900-01-01.1', mexicoCityDate(new Date()))
+        .catch(() => undefined);
       for (const path of ['/api/v1/aladi2/', '/api/v1/aladi2/5', '/api/v1/ficha/01012101', '/api/v1/buscar?q=caballos']) {
         const sep = path.includes('?') ? '&' : '?';
         const bad = await s.get(`${path}${sep}as_of=2020-02-30`);
@@ -188,7 +200,10 @@ for (const kind of await storeKinds()) {
           archivos: { conjunto: string; archivo: string; filas: number; bytes: number; sha256: string }[];
         };
         assert.equal(manifest.version, version);
-        assert.deepEqual(manifest.archivos.map((f) => f.conjunto), recordSets.map((rs) => rs.path));
+        assert.deepEqual(
+          manifest.archivos.map((f) => f.conjunto),
+          recordSets.map((rs) => rs.path),
+        );
         const listed = (await (await s.get(`/api/v1/descargas/${version}/SHA256SUMS`)).text()).trim().split('\n');
         assert.equal(listed.length, recordSets.length);
         for (const file of manifest.archivos) {
@@ -198,7 +213,14 @@ for (const kind of await storeKinds()) {
           const bytes = Buffer.from(await response.arrayBuffer());
           assert.equal(bytes.length, file.bytes, file.archivo);
           assert.equal(createHash('sha256').update(bytes).digest('hex'), file.sha256, file.archivo);
-          assert.equal(bytes.toString('utf8').split('\r\n').filter((l) => l !== '').length - 1, file.filas, file.archivo);
+          assert.equal(
+            bytes
+              .toString('utf8')
+              .split('\r\n')
+              .filter((l) => l !== '').length - 1,
+            file.filas,
+            file.archivo,
+          );
           assert.ok(listed.includes(`${file.sha256}  ${file.archivo}`), file.archivo);
         }
         assert.equal(manifest.archivos.find((f) => f.conjunto === 'aladi2')?.filas, version === '2020-01-01.1' ? 3 : 8);
@@ -219,16 +241,32 @@ for (const kind of await storeKinds()) {
     test('cambios: altas, bajas and modificaciones between the versions in force on two dates, by record set and identifier; one fraction; 422 and 404', async (t) => {
       const db = await createTestDatabase(kind);
       t.after(() => db.drop());
-      await writeDatabase(db.url, 'DOF 2020', (writer) => {
-        for (const rs of recordSets) {
-          const records = rs === aladi2 ? fixtureRecords(rs).slice(0, 3).map((r, i) => (i === 0 ? { ...r, NOTAS: 'cambiada' } : r)) : fixtureRecords(rs);
-          for (const record of records) writer.insert(rs, recordToRow(rs, record));
-        }
-      }, { vigenteDesde: '2020-01-01' });
+      await writeDatabase(
+        db.url,
+        'DOF 2020',
+        (writer) => {
+          for (const rs of recordSets) {
+            const records =
+              rs === aladi2
+                ? fixtureRecords(rs)
+                    .slice(0, 3)
+                    .map((r, i) => (i === 0 ? { ...r, NOTAS: 'cambiada' } : r))
+                : fixtureRecords(rs);
+            for (const record of records) writer.insert(rs, recordToRow(rs, record));
+          }
+        },
+        { vigenteDesde: '2020-01-01' },
+      );
       const s = await serve(t, db.url, { now: new Date('2024-01-01T12:00:00Z') });
       const cambios = async (query: string) => {
         const response = await s.get(`/api/v1/cambios?${query}`);
-        return { status: response.status, body: (await response.json()) as Record<string, unknown> & { items: { conjunto: string; id: unknown; cambio: string; fraccion: string | null; campos?: { campo: string; antes: unknown; despues: unknown }[] }[]; total: number } };
+        return {
+          status: response.status,
+          body: (await response.json()) as Record<string, unknown> & {
+            items: { conjunto: string; id: unknown; cambio: string; fraccion: string | null; campos?: { campo: string; antes: unknown; despues: unknown }[] }[];
+            total: number;
+          },
+        };
       };
       const all = await cambios('desde=2019-01-01&hasta=2021-01-01');
       assert.equal(all.status, 200);
@@ -240,14 +278,24 @@ for (const kind of await storeKinds()) {
       assert.ok(all.body.items.every((i) => i.conjunto === 'aladi2'));
       assert.deepEqual(all.body.items.filter((i) => i.cambio === 'baja').length, 5);
       const modified = all.body.items.find((i) => i.cambio === 'modificacion');
-      assert.deepEqual(modified?.campos?.map((c) => [c.campo, c.despues]), [['NOTAS', 'cambiada']]);
+      assert.deepEqual(
+        modified?.campos?.map((c) => [c.campo, c.despues]),
+        [['NOTAS', 'cambiada']],
+      );
       const ids = all.body.items.map((i) => Number(i.id));
-      assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'ordered by identifier');
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => a - b),
+        'ordered by identifier',
+      );
       assert.ok(ids.includes(Number(firstId)) || ids.length === 6);
 
       const one = await cambios('desde=2019-01-01&hasta=2021-01-01&fraccion=0101.21.01');
       assert.equal(one.status, 200);
-      assert.deepEqual(one.body.items, all.body.items.filter((i) => i.fraccion === '01012101'));
+      assert.deepEqual(
+        one.body.items,
+        all.body.items.filter((i) => i.fraccion === '01012101'),
+      );
       const paged = await cambios('desde=2019-01-01&hasta=2021-01-01&skip=2&limit=2');
       assert.deepEqual(paged.body.items, all.body.items.slice(2, 4));
       assert.equal(paged.body.total, 6);
@@ -268,15 +316,23 @@ for (const kind of await storeKinds()) {
       t.after(() => db.drop());
       await writeDatabase(db.url, 'buena', withAladi2(2), { vigenteDesde: '2020-01-01' });
       await assert.rejects(
-        writeDatabase(db.url, 'rota', (writer) => {
-          withAladi2(1)(writer);
-          throw new Error('the source broke off');
-        }, { vigenteDesde: '2021-01-01' }),
+        writeDatabase(
+          db.url,
+          'rota',
+          (writer) => {
+            withAladi2(1)(writer);
+            throw new Error('the source broke off');
+          },
+          { vigenteDesde: '2021-01-01' },
+        ),
         /the source broke off/,
       );
       const store = driverFor(loadConfig({ DATABASE_URL: db.url })).open(loadConfig({ DATABASE_URL: db.url }));
       t.after(() => store.close());
-      assert.deepEqual((await store.versions()).map((v) => v.version), ['2020-01-01.1', '1900-01-01.1']);
+      assert.deepEqual(
+        (await store.versions()).map((v) => v.version),
+        ['2020-01-01.1', '1900-01-01.1'],
+      );
       const s = await serve(t, db.url, { now: new Date('2022-01-01T12:00:00Z') });
       assert.deepEqual(await count(s, '/api/v1/aladi2/?as_of=2019-01-01'), { n: 8, version: '1900-01-01.1' });
       assert.deepEqual(await count(s, '/api/v1/aladi2/'), { n: 2, version: '2020-01-01.1' });

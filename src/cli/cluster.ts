@@ -73,11 +73,14 @@ export function runPrimary(options: PrimaryOptions): void {
     cluster.on('exit', () => {
       if (alive().length === 0) process.exit(exitCode);
     });
-    setTimeout(() => {
-      log.error('server processes did not stop in time; killing them');
-      for (const worker of alive()) worker.process.kill('SIGKILL');
-      process.exit(1);
-    }, options.config.SHUTDOWN_TIMEOUT_SECONDS * 1000 + STOP_BACKSTOP_MS).unref();
+    setTimeout(
+      () => {
+        log.error('server processes did not stop in time; killing them');
+        for (const worker of alive()) worker.process.kill('SIGKILL');
+        process.exit(1);
+      },
+      options.config.SHUTDOWN_TIMEOUT_SECONDS * 1000 + STOP_BACKSTOP_MS,
+    ).unref();
   };
 
   cluster.on('exit', (worker, code, signal) => {

@@ -74,7 +74,8 @@ export async function importCommand(args: string[], config: Config, out: (line: 
   if (values.json) out(JSON.stringify(report, null, 2));
   else for (const line of formatReport(report)) out(line);
   if (report.failure !== null) throw new CliError(`import failed, nothing changed: ${report.failure}`);
-  for (const removed of await pruneVersions(config)) if (!values.json) out(`removed version ${removed} (DATASET_VERSIONS_KEEP=${config.DATASET_VERSIONS_KEEP})`);
+  for (const removed of await pruneVersions(config))
+    if (!values.json) out(`removed version ${removed} (DATASET_VERSIONS_KEEP=${config.DATASET_VERSIONS_KEEP})`);
   if (report.refusedRows > 0) {
     process.stderr.write(`tariff-lookup: ${report.refusedRows} rows refused (listed in the report); the other rows were imported\n`);
     process.exitCode = 2;

@@ -54,7 +54,15 @@ export async function versionsCommand(args: string[], config: Config, out: (line
       const versions = await catalog(config);
       const current = inForce(versions, today);
       if (values.json) {
-        const shown = versions.map((v) => ({ version: v.version, vigente_desde: v.vigenteDesde, fuente: v.fuente, importado: v.importado, hash: v.hash, conteos: v.conteos, actual: v === current }));
+        const shown = versions.map((v) => ({
+          version: v.version,
+          vigente_desde: v.vigenteDesde,
+          fuente: v.fuente,
+          importado: v.importado,
+          hash: v.hash,
+          conteos: v.conteos,
+          actual: v === current,
+        }));
         return out(JSON.stringify(shown));
       }
       if (versions.length === 0) return out('no versions: nothing is loaded');

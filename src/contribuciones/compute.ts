@@ -192,7 +192,8 @@ function compensatory(run: Run, line: Resolved, sources: readonly Source[], note
       const wanted = line.partida.exportador?.toUpperCase();
       const own = wanted ? rows.filter((r) => company(r)?.toUpperCase() === wanted) : [];
       const chosen = own.length > 0 ? own : rows.filter(others);
-      if (chosen.length === 0) notes.push(`Hay cuotas compensatorias solo para exportadores determinados (${rows.map(company).join('; ')}): indique exportador si es uno de ellos`);
+      if (chosen.length === 0)
+        notes.push(`Hay cuotas compensatorias solo para exportadores determinados (${rows.map(company).join('; ')}): indique exportador si es uno de ellos`);
       for (const row of chosen) {
         const percent = stored(row[role.percent]);
         const dollars = stored(row[role.amount]);
@@ -225,7 +226,9 @@ function excise(run: Run, line: Resolved, sources: readonly Source[]): ((base: D
         const quota = type.includes('VALOREM') ? null : stored(row[role.quota]);
         if (rate === null && quota === null) continue;
         const what = 'the excise quota (IEPS)';
-        const specific = quota ? { amount: quota, unit: `pesos por ${text(row, role.unit) ?? 'unidad'}`, exchange: new Decimal(1), quantity: quantity(run, line, what) } : undefined;
+        const specific = quota
+          ? { amount: quota, unit: `pesos por ${text(row, role.unit) ?? 'unidad'}`, exchange: new Decimal(1), quantity: quantity(run, line, what) }
+          : undefined;
         const fundamento = text(row, role.basis) ?? 'Ley del IEPS art. 2';
         out.push((base) => contribution({ clave: 'IEPS', base, rate: rate ?? undefined, specific, fundamento, fuente: sourceRef(source, row) }));
       }
@@ -375,9 +378,22 @@ export function computeContribuciones(
   tables: Tables,
 ): Answer {
   const lines = resolve(request, sources, records);
-  const run: Run = { request, tables, countries: countryKeys(request.paisOrigen, tables.groups), missing: new Map(), marked: new Set(), applicable: new Map(), requirements: new Map() };
+  const run: Run = {
+    request,
+    tables,
+    countries: countryKeys(request.paisOrigen, tables.groups),
+    missing: new Map(),
+    marked: new Set(),
+    applicable: new Map(),
+    requirements: new Map(),
+  };
   const warnings = [ESTIMATE_WARNING];
-  const dta = dtaPart(tables, request.fecha, lines.map((l) => l.partida.valorAduana), warnings);
+  const dta = dtaPart(
+    tables,
+    request.fecha,
+    lines.map((l) => l.partida.valorAduana),
+    warnings,
+  );
   const computed = lines.map((line, i) => computeLine(run, line, sources, dta[i] ?? null));
   if (run.missing.size > 0) throw new RequestValidationError([...run.missing.values()]);
   if (run.marked.size > 0) {

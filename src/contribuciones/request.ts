@@ -43,7 +43,32 @@ const NICO_PATTERN = '^[0-9]{2}$';
 const COUNTRY_PATTERN = '^[A-Za-z]{3}$';
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 const MAX_EXPORTER = 300;
-const ROMAN = ['I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X', 'XI', 'XII', 'XIII', 'XIV', 'XV', 'XVI', 'XVII', 'XVIII', 'XIX', 'XX', 'XXI', 'XXII', 'XXIII', 'XXIV'];
+const ROMAN = [
+  'I',
+  'II',
+  'III',
+  'IV',
+  'V',
+  'VI',
+  'VII',
+  'VIII',
+  'IX',
+  'X',
+  'XI',
+  'XII',
+  'XIII',
+  'XIV',
+  'XV',
+  'XVI',
+  'XVII',
+  'XVIII',
+  'XIX',
+  'XX',
+  'XXI',
+  'XXII',
+  'XXIII',
+  'XXIV',
+];
 const SECTOR_PATTERN = '^(I|II|III|IV|V|VI|VII|VIII|IX|X|XI|XII|XIII|XIV|XV|XVI|XVII|XVIII|XIX|XX|XXI|XXII|XXIII|XXIV)$';
 
 type Loc = (string | number)[];
@@ -139,9 +164,15 @@ function parsePartida(c: Checker, item: unknown, loc: Loc): Partida | undefined 
       fraccion = digits.slice(0, 8);
       nico = digits.length === 10 ? digits.slice(8) : undefined;
     } else {
-      c.fail('string_pattern_mismatch', [...loc, 'fraccion'], 'A line is one fraction: 8 digits, or 10 for fraction + NICO; dots and spaces are ignored', rawFraction, {
-        pattern: FRACTION_PATTERN,
-      });
+      c.fail(
+        'string_pattern_mismatch',
+        [...loc, 'fraccion'],
+        'A line is one fraction: 8 digits, or 10 for fraction + NICO; dots and spaces are ignored',
+        rawFraction,
+        {
+          pattern: FRACTION_PATTERN,
+        },
+      );
     }
   }
   const givenNico = c.pattern(c.present(item, 'nico', loc, false), [...loc, 'nico'], NICO_PATTERN);
@@ -175,7 +206,9 @@ function parseLines(c: Checker, value: unknown): Partida[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) return c.fail('list_type', loc, 'Input should be a valid list', value) ?? [];
   if (value.length === 0) {
-    return c.fail('too_short', loc, 'List should have at least 1 item after validation, not 0', value, { field_type: 'List', min_length: 1, actual_length: 0 }) ?? [];
+    return (
+      c.fail('too_short', loc, 'List should have at least 1 item after validation, not 0', value, { field_type: 'List', min_length: 1, actual_length: 0 }) ?? []
+    );
   }
   if (value.length > MAX_LINES) {
     const msg = `List should have at most ${MAX_LINES} items after validation, not ${value.length}`;

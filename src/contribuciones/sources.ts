@@ -43,7 +43,9 @@ export function countryKeys(country: string, groups: ReadonlyMap<string, Readonl
 
 function fractionOf(source: Source, row: Row): string {
   const value = row[source.fractionField] ?? (source.dottedField ? row[source.dottedField] : null);
-  return String(value ?? '').replace(/\D/g, '').slice(0, 8);
+  return String(value ?? '')
+    .replace(/\D/g, '')
+    .slice(0, 8);
 }
 
 async function readSource(store: Store, source: Source, fractions: readonly string[], countries: readonly string[]): Promise<Row[]> {

@@ -27,7 +27,12 @@ export interface CambiosContext {
 const PARAMS: readonly ParamSpec[] = [
   { name: 'desde', in: 'query', kind: 'date', required: true, description: 'Changes since the version in force on this date (YYYY-MM-DD)' },
   { name: 'hasta', in: 'query', kind: 'date', description: 'Up to the version in force on this date (YYYY-MM-DD); today when not given' },
-  { name: 'fraccion', in: 'query', kind: 'fraction', description: 'Only the records of this fraction (8 digits, 10 with NICO, fewer a prefix), on either side' },
+  {
+    name: 'fraccion',
+    in: 'query',
+    kind: 'fraction',
+    description: 'Only the records of this fraction (8 digits, 10 with NICO, fewer a prefix), on either side',
+  },
   { name: 'conjunto', in: 'query', kind: 'text', description: 'Only this record set (its path: tlcs, aladi2, …)' },
   ...PAGING,
 ];
@@ -57,7 +62,13 @@ async function fractionRows(rs: RecordSet, digits: string, desde: Store, hasta: 
   return [await complete(before, after, desde), await complete(after, before, hasta)];
 }
 
-async function* changes(datasets: Datasets, sets: readonly RecordSet[], from: ServedVersion, to: ServedVersion, digits: string | undefined): AsyncGenerator<Cambio> {
+async function* changes(
+  datasets: Datasets,
+  sets: readonly RecordSet[],
+  from: ServedVersion,
+  to: ServedVersion,
+  digits: string | undefined,
+): AsyncGenerator<Cambio> {
   for (const rs of sets) {
     if (digits !== undefined) {
       if (!ownFractionFilter(rs)) continue;
@@ -108,7 +119,9 @@ export function cambiosRoute(ctx: CambiosContext): OpenRoute {
       const skip = p['skip'] as number;
       const limit = p['limit'] as number;
       const same = from.version === to.version;
-      const { items, total } = same ? { items: [], total: 0 } : await page(changes(ctx.datasets, sets, from, to, p['fraccion'] as string | undefined), skip, limit);
+      const { items, total } = same
+        ? { items: [], total: 0 }
+        : await page(changes(ctx.datasets, sets, from, to, p['fraccion'] as string | undefined), skip, limit);
       const name = (v: VersionInfo): string => v.version;
       return { desde_version: name(from.version), hasta_version: name(to.version), items, total, skip, limit };
     },

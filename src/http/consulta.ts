@@ -22,7 +22,12 @@ const SCRIPTS_DIR = join(projectRoot, 'dist', 'src', 'web');
 const STYLESHEET = join(projectRoot, 'src', 'web', 'consulta.css');
 
 /** The pages the shell serves; any other path under /consulta/ is a 404 that still shows the page's frame. */
-const PAGES = [/^\/consulta\/?$/, /^\/consulta\/entrar\/?$/, /^\/consulta\/fraccion\/[^/]+\/?$/, /^\/consulta\/explorar(\/(seccion|capitulo|partida)\/[^/]+)?\/?$/];
+const PAGES = [
+  /^\/consulta\/?$/,
+  /^\/consulta\/entrar\/?$/,
+  /^\/consulta\/fraccion\/[^/]+\/?$/,
+  /^\/consulta\/explorar(\/(seccion|capitulo|partida)\/[^/]+)?\/?$/,
+];
 
 const SHELL = `<!doctype html>
 <html lang="es">
@@ -60,8 +65,7 @@ function loadAssets(): Map<string, Asset> {
   return assets;
 }
 
-const pageHeaders = (reply: FastifyReply): FastifyReply =>
-  reply.header('content-security-policy', CONSULTA_CSP).header('cache-control', 'no-cache');
+const pageHeaders = (reply: FastifyReply): FastifyReply => reply.header('content-security-policy', CONSULTA_CSP).header('cache-control', 'no-cache');
 
 const shell = (status: number) => (_request: unknown, reply: FastifyReply) => pageHeaders(reply).code(status).type('text/html; charset=utf-8').send(SHELL);
 

@@ -67,6 +67,5 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 export function methodNotAllowed(allow: readonly string[]) {
-  return (_request: FastifyRequest, reply: FastifyReply): FastifyReply =>
-    send(reply, 405, { detail: 'Method Not Allowed' }, { allow: allow.join(', ') });
+  return (_request: FastifyRequest, reply: FastifyReply): FastifyReply => send(reply, 405, { detail: 'Method Not Allowed' }, { allow: allow.join(', ') });
 }

@@ -35,8 +35,22 @@ const PARAMS: readonly ParamSpec[] = [
 /** Records that apply to the whole fraction or to every country carry no NICO or country: they stay. */
 function narrowing(rs: RecordSet, nicoField: string | undefined, nico: string | undefined, pais: string | undefined): Condition[] {
   const conditions: Condition[] = [];
-  if (nico && nicoField) conditions.push({ kind: 'or', any: [{ kind: 'eq', field: nicoField, value: nico }, { kind: 'null', field: nicoField }] });
-  if (pais && rs.country) conditions.push({ kind: 'or', any: [{ kind: 'ci', field: rs.country, value: pais }, { kind: 'null', field: rs.country }] });
+  if (nico && nicoField)
+    conditions.push({
+      kind: 'or',
+      any: [
+        { kind: 'eq', field: nicoField, value: nico },
+        { kind: 'null', field: nicoField },
+      ],
+    });
+  if (pais && rs.country)
+    conditions.push({
+      kind: 'or',
+      any: [
+        { kind: 'ci', field: rs.country, value: pais },
+        { kind: 'null', field: rs.country },
+      ],
+    });
   return conditions;
 }
 

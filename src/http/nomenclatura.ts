@@ -126,7 +126,11 @@ export async function headingLevel(store: Store, rs: RecordSet, heading: string)
       descripcion: text(g.first, 'DESCRIPCIONSUBPARTIDA'),
       fracciones: [...g.rows]
         .sort((a, b) => code(a).localeCompare(code(b)))
-        .map((row) => ({ fraccion: String(row['FRACCION']).slice(0, 8), nico: text(row, 'NICO'), descripcion: text(row, 'DESCRIPCIONNICO') ?? text(row, 'DESCRIPCION') })),
+        .map((row) => ({
+          fraccion: String(row['FRACCION']).slice(0, 8),
+          nico: text(row, 'NICO'),
+          descripcion: text(row, 'DESCRIPCIONNICO') ?? text(row, 'DESCRIPCION'),
+        })),
     })),
   };
 }
@@ -137,7 +141,13 @@ function levelCode(request: FastifyRequest, name: string, digits: number): strin
   const code = raw.replace(/[.\s]/g, '');
   if (new RegExp(`^[0-9]{${digits}}$`).test(code)) return code;
   throw new RequestValidationError([
-    { type: 'string_pattern_mismatch', loc: ['path', name], msg: `String should be a code of ${digits} digits`, input: raw, ctx: { pattern: `^[0-9]{${digits}}$` } },
+    {
+      type: 'string_pattern_mismatch',
+      loc: ['path', name],
+      msg: `String should be a code of ${digits} digits`,
+      input: raw,
+      ctx: { pattern: `^[0-9]{${digits}}$` },
+    },
   ]);
 }
 
@@ -156,7 +166,11 @@ const schema = {
             type: 'array',
             items: {
               type: 'object',
-              properties: { capitulo: { type: 'string' }, descripcion: nullableText, fracciones: { type: 'integer', description: 'Distinct 8-digit fractions' } },
+              properties: {
+                capitulo: { type: 'string' },
+                descripcion: nullableText,
+                fracciones: { type: 'integer', description: 'Distinct 8-digit fractions' },
+              },
               required: ['capitulo', 'descripcion', 'fracciones'],
             },
           },

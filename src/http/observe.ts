@@ -105,7 +105,10 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
     labelNames: ['record_set'],
     registers: [registry],
     async collect() {
-      const info = await options.store().dataset().catch(() => null);
+      const info = await options
+        .store()
+        .dataset()
+        .catch(() => null);
       this.reset();
       for (const [recordSet, count] of Object.entries(info?.counts ?? {})) this.set({ record_set: recordSet }, count);
     },
@@ -116,7 +119,10 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
     labelNames: ['source', 'imported_at', 'hash'],
     registers: [registry],
     async collect() {
-      const info = await options.store().dataset().catch(() => null);
+      const info = await options
+        .store()
+        .dataset()
+        .catch(() => null);
       this.reset();
       if (info) this.set({ source: info.source, imported_at: info.importedAt, hash: info.hash }, 1);
     },

@@ -147,11 +147,7 @@ function parseOne(spec: ParamSpec, raw: string): Outcome {
  * Parses path and query parameters together so that every failing one is reported in one 422,
  * path first, then query, as FastAPI does. Empty strings count as not given; unknown names are ignored.
  */
-export function parseParams(
-  specs: readonly ParamSpec[],
-  path: Readonly<Record<string, unknown>>,
-  query: Readonly<Record<string, unknown>>,
-): Parsed {
+export function parseParams(specs: readonly ParamSpec[], path: Readonly<Record<string, unknown>>, query: Readonly<Record<string, unknown>>): Parsed {
   const parsed: Parsed = {};
   const errors: ValidationDetail[] = [];
   for (const spec of specs) {

@@ -74,7 +74,10 @@ export class RateLimit {
     w.count++;
     const reset = String(Math.ceil((w.endsAt - now) / 1000));
     const remaining = this.options.max - w.count;
-    reply.header('ratelimit-limit', this.options.max).header('ratelimit-remaining', remaining > 0 ? remaining : 0).header('ratelimit-reset', reset);
+    reply
+      .header('ratelimit-limit', this.options.max)
+      .header('ratelimit-remaining', remaining > 0 ? remaining : 0)
+      .header('ratelimit-reset', reset);
     if (remaining < 0) {
       reply.header('retry-after', reset);
       throw new HttpError(429, 'Too Many Requests');

@@ -27,7 +27,15 @@ const versionSchema = {
 const unauthorised = { 401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' } };
 
 function shown(v: VersionInfo, current: VersionInfo | null): Record<string, unknown> {
-  return { version: v.version, vigente_desde: v.vigenteDesde, fuente: v.fuente, importado: v.importado, hash: v.hash, conteos: v.conteos, actual: v.version === current?.version };
+  return {
+    version: v.version,
+    vigente_desde: v.vigenteDesde,
+    fuente: v.fuente,
+    importado: v.importado,
+    hash: v.hash,
+    conteos: v.conteos,
+    actual: v.version === current?.version,
+  };
 }
 
 export function versionesRoute(ctx: VersionesContext): OpenRoute {

@@ -35,8 +35,6 @@ export const cuotas2 = defineRecordSet({
   country: 'PAIS',
   contribuciones: {
     validity: ['FECHAINICIO', 'FECHAFIN'],
-    roles: [
-      { kind: 'compensatory', percent: 'PORCENTAJE', amount: 'DOLARES', currency: 'CLAVEMONEDA', exporter: 'EMPRESA', resolution: 'RESOLUCION' },
-    ],
+    roles: [{ kind: 'compensatory', percent: 'PORCENTAJE', amount: 'DOLARES', currency: 'CLAVEMONEDA', exporter: 'EMPRESA', resolution: 'RESOLUCION' }],
   },
 });

@@ -4,8 +4,7 @@ import { date8, dec, defineRecordSet, fields, fractionFilters, int, str, text } 
 export const cupos = defineRecordSet({
   path: 'cupos',
   schema: 'CuposResponse',
-  description:
-    'Import and export quotas (cupos, tariff-rate quotas) assigned by certificate of the Secretaría de Economía, with the in-quota rate.',
+  description: 'Import and export quotas (cupos, tariff-rate quotas) assigned by certificate of the Secretaría de Economía, with the in-quota rate.',
   fields: fields({
     FRACCION: str(10),
     PRODUCTO: str(300),

@@ -27,8 +27,7 @@ export interface Rule<F extends Filter = Filter> {
 
 export const FRACTION_HELP =
   'Tariff fraction: 8 digits (01012101), 10 digits for fraction + NICO (0101210100), or 1 to 7 digits for every fraction starting with them; dots and spaces are ignored (0101.21.01).';
-export const US_FRACTION_HELP =
-  'US HTS code of 1 to 10 digits, with or without dots: the line with that code and every line under it.';
+export const US_FRACTION_HELP = 'US HTS code of 1 to 10 digits, with or without dots: the line with that code and every line under it.';
 
 /** Inserts the dots of the dotted form (`0101.21.01`) into a code or a prefix of one. */
 export function dotted(digits: string): string {
@@ -39,7 +38,11 @@ export function dotted(digits: string): string {
 /** 8 digits: that fraction; 10: that fraction and NICO; fewer: every fraction starting with them. */
 function fractionConditions(field: string, nicoField: string, digits: string, dottedForm: boolean): Condition[] {
   const code = dottedForm ? dotted(digits.slice(0, 8)) : digits.slice(0, 8);
-  if (digits.length === 10) return [{ kind: 'eq', field, value: code }, { kind: 'eq', field: nicoField, value: digits.slice(8) }];
+  if (digits.length === 10)
+    return [
+      { kind: 'eq', field, value: code },
+      { kind: 'eq', field: nicoField, value: digits.slice(8) },
+    ];
   if (digits.length === 8) return [{ kind: 'eq', field, value: code }];
   return [{ kind: 'prefix', field, value: code }];
 }
@@ -59,10 +62,7 @@ const fraction: Rule<FractionFilter> = {
     return first && dottedFirst ? [{ kind: 'or', any: [first, dottedFirst] }, ...rest] : plain;
   },
   // The code with its NICO: exact and prefix searches use the leading column, 10 digits both.
-  indexes: (f) => [
-    { name: f.field.toLowerCase(), columns: [f.field, f.nicoField], upperCase: false },
-    ...(f.dottedField ? plainIndex(f.dottedField) : []),
-  ],
+  indexes: (f) => [{ name: f.field.toLowerCase(), columns: [f.field, f.nicoField], upperCase: false }, ...(f.dottedField ? plainIndex(f.dottedField) : [])],
 };
 
 type Rules = { readonly [R in FilterRule]: Rule<Extract<Filter, { rule: R }>> };

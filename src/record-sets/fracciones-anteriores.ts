@@ -10,8 +10,7 @@ export const byPreviousFraction: FractionFilter = { param: 'fraccion_anterior', 
 export const fraccionesAnteriores = defineRecordSet({
   path: 'fracciones-anteriores',
   schema: 'FraccionesAnterioresResponse',
-  description:
-    'Correlation between a current fraction and the fraction(s) it replaced when the nomenclature changed.',
+  description: 'Correlation between a current fraction and the fraction(s) it replaced when the nomenclature changed.',
   fields: fields({
     FRACCIONACTUAL: str(10),
     NICOACTUAL: str(2),

@@ -8,8 +8,7 @@ export const byUsCode: Filter = { param: FRACTION_PARAM, rule: 'us-fraction', fi
 export const fraccionesUsa = defineRecordSet({
   path: 'fracciones-usa',
   schema: 'FraccionesUSAResponse',
-  description:
-    'Lines of the Harmonized Tariff Schedule of the United States.',
+  description: 'Lines of the Harmonized Tariff Schedule of the United States.',
   fields: fields({
     CONSECUTIVO: int(),
     FRACCION_SIN_PUNTO: [str(19), '0101210010'],

@@ -4,8 +4,7 @@ import { date8, dec, defineRecordSet, fields, int, str, text } from './define.js
 export const ieps = defineRecordSet({
   path: 'ieps',
   schema: 'IEPSResponse',
-  description:
-    'The special tax on production and services (IEPS) due on import, by fraction.',
+  description: 'The special tax on production and services (IEPS) due on import, by fraction.',
   fields: fields({
     CONSECUTIVO: int(),
     FRACCION_SIN_PUNTO: [str(10), '22030001'],

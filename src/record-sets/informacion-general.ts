@@ -4,8 +4,7 @@ import { date8, dec, defineRecordSet, fields, fractionFilters, int, str, text } 
 export const informacionGeneral = defineRecordSet({
   path: 'informacion-general',
   schema: 'InformacionGeneralResponse',
-  description:
-    'A per-fraction summary: where it sits in the nomenclature and its main duties and taxes.',
+  description: 'A per-fraction summary: where it sits in the nomenclature and its main duties and taxes.',
   fields: fields({
     FRACCION: str(10),
     SECCION: [str(5), 'roman numeral'],
@@ -16,7 +15,7 @@ export const informacionGeneral = defineRecordSet({
     DESCRIPCIONPARTIDA: text(),
     SUBPARTIDA: str(6),
     DESCRIPCIONSUBPARTIDA: text(),
-    DESCRIPCION: [text(), 'the fraction\'s own text'],
+    DESCRIPCION: [text(), "the fraction's own text"],
     DESCRIPCIONNICO: text(),
     UMCLAVE: str(2),
     UMABREVIACION: str(4),

@@ -4,8 +4,7 @@ import { date8, defineRecordSet, fields, fractionFilters, int, str, text } from 
 export const noms = defineRecordSet({
   path: 'noms',
   schema: 'NomsResponse',
-  description:
-    'Normas Oficiales Mexicanas whose compliance is checked at customs, by fraction.',
+  description: 'Normas Oficiales Mexicanas whose compliance is checked at customs, by fraction.',
   fields: fields({
     FRACCION: str(10),
     NOM: [str(50), 'NOM-050-SCFI-2004'],

@@ -4,8 +4,7 @@ import { date8, dec, defineRecordSet, fields, fractionFilters, int, str, text } 
 export const preciosEstimados2 = defineRecordSet({
   path: 'precios-estimados2',
   schema: 'PreciosEstimados2Response',
-  description:
-    'Estimated prices published by the SHCP: a declared customs value below them requires a guarantee.',
+  description: 'Estimated prices published by the SHCP: a declared customs value below them requires a guarantee.',
   fields: fields({
     FRACCION: str(10),
     PRODUCTO: str(300),

@@ -18,11 +18,7 @@ export const prosec = defineRecordSet({
     NICO: str(2),
     SYSID: int(),
   }),
-  filters: [
-    ...fractionFilters(),
-    { param: 'sector', rule: 'code', field: 'SECTOR' },
-    { param: 'articulo', rule: 'code', field: 'ARTICULO' },
-  ],
+  filters: [...fractionFilters(), { param: 'sector', rule: 'code', field: 'SECTOR' }, { param: 'articulo', rule: 'code', field: 'ARTICULO' }],
   contribuciones: {
     roles: [
       {

@@ -4,8 +4,7 @@ import { date8, defineRecordSet, fields, fractionFilters, int, str, text } from 
 export const regulaciones = defineRecordSet({
   path: 'regulaciones',
   schema: 'RegulacionesResponse',
-  description:
-    'Non-tariff regulations and restrictions (permits, certificates, conditions) by fraction, direction and country.',
+  description: 'Non-tariff regulations and restrictions (permits, certificates, conditions) by fraction, direction and country.',
   fields: fields({
     FRACCION: str(10),
     IMPORTACION: [str(1), 'S/N'],

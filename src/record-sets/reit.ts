@@ -4,8 +4,7 @@ import { date8, defineRecordSet, fields, fractionFilters, int, str } from './def
 export const reit = defineRecordSet({
   path: 'reit',
   schema: 'REITResponse',
-  description:
-    'Goods that may be imported temporarily (IMMEX) only under conditions and time limits, by regime.',
+  description: 'Goods that may be imported temporarily (IMMEX) only under conditions and time limits, by regime.',
   fields: fields({
     FRACCION: str(10),
     ARTICULO: str(50),

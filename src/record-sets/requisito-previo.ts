@@ -4,8 +4,7 @@ import { date8, defineRecordSet, fields, fractionFilters, int, str } from './def
 export const requisitoPrevio = defineRecordSet({
   path: 'requisito-previo',
   schema: 'RequisitoPrevioResponse',
-  description:
-    'Prior import or export permits (permisos previos) required by the Secretaría de Economía.',
+  description: 'Prior import or export permits (permisos previos) required by the Secretaría de Economía.',
   fields: fields({
     FRACCION: str(10),
     DESCRIPCION: str(1999),

@@ -4,8 +4,7 @@ import { date8, dec, defineRecordSet, fields, int, str } from './define.js';
 export const tlcs = defineRecordSet({
   path: 'tlcs',
   schema: 'TLCSResponse',
-  description:
-    'Preferential rates under Mexico\'s free-trade agreements, by fraction and partner country.',
+  description: "Preferential rates under Mexico's free-trade agreements, by fraction and partner country.",
   fields: fields({
     FRACCION: str(10),
     PAIS: [str(3), 'partner country key, Anexo 22 apéndice 4'],

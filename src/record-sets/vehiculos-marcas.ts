@@ -4,8 +4,7 @@ import { defineRecordSet, fields, int, str } from './define.js';
 export const vehiculosMarcas = defineRecordSet({
   path: 'vehiculos-marcas',
   schema: 'VehiculosMarcasResponse',
-  description:
-    'Vehicle makes, for the vehicle fractions of chapter 87 (estimated prices, ISAN).',
+  description: 'Vehicle makes, for the vehicle fractions of chapter 87 (estimated prices, ISAN).',
   fields: fields({
     FRACCION: str(10),
     CLAVEMARCA: str(5),

@@ -4,8 +4,7 @@ import { date8, dec, defineRecordSet, fields, int, str } from './define.js';
 export const vehiculosModelos = defineRecordSet({
   path: 'vehiculos-modelos',
   schema: 'VehiculosModelosResponse',
-  description:
-    'Vehicle models by make and model year, with the estimated price customs checks the declared value against.',
+  description: 'Vehicle models by make and model year, with the estimated price customs checks the declared value against.',
   fields: fields({
     FRACCION: str(10),
     CLAVEMARCA: str(5),

@@ -26,7 +26,10 @@ const STOP_WORDS = new Set(
 const CONTEXT_OPENERS = new Set(['para', 'partes', 'parte', 'accesorios', 'piezas', 'excepto', 'for', 'parts']);
 
 export function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/\p{Mn}/gu, '')
+    .toLowerCase();
 }
 
 /** Folded words of a text, stop words included (letters and digits only). */

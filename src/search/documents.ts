@@ -147,7 +147,11 @@ function tagged(fields: Readonly<Record<TermField, readonly string[]>>): string 
   return ` ${TERM_FIELDS.flatMap((f) => [...new Set(fields[f])].map((t) => fieldTag(f) + t)).join(' ')} `;
 }
 
-export function buildDocument(row: LineRow, english: ReadonlyMap<string, readonly string[]>, references: ReadonlyMap<string, readonly string[]>): SearchDocument {
+export function buildDocument(
+  row: LineRow,
+  english: ReadonlyMap<string, readonly string[]>,
+  references: ReadonlyMap<string, readonly string[]>,
+): SearchDocument {
   const code = row.FRACCION + (row.NICO ?? '');
   const own = splitTerms([row.DESCRIPCION, row.DESCRIPCIONFRACCION, row.DESCRIPCIONNICO].filter(Boolean).join('. '));
   const hierarchy = splitTerms(`${row.DESCRIPCIONSUBPARTIDA ?? ''}. ${row.DESCRIPCIONPARTIDA ?? ''}`);
@@ -187,12 +191,12 @@ export function vocabularyOf(rows: readonly LineRow[], references: readonly Refe
   const counts = new Map<string, number>();
   for (const row of rows) {
     const seen = new Set(
-      words([row.DESCRIPCION, row.DESCRIPCIONFRACCION, row.DESCRIPCIONNICO, row.DESCRIPCIONSUBPARTIDA, row.DESCRIPCIONPARTIDA, row.DESCRIPCIONCAPITULO].join(' ')),
+      words(
+        [row.DESCRIPCION, row.DESCRIPCIONFRACCION, row.DESCRIPCIONNICO, row.DESCRIPCIONSUBPARTIDA, row.DESCRIPCIONPARTIDA, row.DESCRIPCIONCAPITULO].join(' '),
+      ),
     );
     for (const w of seen) counts.set(w, (counts.get(w) ?? 0) + 1);
   }
   for (const r of references) for (const w of r.words) if (!counts.has(w)) counts.set(w, 1);
-  return [...counts]
-    .filter(([w]) => w.length >= 3 && !/^\d+$/.test(w))
-    .map(([w, n]) => ({ PALABRA: w, TERMINO: stemOf(w), FRECUENCIA: n }));
+  return [...counts].filter(([w]) => w.length >= 3 && !/^\d+$/.test(w)).map(([w, n]) => ({ PALABRA: w, TERMINO: stemOf(w), FRECUENCIA: n }));
 }

@@ -46,9 +46,7 @@ export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<En
     for (const t of d.TERMINOS.split(' ')) if (t !== '') seen.add(t.slice(1));
     for (const t of seen) df.set(t, (df.get(t) ?? 0) + 1);
   }
-  const synonyms = references
-    .filter((r) => r.expansion.length > 0)
-    .map((r) => ({ TERMINOS: r.terms.join(' '), EXPANSION: r.expansion.join(' ') }));
+  const synonyms = references.filter((r) => r.expansion.length > 0).map((r) => ({ TERMINOS: r.terms.join(' '), EXPANSION: r.expansion.join(' ') }));
   return {
     documents,
     terms: [...df].map(([TERMINO, DF]) => ({ TERMINO, DF })),

@@ -196,7 +196,8 @@ export class Vocabulary {
   private completions(prefix: string): Word[] {
     if (prefix.length <= 3) return this.topByShortPrefix.get(prefix) ?? [];
     const found: Word[] = [];
-    for (let i = lowerBound(this.words, prefix, (w) => w.word); i < this.words.length && this.words[i]!.word.startsWith(prefix); i++) found.push(this.words[i]!);
+    for (let i = lowerBound(this.words, prefix, (w) => w.word); i < this.words.length && this.words[i]!.word.startsWith(prefix); i++)
+      found.push(this.words[i]!);
     return byFrequency(found).slice(0, MAX_SUGGESTIONS);
   }
 }

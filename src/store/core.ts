@@ -168,7 +168,17 @@ export const expectedTables = (): string[] => [...META_TABLES, ...recordSets.map
 export function catalogOf(rows: readonly VersionRow[], legacy: DatasetInfo | null): VersionInfo[] {
   if (rows.length > 0) return rows.map(toVersionInfo).sort(byRecency);
   if (!legacy) return [];
-  return [{ version: `${SINCE_ALWAYS}.1`, vigenteDesde: SINCE_ALWAYS, fuente: legacy.source, importado: legacy.importedAt, hash: legacy.hash, conteos: legacy.counts, seq: 1 }];
+  return [
+    {
+      version: `${SINCE_ALWAYS}.1`,
+      vigenteDesde: SINCE_ALWAYS,
+      fuente: legacy.source,
+      importado: legacy.importedAt,
+      hash: legacy.hash,
+      conteos: legacy.counts,
+      seq: 1,
+    },
+  ];
 }
 
 /** What a build needs to know of the versions already there: where its kept record sets come from, and what it adds. */

@@ -6,9 +6,30 @@ import type { PoolClient } from 'pg';
 import type { Config } from '../config.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
-import { DATASET_SELECT, catalogOf, checkKeepable, columnList, datasetValues, describeDataset, newVersion, planVersion, removalRefused, toDatasetInfo } from './core.js';
+import {
+  DATASET_SELECT,
+  catalogOf,
+  checkKeepable,
+  columnList,
+  datasetValues,
+  describeDataset,
+  newVersion,
+  planVersion,
+  removalRefused,
+  toDatasetInfo,
+} from './core.js';
 import type { DatasetRow, VersionPlan } from './core.js';
-import { LOAD_LOCK, STAGING_SCHEMA, columnType, createMissingTables, createPostgresPool, inTransaction, statementName, types, versionSchema } from './postgres-connection.js';
+import {
+  LOAD_LOCK,
+  STAGING_SCHEMA,
+  columnType,
+  createMissingTables,
+  createPostgresPool,
+  inTransaction,
+  statementName,
+  types,
+  versionSchema,
+} from './postgres-connection.js';
 import { SEARCH_TABLES, buildPostgresFullText } from './postgres-fulltext.js';
 import { buildCount, buildCreateTable, buildIndexes, postgresDialect, quote } from './sql.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, DatasetInfo, Values } from './store.js';
@@ -281,7 +302,6 @@ export class PostgresDatasetBuild implements DatasetBuild {
     void sent.then(() => this.inFlight.delete(sent));
   }
 }
-
 
 /** Every row of every record set, in identifier order, as stored (export, downloads). */
 export async function readPostgresDataset(

@@ -122,9 +122,7 @@ export function postgresPoolConfig(config: Config, purpose: Purpose, versionSche
   // Generic plans: the search's per-field index subqueries (src/search/ranking.ts) are then always
   // answered through the GIN index, and no prepared statement is planned again on every call.
   const serviceOptions = '-c default_transaction_read_only=on -c plan_cache_mode=force_generic_plan';
-  const options = [settings.options, service ? serviceOptions : '', versionSchema ? `-c search_path=${versionSchema}` : '']
-    .filter((o) => o !== '')
-    .join(' ');
+  const options = [settings.options, service ? serviceOptions : '', versionSchema ? `-c search_path=${versionSchema}` : ''].filter((o) => o !== '').join(' ');
   return {
     host: settings.host,
     port: settings.port,
@@ -231,4 +229,3 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     client.release(failed);
   }
 }
-

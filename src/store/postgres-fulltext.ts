@@ -42,7 +42,13 @@ export async function buildPostgresFullText(client: PoolClient, references: read
   await client.query(`CREATE TABLE "buscar_terminos" ("TERMINO" TEXT PRIMARY KEY, "DF" INTEGER NOT NULL)`);
   await client.query(`CREATE TABLE "buscar_palabras" ("PALABRA" TEXT PRIMARY KEY, "TERMINO" TEXT NOT NULL, "FRECUENCIA" INTEGER NOT NULL)`);
   await client.query(`CREATE TABLE "buscar_sinonimos" ("TERMINOS" TEXT NOT NULL, "EXPANSION" TEXT NOT NULL)`);
-  await insertAll(client, 'buscar', COLUMNS, COLUMNS.map(() => 'text'), index.documents);
+  await insertAll(
+    client,
+    'buscar',
+    COLUMNS,
+    COLUMNS.map(() => 'text'),
+    index.documents,
+  );
   await client.query(`UPDATE "buscar" SET "DOC" = to_tsvector('simple', "TERMINOS")`);
   await client.query(`CREATE INDEX "buscar_doc" ON "buscar" USING gin ("DOC")`);
   await insertAll(client, 'buscar_terminos', ['TERMINO', 'DF'], ['text', 'int'], index.terms);
@@ -103,14 +109,14 @@ export class PostgresFullText {
   async search(query: FullTextQuery): Promise<FullTextResult> {
     if (query.code !== null) {
       const sql = codeSearchSql(query, (i) => `$${i}`, 'COLLATE "C"');
-      const hits = (await this.query<FullTextHit>(sql.page.text, sql.page.values));
+      const hits = await this.query<FullTextHit>(sql.page.text, sql.page.values);
       const total = (await this.query<{ total: string }>(sql.total.text, sql.total.values))[0]?.total ?? 0;
       return { hits, total: Number(total), marks: [] };
     }
     const plan = (await this.current()).plan(query.text);
     const sql = rankingSql(plan, query.skip, query.limit, dialect);
     if (sql === null) return { hits: [], total: 0, marks: [] };
-    const page = splitTotal((await this.query<FullTextHit>(sql.page.text, sql.page.values)));
+    const page = splitTotal(await this.query<FullTextHit>(sql.page.text, sql.page.values));
     const total = page.total ?? Number((await this.query<{ total: string }>(sql.total.text, sql.total.values))[0]?.total ?? 0);
     return { hits: page.hits.map((h) => ({ ...h, RELEVANCIA: Number(h.RELEVANCIA) })), total, marks: plan.marks };
   }

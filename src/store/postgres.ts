@@ -49,8 +49,7 @@ function satisfiable(conditions: readonly Condition[]): Condition[] | null {
   return kept;
 }
 
-const COLUMNS_SQL =
-  'SELECT "table_name", "column_name" FROM information_schema.columns WHERE "table_schema" = current_schema() AND "table_name" = ANY($1)';
+const COLUMNS_SQL = 'SELECT "table_name", "column_name" FROM information_schema.columns WHERE "table_schema" = current_schema() AND "table_name" = ANY($1)';
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
@@ -137,4 +136,3 @@ export class PostgresStore implements Store {
     return this.db.close();
   }
 }
-

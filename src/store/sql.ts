@@ -63,13 +63,7 @@ function whereClause(conditions: readonly Condition[], dialect: Dialect, values:
 
 const orderBy = (rs: RecordSet): string => ` ORDER BY ${rs.key.map(quote).join(', ')}`;
 
-export function buildSearch(
-  rs: RecordSet,
-  conditions: readonly Condition[],
-  skip: number,
-  limit: number,
-  dialect: Dialect,
-): SqlQuery {
+export function buildSearch(rs: RecordSet, conditions: readonly Condition[], skip: number, limit: number, dialect: Dialect): SqlQuery {
   const values: (string | number)[] = [];
   const where = whereClause(conditions, dialect, values);
   const text = `SELECT ${columnList(rs)} FROM ${quote(rs.table)}${where}${orderBy(rs)} LIMIT ${bindNumber(values, limit, dialect)} OFFSET ${bindNumber(values, skip, dialect)}`;

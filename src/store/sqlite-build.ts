@@ -7,7 +7,20 @@ import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Field, RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
-import { DATASET_SELECT, catalogOf, checkKeepable, columnList, datasetInsert, datasetValues, describeDataset, metaDdl, newVersion, planVersion, selectAll, toDatasetInfo } from './core.js';
+import {
+  DATASET_SELECT,
+  catalogOf,
+  checkKeepable,
+  columnList,
+  datasetInsert,
+  datasetValues,
+  describeDataset,
+  metaDdl,
+  newVersion,
+  planVersion,
+  selectAll,
+  toDatasetInfo,
+} from './core.js';
 import type { DatasetRow, VersionPlan } from './core.js';
 import { buildCount, buildCreateTable, buildIndexes, buildInsert, quote, sqliteDialect } from './sql.js';
 import { buildSqliteFullText } from './sqlite-fulltext.js';

@@ -41,7 +41,13 @@ function removeSqliteVersion(path: string, version: string, today: string): void
     if (refused !== null) throw new Error(refused);
     db.prepare('DELETE FROM "dataset_versions" WHERE "version" = ?').run(version);
     db.exec('COMMIT');
-    rmSync(versionFile(path, catalog.find((v) => v.version === version)!), { force: true });
+    rmSync(
+      versionFile(
+        path,
+        catalog.find((v) => v.version === version)!,
+      ),
+      { force: true },
+    );
   } catch (error) {
     if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new Error(`${path} is locked: an import is running; try again when it is done`);
     throw error;
@@ -79,7 +85,11 @@ export const sqliteDriver: StoreDriver = {
   replacement: (_config, served, force): Replacement | null => {
     if (served instanceof SqliteStore && !existsSync(served.path)) {
       const { path } = served;
-      return { reason: 'the SQLite file is gone from its path: answering 503 until a file is there again', open: () => new MissingSqliteFile(path), failing: true };
+      return {
+        reason: 'the SQLite file is gone from its path: answering 503 until a file is there again',
+        open: () => new MissingSqliteFile(path),
+        failing: true,
+      };
     }
     const reason = reopenReason(served, force);
     if (reason === null) return null;

@@ -67,7 +67,11 @@ export class SqliteFullText {
     this.loaded ??= new Vocabulary({
       documents: (this.db.prepare('SELECT COUNT(*) AS "n" FROM "buscar"').get() as { n: number }).n,
       terms: this.db.prepare('SELECT "TERMINO", "DF" FROM "buscar_terminos"').all() as { TERMINO: string; DF: number }[],
-      words: this.db.prepare('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"').all() as { PALABRA: string; TERMINO: string; FRECUENCIA: number }[],
+      words: this.db.prepare('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"').all() as {
+        PALABRA: string;
+        TERMINO: string;
+        FRECUENCIA: number;
+      }[],
       synonyms: this.db.prepare('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"').all() as { TERMINOS: string; EXPANSION: string }[],
       codes: this.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
     });

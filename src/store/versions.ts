@@ -36,7 +36,15 @@ export function versionInsert(dialect: Dialect): string {
   return `INSERT INTO "dataset_versions" ("version", "vigente_desde", "fuente", "importado", "hash", "conteos", "seq") VALUES (${p})`;
 }
 
-export const versionValues = (v: VersionInfo): (string | number)[] => [v.version, v.vigenteDesde, v.fuente, v.importado, v.hash, JSON.stringify(v.conteos), v.seq];
+export const versionValues = (v: VersionInfo): (string | number)[] => [
+  v.version,
+  v.vigenteDesde,
+  v.fuente,
+  v.importado,
+  v.hash,
+  JSON.stringify(v.conteos),
+  v.seq,
+];
 
 export interface VersionRow {
   readonly version: string;

@@ -37,7 +37,32 @@ interface Answer {
 }
 
 const TREATMENTS: Record<string, string> = { general: 'Tasa general', tlc: 'Tratado de libre comercio', aladi: 'ALADI', prosec: 'PROSEC', cupo: 'Cupo' };
-const SECTORS = ['I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X', 'XI', 'XII', 'XIII', 'XIV', 'XV', 'XVI', 'XVII', 'XVIII', 'XIX', 'XX', 'XXI', 'XXII', 'XXIII', 'XXIV'];
+const SECTORS = [
+  'I',
+  'II',
+  'III',
+  'IV',
+  'V',
+  'VI',
+  'VII',
+  'VIII',
+  'IX',
+  'X',
+  'XI',
+  'XII',
+  'XIII',
+  'XIV',
+  'XV',
+  'XVI',
+  'XVII',
+  'XVIII',
+  'XIX',
+  'XX',
+  'XXI',
+  'XXII',
+  'XXIII',
+  'XXIV',
+];
 const REQUIREMENT_SETS: Record<string, string> = { 'requisito-previo': 'Permiso previo', regulaciones: 'Regulación', noms: 'NOM', cupos: 'Cupo' };
 
 /** What the person typed, as the decimal string the service accepts: thousands separators and spaces dropped. */
@@ -47,7 +72,9 @@ function optionTable(option: Option, best: boolean): HTMLElement {
   const name = `${TREATMENTS[option.tratamiento] ?? option.tratamiento}${option.acuerdo ? `: ${option.acuerdo}` : ''}`;
   // A mixed duty has both a rate and an amount per unit.
   const rate = (line: Line): string =>
-    [line.tasa != null ? `${line.tasa} %` : '', line.cuota != null ? [line.cuota, line.unidad].filter(Boolean).join(' por ') : ''].filter((s) => s !== '').join(' + ');
+    [line.tasa != null ? `${line.tasa} %` : '', line.cuota != null ? [line.cuota, line.unidad].filter(Boolean).join(' por ') : '']
+      .filter((s) => s !== '')
+      .join(' + ');
   return h(
     'div',
     { class: best ? 'opcion mejor' : 'opcion' },
@@ -58,14 +85,40 @@ function optionTable(option: Option, best: boolean): HTMLElement {
       h(
         'table',
         {},
-        h('thead', {}, h('tr', {}, ['Contribución', 'Base', 'Tasa o cuota', 'Tipo', 'Importe', 'Fundamento'].map((l) => h('th', { scope: 'col' }, l)))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Contribución', 'Base', 'Tasa o cuota', 'Tipo', 'Importe', 'Fundamento'].map((l) => h('th', { scope: 'col' }, l)),
+          ),
+        ),
         h(
           'tbody',
           {},
           option.contribuciones.map((line) =>
-            h('tr', {}, h('th', { scope: 'row' }, line.clave), h('td', {}, line.base ?? ''), h('td', {}, rate(line)), h('td', {}, line.tipo ?? ''), h('td', { class: 'importe' }, line.importe), h('td', {}, line.fundamento ?? '')),
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'row' }, line.clave),
+              h('td', {}, line.base ?? ''),
+              h('td', {}, rate(line)),
+              h('td', {}, line.tipo ?? ''),
+              h('td', { class: 'importe' }, line.importe),
+              h('td', {}, line.fundamento ?? ''),
+            ),
           ),
-          h('tr', { class: 'total' }, h('th', { scope: 'row' }, 'Total'), h('td', {}), h('td', {}), h('td', {}), h('td', { class: 'importe' }, option.total), h('td', {})),
+          h(
+            'tr',
+            { class: 'total' },
+            h('th', { scope: 'row' }, 'Total'),
+            h('td', {}),
+            h('td', {}),
+            h('td', {}),
+            h('td', { class: 'importe' }, option.total),
+            h('td', {}),
+          ),
         ),
       ),
     ),
@@ -91,8 +144,23 @@ function answerView(answer: Answer): HTMLElement {
     best !== null ? h('p', {}, `Mejor opción: ${TREATMENTS[best] ?? best}.`) : null,
     tables,
     h('h3', {}, 'Requisitos'),
-    requisitos.length === 0 ? h('p', { class: 'vacio' }, 'Sin registros') : h('ul', {}, requisitos.map((r) => h('li', {}, `${REQUIREMENT_SETS[r.conjunto] ?? r.conjunto}: ${r.descripcion ?? `registro ${r.id}`}`))),
-    (line.notas ?? []).length > 0 ? [h('h3', {}, 'Notas'), h('ul', {}, (line.notas ?? []).map((n) => h('li', {}, n)))] : null,
+    requisitos.length === 0
+      ? h('p', { class: 'vacio' }, 'Sin registros')
+      : h(
+          'ul',
+          {},
+          requisitos.map((r) => h('li', {}, `${REQUIREMENT_SETS[r.conjunto] ?? r.conjunto}: ${r.descripcion ?? `registro ${r.id}`}`)),
+        ),
+    (line.notas ?? []).length > 0
+      ? [
+          h('h3', {}, 'Notas'),
+          h(
+            'ul',
+            {},
+            (line.notas ?? []).map((n) => h('li', {}, n)),
+          ),
+        ]
+      : null,
     (answer.advertencias ?? []).map((a) => h('p', { class: 'advertencia' }, a)),
   );
 }
@@ -127,7 +195,11 @@ function input(id: string, label: string, attrs: Record<string, string | boolean
 }
 
 export async function showContributions(main: HTMLElement, digits: string, ficha: Ficha): Promise<void> {
-  const section = h('section', { id: 'contribuciones', 'aria-labelledby': 'titulo-contribuciones' }, h('h2', { id: 'titulo-contribuciones' }, 'Calcular contribuciones'));
+  const section = h(
+    'section',
+    { id: 'contribuciones', 'aria-labelledby': 'titulo-contribuciones' },
+    h('h2', { id: 'titulo-contribuciones' }, 'Calcular contribuciones'),
+  );
   main.append(section);
   if (!(await features()).contributions) {
     section.append(h('p', {}, 'Este servicio todavía no ofrece el cálculo de contribuciones.'));
@@ -137,7 +209,16 @@ export async function showContributions(main: HTMLElement, digits: string, ficha
   const unit = field(own[0] ?? {}, 'UMABREVIACION');
   const nicoChoice =
     digits.length === 8 && own.length > 1
-      ? h('p', {}, h('label', { for: 'c-nico' }, 'NICO'), h('select', { id: 'c-nico' }, own.map((r) => h('option', { value: field(r, 'NICO') }, `${field(r, 'NICO')} ${field(r, 'DESCRIPCION')}`))))
+      ? h(
+          'p',
+          {},
+          h('label', { for: 'c-nico' }, 'NICO'),
+          h(
+            'select',
+            { id: 'c-nico' },
+            own.map((r) => h('option', { value: field(r, 'NICO') }, `${field(r, 'NICO')} ${field(r, 'DESCRIPCION')}`)),
+          ),
+        )
       : null;
   const result = h('div', { class: 'resultado-calculo' });
   const submit = h('button', { type: 'submit' }, 'Calcular');
@@ -146,10 +227,30 @@ export async function showContributions(main: HTMLElement, digits: string, ficha
     { class: 'calcular', novalidate: true },
     nicoChoice,
     input('c-valor', 'Valor en aduana', { inputmode: 'decimal', required: true, autocomplete: 'off' }, 'En pesos, por ejemplo 100000.00'),
-    input('c-pais', 'País de origen', { maxlength: '3', required: true, autocomplete: 'off', autocapitalize: 'characters' }, 'Clave de 3 letras: USA, CHN, DEU…'),
-    input('c-cantidad', 'Cantidad (UMT)', { inputmode: 'decimal', autocomplete: 'off' }, unit ? `En ${unit}; necesaria para cuotas específicas` : 'Necesaria para cuotas específicas'),
+    input(
+      'c-pais',
+      'País de origen',
+      { maxlength: '3', required: true, autocomplete: 'off', autocapitalize: 'characters' },
+      'Clave de 3 letras: USA, CHN, DEU…',
+    ),
+    input(
+      'c-cantidad',
+      'Cantidad (UMT)',
+      { inputmode: 'decimal', autocomplete: 'off' },
+      unit ? `En ${unit}; necesaria para cuotas específicas` : 'Necesaria para cuotas específicas',
+    ),
     h('p', { class: 'casilla' }, h('input', { id: 'c-certificado', type: 'checkbox' }), h('label', { for: 'c-certificado' }, 'Certificado de origen')),
-    h('p', {}, h('label', { for: 'c-sector' }, 'Sector PROSEC'), h('select', { id: 'c-sector' }, h('option', { value: '' }, 'Ninguno'), SECTORS.map((s) => h('option', { value: s }, s)))),
+    h(
+      'p',
+      {},
+      h('label', { for: 'c-sector' }, 'Sector PROSEC'),
+      h(
+        'select',
+        { id: 'c-sector' },
+        h('option', { value: '' }, 'Ninguno'),
+        SECTORS.map((s) => h('option', { value: s }, s)),
+      ),
+    ),
     input('c-cambio', 'Tipo de cambio', { inputmode: 'decimal', autocomplete: 'off' }, 'Pesos por dólar; solo para cuotas en dólares'),
     submit,
   );
@@ -172,7 +273,18 @@ export async function showContributions(main: HTMLElement, digits: string, ficha
       .then((answer) => result.replaceChildren(answerView(answer)))
       .catch((error: unknown) => {
         if (error instanceof Error && error.name === 'SessionEnded') return;
-        result.replaceChildren(h('div', { role: 'alert', class: 'aviso' }, h('p', {}, 'No se pudo calcular:'), h('ul', {}, refusal(error).map((m) => h('li', {}, m)))));
+        result.replaceChildren(
+          h(
+            'div',
+            { role: 'alert', class: 'aviso' },
+            h('p', {}, 'No se pudo calcular:'),
+            h(
+              'ul',
+              {},
+              refusal(error).map((m) => h('li', {}, m)),
+            ),
+          ),
+        );
       })
       .finally(() => (submit.disabled = false));
   });

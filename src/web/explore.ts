@@ -8,7 +8,15 @@ import type { ChapterLevel, HeadingLevel, Section } from '../http/nomenclatura.j
 
 function trail(...levels: (HTMLElement | string)[]): HTMLElement {
   const items = [link('/consulta/explorar/', 'Explorar la tarifa'), ...levels];
-  return h('nav', { class: 'ruta', 'aria-label': 'Niveles' }, h('p', {}, items.flatMap((item, i) => (i === 0 ? [item] : [' › ', item]))));
+  return h(
+    'nav',
+    { class: 'ruta', 'aria-label': 'Niveles' },
+    h(
+      'p',
+      {},
+      items.flatMap((item, i) => (i === 0 ? [item] : [' › ', item])),
+    ),
+  );
 }
 
 const entry = (href: string, code: string, text: string | null, extra = ''): HTMLElement =>
@@ -24,7 +32,11 @@ async function showSections(): Promise<void> {
     'Explorar la tarifa',
     h('h1', {}, 'Explorar la tarifa'),
     h('p', {}, 'Secciones de la tarifa; cada una lleva a sus capítulos.'),
-    h('ul', { class: 'niveles' }, all.map((s) => entry(`/consulta/explorar/seccion/${s.seccion ?? ''}`, `Sección ${s.seccion ?? '—'}`, s.descripcion, `(${s.capitulos.length} capítulos)`))),
+    h(
+      'ul',
+      { class: 'niveles' },
+      all.map((s) => entry(`/consulta/explorar/seccion/${s.seccion ?? ''}`, `Sección ${s.seccion ?? '—'}`, s.descripcion, `(${s.capitulos.length} capítulos)`)),
+    ),
   );
 }
 
@@ -38,7 +50,11 @@ async function showSection(code: string): Promise<void> {
     `Sección ${code}`,
     trail(),
     h('h1', {}, `Sección ${code} `, section.descripcion ?? ''),
-    h('ul', { class: 'niveles' }, section.capitulos.map((c) => entry(`/consulta/explorar/capitulo/${c.capitulo}`, `Capítulo ${c.capitulo}`, c.descripcion, `(${c.fracciones} fracciones)`))),
+    h(
+      'ul',
+      { class: 'niveles' },
+      section.capitulos.map((c) => entry(`/consulta/explorar/capitulo/${c.capitulo}`, `Capítulo ${c.capitulo}`, c.descripcion, `(${c.fracciones} fracciones)`)),
+    ),
   );
 }
 
@@ -64,7 +80,11 @@ async function showChapter(code: string): Promise<void> {
     `Capítulo ${code}`,
     trail(...sectionLink(chapter.seccion)),
     h('h1', {}, `Capítulo ${code} `, chapter.descripcion ?? ''),
-    h('ul', { class: 'niveles' }, chapter.partidas.map((p) => entry(`/consulta/explorar/partida/${p.partida}`, `Partida ${p.partida}`, p.descripcion, `(${p.fracciones} fracciones)`))),
+    h(
+      'ul',
+      { class: 'niveles' },
+      chapter.partidas.map((p) => entry(`/consulta/explorar/partida/${p.partida}`, `Partida ${p.partida}`, p.descripcion, `(${p.fracciones} fracciones)`)),
+    ),
   );
 }
 
@@ -87,7 +107,17 @@ async function showHeading(code: string): Promise<void> {
           'ul',
           { class: 'niveles' },
           sub.fracciones.map((f) =>
-            h('li', {}, h('a', { href: fractionUrl(f.fraccion + (f.nico ?? '')) }, h('span', { class: 'codigo' }, dotted(f.fraccion)), f.nico ? h('span', { class: 'nico' }, `NICO ${f.nico}`) : null, ` ${f.descripcion ?? ''}`)),
+            h(
+              'li',
+              {},
+              h(
+                'a',
+                { href: fractionUrl(f.fraccion + (f.nico ?? '')) },
+                h('span', { class: 'codigo' }, dotted(f.fraccion)),
+                f.nico ? h('span', { class: 'nico' }, `NICO ${f.nico}`) : null,
+                ` ${f.descripcion ?? ''}`,
+              ),
+            ),
           ),
         ),
       ),

@@ -26,7 +26,8 @@ function nomenclaturePath(info: Row | undefined, digits: string): HTMLElement {
   if (section !== '') add(link(`/consulta/explorar/seccion/${section}`, `Sección ${section}`));
   add(link(`/consulta/explorar/capitulo/${digits.slice(0, 2)}`, `Capítulo ${digits.slice(0, 2)}${info ? ` ${field(info, 'DESCRIPCIONCAPITULO')}` : ''}`));
   add(link(`/consulta/explorar/partida/${digits.slice(0, 4)}`, `Partida ${digits.slice(0, 4)}${info ? ` ${field(info, 'DESCRIPCIONPARTIDA')}` : ''}`));
-  if (info && field(info, 'DESCRIPCIONSUBPARTIDA') !== '') add(h('span', {}, `Subpartida ${dotted(digits.slice(0, 6))} ${field(info, 'DESCRIPCIONSUBPARTIDA')}`));
+  if (info && field(info, 'DESCRIPCIONSUBPARTIDA') !== '')
+    add(h('span', {}, `Subpartida ${dotted(digits.slice(0, 6))} ${field(info, 'DESCRIPCIONSUBPARTIDA')}`));
   return h('nav', { class: 'ruta', 'aria-label': 'Ubicación en la tarifa' }, h('p', {}, levels));
 }
 
@@ -52,7 +53,11 @@ function notes(ficha: Ficha): HTMLElement | null {
     'section',
     { id: 'notas', 'aria-labelledby': 'titulo-notas' },
     h('h2', { id: 'titulo-notas' }, 'Notas legales'),
-    h('dl', {}, found.flatMap(([label, text]) => [h('dt', {}, label), h('dd', {}, text)])),
+    h(
+      'dl',
+      {},
+      found.flatMap(([label, text]) => [h('dt', {}, label), h('dd', {}, text)]),
+    ),
   );
 }
 
@@ -63,7 +68,12 @@ function countrySelector(ficha: Ficha, page: HTMLElement): HTMLElement | null {
     for (const part of subject.parts) for (const row of part.rows(ficha)) if (field(row, 'PAIS') !== '') countries.add(field(row, 'PAIS'));
   }
   if (countries.size === 0) return null;
-  const select = h('select', { id: 'pais' }, h('option', { value: '' }, 'Todos los países'), [...countries].sort().map((c) => h('option', { value: c }, c)));
+  const select = h(
+    'select',
+    { id: 'pais' },
+    h('option', { value: '' }, 'Todos los países'),
+    [...countries].sort().map((c) => h('option', { value: c }, c)),
+  );
   select.addEventListener('change', () => {
     for (const row of page.querySelectorAll<HTMLTableRowElement>('tr[data-pais]')) {
       const pais = row.dataset['pais'] ?? '';
@@ -89,7 +99,10 @@ function nicoList(digits: string, ficha: Ficha): HTMLElement | null {
     'p',
     { class: 'nicos' },
     'NICO de esta fracción: ',
-    own.flatMap((row, i) => [i > 0 ? ', ' : '', h('a', { href: fractionUrl(digits + field(row, 'NICO')) }, `${field(row, 'NICO')} ${field(row, 'DESCRIPCION')}`)]),
+    own.flatMap((row, i) => [
+      i > 0 ? ', ' : '',
+      h('a', { href: fractionUrl(digits + field(row, 'NICO')) }, `${field(row, 'NICO')} ${field(row, 'DESCRIPCION')}`),
+    ]),
   );
 }
 
@@ -103,7 +116,14 @@ async function showFicha(digits: string): Promise<void> {
   const ficha = await get<Ficha>(`/api/v1/ficha/${digits}`);
   const info = ((ficha['informacion-general'] as Row[] | undefined) ?? [])[0];
   const code = dotted(digits.slice(0, 8));
-  const heading = h('h1', {}, h('span', { class: 'codigo' }, code), digits.length === 10 ? h('span', { class: 'nico' }, `NICO ${digits.slice(8)}`) : null, ' ', title(digits, ficha));
+  const heading = h(
+    'h1',
+    {},
+    h('span', { class: 'codigo' }, code),
+    digits.length === 10 ? h('span', { class: 'nico' }, `NICO ${digits.slice(8)}`) : null,
+    ' ',
+    title(digits, ficha),
+  );
   const main = show(`${code} ${title(digits, ficha)}`, nomenclaturePath(info, digits), heading, nicoList(digits, ficha), printButton());
   const selector = countrySelector(ficha, main);
   for (const subject of SUBJECTS) {
@@ -132,7 +152,12 @@ async function showMissing(digits: string): Promise<void> {
   const code = dotted(digits);
   const replaced = await get<Row[]>('/api/v1/fracciones-anteriores/', { fraccion_anterior: digits, limit: 1000 });
   if (replaced.every((row) => field(row, 'FRACCIONACTUAL') === digits)) {
-    show(`${code} no existe`, h('h1', {}, h('span', { class: 'codigo' }, code)), alertBox(`La fracción ${code} no existe en la tarifa consultada.`), h('p', {}, link('/consulta/', 'Buscar otra mercancía o fracción')));
+    show(
+      `${code} no existe`,
+      h('h1', {}, h('span', { class: 'codigo' }, code)),
+      alertBox(`La fracción ${code} no existe en la tarifa consultada.`),
+      h('p', {}, link('/consulta/', 'Buscar otra mercancía o fracción')),
+    );
     return;
   }
   const targets = new Map<string, Row>();
@@ -142,14 +167,30 @@ async function showMissing(digits: string): Promise<void> {
     `${code} (suprimida)`,
     h('h1', {}, h('span', { class: 'codigo' }, code), ' Fracción suprimida'),
     h('p', {}, `La fracción ${code} ya no existe en la tarifa consultada. La reemplaza:`),
-    h('ul', { class: 'reemplazos' }, [...targets.entries()].map(([target, row]) => h('li', {}, h('a', { href: fractionUrl(target) }, dotted(target)), field(row, 'DOF') ? ` (correlación publicada en el DOF el ${date8(row['DOF'])})` : ''))),
+    h(
+      'ul',
+      { class: 'reemplazos' },
+      [...targets.entries()].map(([target, row]) =>
+        h(
+          'li',
+          {},
+          h('a', { href: fractionUrl(target) }, dotted(target)),
+          field(row, 'DOF') ? ` (correlación publicada en el DOF el ${date8(row['DOF'])})` : '',
+        ),
+      ),
+    ),
   );
 }
 
 export async function showFraction(typed: string): Promise<void> {
   const digits = fractionDigits(typed);
   if (digits === null) {
-    show('Código no válido', h('h1', {}, 'Código no válido'), alertBox(`«${typed}» no es una fracción: escriba 8 dígitos, o 10 con el NICO (por ejemplo 0901.21.01).`), h('p', {}, link('/consulta/', 'Ir a la búsqueda')));
+    show(
+      'Código no válido',
+      h('h1', {}, 'Código no válido'),
+      alertBox(`«${typed}» no es una fracción: escriba 8 dígitos, o 10 con el NICO (por ejemplo 0901.21.01).`),
+      h('p', {}, link('/consulta/', 'Ir a la búsqueda')),
+    );
     return;
   }
   show(`Fracción ${dotted(digits)}`, h('h1', {}, h('span', { class: 'codigo' }, dotted(digits))), h('p', { role: 'status' }, 'Cargando…'));

@@ -66,7 +66,11 @@ function header(loggedIn: boolean): void {
   const parts = [
     h('p', { class: 'marca' }, link('/consulta/', 'Consulta de la tarifa')),
     loggedIn
-      ? h('nav', { 'aria-label': 'Principal' }, h('ul', {}, h('li', {}, link('/consulta/', 'Buscar')), h('li', {}, link('/consulta/explorar/', 'Explorar la tarifa'))))
+      ? h(
+          'nav',
+          { 'aria-label': 'Principal' },
+          h('ul', {}, h('li', {}, link('/consulta/', 'Buscar')), h('li', {}, link('/consulta/explorar/', 'Explorar la tarifa'))),
+        )
       : null,
     loggedIn ? dateSelector() : null,
     loggedIn ? leave : null,
@@ -89,7 +93,11 @@ async function route(): Promise<void> {
   const explore = /^\/consulta\/explorar(?:\/(seccion|capitulo|partida)\/([^/]+))?$/.exec(path);
   if (explore) return showExplore(explore[1] ?? null, explore[2] === undefined ? null : decodeURIComponent(explore[2]));
   if (path === '/consulta') return showSearch();
-  show('Página no encontrada', h('h1', {}, 'Página no encontrada'), h('p', {}, 'Esta dirección no es una página de la consulta. ', link('/consulta/', 'Ir a la búsqueda'), '.'));
+  show(
+    'Página no encontrada',
+    h('h1', {}, 'Página no encontrada'),
+    h('p', {}, 'Esta dirección no es una página de la consulta. ', link('/consulta/', 'Ir a la búsqueda'), '.'),
+  );
 }
 
 /**

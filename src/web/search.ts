@@ -29,13 +29,20 @@ interface Page {
 function pathOf(hit: Hit): string[] {
   const given = hit['RUTA'] ?? hit['ruta'] ?? hit['path'];
   if (Array.isArray(given)) {
-    return given.map((level: unknown) => {
-      if (typeof level === 'string') return level;
-      const l = level as Record<string, unknown>;
-      return [l['codigo'] ?? l['code'], l['descripcion'] ?? l['texto'] ?? l['text']].filter((x) => typeof x === 'string' && x !== '').join(' ');
-    }).filter((level) => level !== '').slice(0, 3);
+    return given
+      .map((level: unknown) => {
+        if (typeof level === 'string') return level;
+        const l = level as Record<string, unknown>;
+        return [l['codigo'] ?? l['code'], l['descripcion'] ?? l['texto'] ?? l['text']].filter((x) => typeof x === 'string' && x !== '').join(' ');
+      })
+      .filter((level) => level !== '')
+      .slice(0, 3);
   }
-  if (typeof given === 'string' && given !== '') return given.split('›').map((s) => s.trim()).slice(0, 3);
+  if (typeof given === 'string' && given !== '')
+    return given
+      .split('›')
+      .map((s) => s.trim())
+      .slice(0, 3);
   const f = hit.FRACCION;
   const levels: [string, string | null | undefined][] = [
     [f.slice(0, 2), hit.DESCRIPCIONCAPITULO],
@@ -65,7 +72,9 @@ function result(hit: Hit): HTMLElement {
 
 /** Completions as the service words them: plain strings, or objects with a text and perhaps a fraction. */
 function suggestionTexts(answer: unknown): string[] {
-  const list = Array.isArray(answer) ? answer : ((answer as Record<string, unknown> | null)?.['items'] ?? (answer as Record<string, unknown> | null)?.['sugerencias']);
+  const list = Array.isArray(answer)
+    ? answer
+    : ((answer as Record<string, unknown> | null)?.['items'] ?? (answer as Record<string, unknown> | null)?.['sugerencias']);
   if (!Array.isArray(list)) return [];
   return list
     .map((item: unknown) => {
@@ -149,7 +158,12 @@ export async function showSearch(): Promise<void> {
     const code = typedFraction(typed);
     location.assign(code !== null ? fractionUrl(code) : pageUrl('/consulta/', { q: typed }));
   });
-  const main = show(q === '' ? 'Buscar' : `Buscar: ${q}`, h('h1', {}, 'Consulta de la tarifa'), form, link('/consulta/explorar/', 'Explorar la tarifa por secciones y capítulos'));
+  const main = show(
+    q === '' ? 'Buscar' : `Buscar: ${q}`,
+    h('h1', {}, 'Consulta de la tarifa'),
+    form,
+    link('/consulta/explorar/', 'Explorar la tarifa por secciones y capítulos'),
+  );
   if (q === '') input.focus();
   if ((await features()).suggestions) suggestWhileTyping(input, suggestions);
   if (q === '') return;

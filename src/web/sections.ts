@@ -32,10 +32,12 @@ const rowsOf =
     const value = ficha[path];
     return Array.isArray(value) ? (value as Row[]) : [];
   };
-const anteriores = (side: 'reemplaza' | 'reemplazada_por') => (ficha: Ficha): Row[] => {
-  const value = (ficha['fracciones-anteriores'] as Record<string, unknown> | undefined)?.[side];
-  return Array.isArray(value) ? (value as Row[]) : [];
-};
+const anteriores =
+  (side: 'reemplaza' | 'reemplazada_por') =>
+  (ficha: Ficha): Row[] => {
+    const value = (ficha['fracciones-anteriores'] as Record<string, unknown> | undefined)?.[side];
+    return Array.isArray(value) ? (value as Row[]) : [];
+  };
 
 const col = (label: string, name: string): Column => ({ label, value: (row) => field(row, name) });
 const dof = (name = 'DOF'): Column => ({ label: 'DOF', value: (row) => date8(row[name]) });
@@ -47,18 +49,25 @@ const period = (label: string, from: string, to: string): Column => ({
   label,
   value: (row) => [date8(row[from]), date8(row[to])].filter((s) => s !== '').join(' – '),
 });
-const percent = (name: string): ((row: Row) => string) => (row) => (field(row, name) === '' ? '' : `${field(row, name)} %`);
+const percent =
+  (name: string): ((row: Row) => string) =>
+  (row) =>
+    field(row, name) === '' ? '' : `${field(row, name)} %`;
 /** A rate as written (`10%`, `Ex.`, `Prohibida`); a bare number is a percentage and says so. */
-const rate = (name: string) => (row: Row): string => {
-  const written = field(row, name);
-  return /^\d+(\.\d+)?$/.test(written) ? `${written} %` : written;
-};
+const rate =
+  (name: string) =>
+  (row: Row): string => {
+    const written = field(row, name);
+    return /^\d+(\.\d+)?$/.test(written) ? `${written} %` : written;
+  };
 const direction = (row: Row): string =>
   [row['IMPORTACION'] === 'S' ? 'Importación' : '', row['EXPORTACION'] === 'S' ? 'Exportación' : ''].filter((s) => s !== '').join(', ');
-const fractionLink = (fraction: string, nico: string) => (row: Row): Cell => {
-  const code = field(row, fraction) + field(row, nico);
-  return code === '' ? '' : h('a', { href: fractionUrl(code) }, dotted(code));
-};
+const fractionLink =
+  (fraction: string, nico: string) =>
+  (row: Row): Cell => {
+    const code = field(row, fraction) + field(row, nico);
+    return code === '' ? '' : h('a', { href: fractionUrl(code) }, dotted(code));
+  };
 const nico = col('NICO', 'NICO');
 
 export const SUBJECTS: readonly Subject[] = [
@@ -89,12 +98,27 @@ export const SUBJECTS: readonly Subject[] = [
       {
         title: 'Tratados de libre comercio (TLC)',
         rows: rowsOf('tlcs'),
-        columns: [col('País', 'PAIS'), col('Tasa', 'TASATXT'), { label: 'Tasa (%)', value: (row) => field(row, 'TASA1NUM') }, nico, dof(), col('Notas', 'NOTAS')],
+        columns: [
+          col('País', 'PAIS'),
+          col('Tasa', 'TASATXT'),
+          { label: 'Tasa (%)', value: (row) => field(row, 'TASA1NUM') },
+          nico,
+          dof(),
+          col('Notas', 'NOTAS'),
+        ],
       },
       {
         title: 'ALADI',
         rows: rowsOf('aladi2'),
-        columns: [col('Acuerdo', 'ACUERDO'), col('País', 'PAIS'), col('Preferencia', 'TASATXT'), col('Tasa resultante', 'TASACALCULADA'), nico, dof(), col('Notas', 'NOTAS')],
+        columns: [
+          col('Acuerdo', 'ACUERDO'),
+          col('País', 'PAIS'),
+          col('Preferencia', 'TASATXT'),
+          col('Tasa resultante', 'TASACALCULADA'),
+          nico,
+          dof(),
+          col('Notas', 'NOTAS'),
+        ],
       },
       {
         title: 'Fundamentos de los tratados',
@@ -106,7 +130,12 @@ export const SUBJECTS: readonly Subject[] = [
   {
     id: 'prosec',
     title: 'PROSEC',
-    parts: [{ rows: rowsOf('prosec'), columns: [col('Sector', 'SECTOR'), col('Artículo', 'ARTICULO'), col('Tasa', 'TASATXT'), nico, dof(), col('Observación', 'OBSERVACION')] }],
+    parts: [
+      {
+        rows: rowsOf('prosec'),
+        columns: [col('Sector', 'SECTOR'), col('Artículo', 'ARTICULO'), col('Tasa', 'TASATXT'), nico, dof(), col('Observación', 'OBSERVACION')],
+      },
+    ],
   },
   {
     id: 'cupos',
@@ -166,12 +195,25 @@ export const SUBJECTS: readonly Subject[] = [
       {
         title: 'Regulaciones no arancelarias',
         rows: rowsOf('regulaciones'),
-        columns: [{ label: 'Operación', value: direction }, col('Permiso', 'PERMISO'), col('Acuerdo', 'ACUERDO'), col('País', 'PAIS'), col('Condición', 'CONDICION'), dof()],
+        columns: [
+          { label: 'Operación', value: direction },
+          col('Permiso', 'PERMISO'),
+          col('Acuerdo', 'ACUERDO'),
+          col('País', 'PAIS'),
+          col('Condición', 'CONDICION'),
+          dof(),
+        ],
       },
       {
         title: 'Importación temporal (REIT)',
         rows: rowsOf('reit'),
-        columns: [col('Artículo', 'ARTICULO'), col('Permiso', 'PERMISO'), col('Acuerdo', 'ACUERDO'), { label: 'Plazo (meses)', value: (row) => field(row, 'TEMPORALIDAD') }, dof()],
+        columns: [
+          col('Artículo', 'ARTICULO'),
+          col('Permiso', 'PERMISO'),
+          col('Acuerdo', 'ACUERDO'),
+          { label: 'Plazo (meses)', value: (row) => field(row, 'TEMPORALIDAD') },
+          dof(),
+        ],
       },
       {
         title: 'Anexos de las Reglas Generales de Comercio Exterior',
@@ -183,7 +225,12 @@ export const SUBJECTS: readonly Subject[] = [
   {
     id: 'noms',
     title: 'Normas oficiales (NOM)',
-    parts: [{ rows: rowsOf('noms'), columns: [col('NOM', 'NOM'), col('Descripción', 'DESCRIPCION'), { label: 'Operación', value: direction }, col('Condición', 'CONDICION'), nico, dof()] }],
+    parts: [
+      {
+        rows: rowsOf('noms'),
+        columns: [col('NOM', 'NOM'), col('Descripción', 'DESCRIPCION'), { label: 'Operación', value: direction }, col('Condición', 'CONDICION'), nico, dof()],
+      },
+    ],
   },
   {
     id: 'ieps',
@@ -194,7 +241,10 @@ export const SUBJECTS: readonly Subject[] = [
         columns: [
           col('Categoría', 'CATEGORIA'),
           col('Tipo', 'TIPO'),
-          { label: 'Tasa o cuota', value: (row) => (field(row, 'TASA') !== '' ? `${field(row, 'TASA')} %` : [field(row, 'CUOTA'), field(row, 'UNIDAD')].filter(Boolean).join(' por ')) },
+          {
+            label: 'Tasa o cuota',
+            value: (row) => (field(row, 'TASA') !== '' ? `${field(row, 'TASA')} %` : [field(row, 'CUOTA'), field(row, 'UNIDAD')].filter(Boolean).join(' por ')),
+          },
           col('Fundamento', 'FUNDAMENTO'),
           dof(),
         ],
@@ -210,7 +260,11 @@ export const SUBJECTS: readonly Subject[] = [
         columns: [
           col('Producto', 'PRODUCTO'),
           col('Detalle', 'DETALLE'),
-          { label: 'Precio', value: (row) => [field(row, 'PRECIO'), field(row, 'CLAVEMONEDA'), field(row, 'DESCRIPCIONUM') && `por ${field(row, 'DESCRIPCIONUM')}`].filter(Boolean).join(' ') },
+          {
+            label: 'Precio',
+            value: (row) =>
+              [field(row, 'PRECIO'), field(row, 'CLAVEMONEDA'), field(row, 'DESCRIPCIONUM') && `por ${field(row, 'DESCRIPCIONUM')}`].filter(Boolean).join(' '),
+          },
           { label: 'Vigencia', value: (row) => date8(row['VIGENCIA']) },
           dof(),
         ],
@@ -221,8 +275,16 @@ export const SUBJECTS: readonly Subject[] = [
     id: 'anteriores',
     title: 'Fracciones anteriores',
     parts: [
-      { title: 'Fracciones que esta reemplazó', rows: anteriores('reemplaza'), columns: [{ label: 'Fracción anterior', value: fractionLink('FRACCIONANTERIOR', 'NICOANTERIOR') }, dof()] },
-      { title: 'Fracciones que la reemplazan', rows: anteriores('reemplazada_por'), columns: [{ label: 'Fracción actual', value: fractionLink('FRACCIONACTUAL', 'NICOACTUAL') }, dof()] },
+      {
+        title: 'Fracciones que esta reemplazó',
+        rows: anteriores('reemplaza'),
+        columns: [{ label: 'Fracción anterior', value: fractionLink('FRACCIONANTERIOR', 'NICOANTERIOR') }, dof()],
+      },
+      {
+        title: 'Fracciones que la reemplazan',
+        rows: anteriores('reemplazada_por'),
+        columns: [{ label: 'Fracción actual', value: fractionLink('FRACCIONACTUAL', 'NICOACTUAL') }, dof()],
+      },
     ],
   },
   {
@@ -231,7 +293,14 @@ export const SUBJECTS: readonly Subject[] = [
     parts: [
       {
         rows: rowsOf('fracciones-usa'),
-        columns: [col('Fracción', 'FRACCION_MOSTRAR'), col('Descripción', 'DESCRIPCION'), col('Unidad', 'UNIDADCANTIDAD'), col('Arancel general', 'TARIFA1'), col('Tasa especial', 'TLC'), col('Columna 2', 'TARIFA2')],
+        columns: [
+          col('Fracción', 'FRACCION_MOSTRAR'),
+          col('Descripción', 'DESCRIPCION'),
+          col('Unidad', 'UNIDADCANTIDAD'),
+          col('Arancel general', 'TARIFA1'),
+          col('Tasa especial', 'TLC'),
+          col('Columna 2', 'TARIFA2'),
+        ],
       },
     ],
   },
@@ -239,15 +308,38 @@ export const SUBJECTS: readonly Subject[] = [
 
 /** A table of records; wide tables scroll inside their own focusable region on a narrow screen. */
 export function table(caption: string, rows: readonly Row[], columns: readonly Column[]): HTMLElement {
-  const used = columns.filter((c) => rows.some((row) => { const v = c.value(row); return typeof v !== 'string' || v !== ''; }));
+  const used = columns.filter((c) =>
+    rows.some((row) => {
+      const v = c.value(row);
+      return typeof v !== 'string' || v !== '';
+    }),
+  );
   return h(
     'div',
     { class: 'tabla', role: 'region', 'aria-label': caption, tabindex: '0' },
     h(
       'table',
       {},
-      h('thead', {}, h('tr', {}, used.map((c) => h('th', { scope: 'col' }, c.label)))),
-      h('tbody', {}, rows.map((row) => h('tr', { 'data-pais': field(row, 'PAIS') }, used.map((c) => h('td', {}, c.value(row)))))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          used.map((c) => h('th', { scope: 'col' }, c.label)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map((row) =>
+          h(
+            'tr',
+            { 'data-pais': field(row, 'PAIS') },
+            used.map((c) => h('td', {}, c.value(row))),
+          ),
+        ),
+      ),
     ),
   );
 }

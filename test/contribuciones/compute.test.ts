@@ -33,9 +33,7 @@ interface Case {
   readonly tlc: string;
 }
 
-const money = fc
-  .tuple(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.integer({ min: 0, max: 99 }))
-  .map(([pesos, c]) => `${pesos}.${String(c).padStart(2, '0')}`);
+const money = fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.integer({ min: 0, max: 99 })).map(([pesos, c]) => `${pesos}.${String(c).padStart(2, '0')}`);
 const rate = fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 99 })).map(([i, d]) => `${i}.${String(d).padStart(2, '0')}`);
 const cases = fc.record({ values: fc.array(money, { minLength: 1, maxLength: 6 }), igi: rate, tlc: rate });
 
@@ -49,7 +47,15 @@ function run(c: Case) {
     paisOrigen: 'JPN',
     regimen: 'definitivo',
     tipoCambio: null,
-    partidas: c.values.map((v) => ({ fraccion: '01012101', nico: '00', valorAduana: new Dec(v), cantidadUmt: null, certificadoOrigen: true, sectorProsec: undefined, exportador: undefined })),
+    partidas: c.values.map((v) => ({
+      fraccion: '01012101',
+      nico: '00',
+      valorAduana: new Dec(v),
+      cantidadUmt: null,
+      certificadoOrigen: true,
+      sectorProsec: undefined,
+      exportador: undefined,
+    })),
   };
   return computeContribuciones(request, sources, records, tables);
 }
@@ -84,8 +90,16 @@ test('totals are the sums of their lines; IVA is 16 % of its base; importes are 
       assert.deepEqual(answer.totales, { general: String(general), mejor: String(best) });
       if (underMinimum) {
         const dta = answer.partidas.map((p) => p.opciones[0]!.contribuciones[1]!);
-        assert.equal(dta.reduce((a, l) => a + cents(l.importe_exacto), 0n), minimum, 'DTA shares add up to the minimum to the centavo');
-        assert.equal(dta.reduce((a, l) => a + BigInt(l.importe), 0n), 425n, 'and in whole pesos');
+        assert.equal(
+          dta.reduce((a, l) => a + cents(l.importe_exacto), 0n),
+          minimum,
+          'DTA shares add up to the minimum to the centavo',
+        );
+        assert.equal(
+          dta.reduce((a, l) => a + BigInt(l.importe), 0n),
+          425n,
+          'and in whole pesos',
+        );
       }
     }),
     { numRuns: 400 },

@@ -48,8 +48,14 @@ describe('ResponseCache', () => {
 
   test('each store has answers of its own', async () => {
     const { computed, get } = counted();
-    await get(storeHolding(() => 'h1'), 'k');
-    await get(storeHolding(() => 'h1'), 'k');
+    await get(
+      storeHolding(() => 'h1'),
+      'k',
+    );
+    await get(
+      storeHolding(() => 'h1'),
+      'k',
+    );
     assert.equal(computed.get('k'), 2);
   });
 
@@ -84,7 +90,10 @@ describe('ResponseCache', () => {
   });
 
   test('off with no entries or no bytes: every call computes', async () => {
-    for (const limits of [{ maxEntries: 0, maxBytes: 1000 }, { maxEntries: 10, maxBytes: 0 }]) {
+    for (const limits of [
+      { maxEntries: 0, maxBytes: 1000 },
+      { maxEntries: 10, maxBytes: 0 },
+    ]) {
       const { cache, computed, get } = counted(limits);
       assert.equal(cache.enabled, false);
       const store = storeHolding(() => 'h1');

@@ -39,10 +39,7 @@ describe('queryCode', () => {
 
 describe('markTerms', () => {
   test('marks whole words whose stem a term begins, as stored, accents and capitals kept', () => {
-    assert.equal(
-      markTerms('Caballos reproductores de raza pura', ['cab', stem('raza')]),
-      `${marked('Caballos')} reproductores de ${marked('raza')} pura`,
-    );
+    assert.equal(markTerms('Caballos reproductores de raza pura', ['cab', stem('raza')]), `${marked('Caballos')} reproductores de ${marked('raza')} pura`);
     assert.equal(markTerms('Niño y CAMIÓN', ['nin', stem('camion')]), `${marked('Niño')} y ${marked('CAMIÓN')}`);
   });
 

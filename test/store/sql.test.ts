@@ -60,12 +60,17 @@ describe('prefixUpperBound', () => {
   test('every string starting with the prefix, and no other, lies in [prefix, bound)', () => {
     const digits = fc.string({ unit: fc.constantFrom(...'0123456789.'), minLength: 0, maxLength: 12 });
     fc.assert(
-      fc.property(digits.filter((p) => p.length > 0), digits, digits, (prefix, rest, other) => {
-        const upper = prefixUpperBound(prefix);
-        const inside = prefix + rest;
-        assert.ok(inside >= prefix && inside < upper, `${inside} in [${prefix}, ${upper})`);
-        if (!other.startsWith(prefix)) assert.ok(!(other >= prefix && other < upper), `${other} outside [${prefix}, ${upper})`);
-      }),
+      fc.property(
+        digits.filter((p) => p.length > 0),
+        digits,
+        digits,
+        (prefix, rest, other) => {
+          const upper = prefixUpperBound(prefix);
+          const inside = prefix + rest;
+          assert.ok(inside >= prefix && inside < upper, `${inside} in [${prefix}, ${upper})`);
+          if (!other.startsWith(prefix)) assert.ok(!(other >= prefix && other < upper), `${other} outside [${prefix}, ${upper})`);
+        },
+      ),
     );
   });
 });
@@ -94,7 +99,13 @@ describe('buildSearch', () => {
 
   test('OR groups are parenthesised; a null test binds nothing', () => {
     const conditions: Condition[] = [
-      { kind: 'or', any: [{ kind: 'eq', field: 'NICO', value: '00' }, { kind: 'null', field: 'NICO' }] },
+      {
+        kind: 'or',
+        any: [
+          { kind: 'eq', field: 'NICO', value: '00' },
+          { kind: 'null', field: 'NICO' },
+        ],
+      },
       { kind: 'eq', field: 'SYSID', value: 7 },
     ];
     const q = buildSearch(sample, conditions, 0, 5, postgresDialect);
@@ -105,7 +116,16 @@ describe('buildSearch', () => {
   test('a value never reaches the SQL text, whatever it holds', () => {
     const hostile = `'; DROP TABLE "muestra_uno"; --`;
     for (const dialect of [sqliteDialect, postgresDialect]) {
-      const q = buildSearch(sample, [{ kind: 'eq', field: 'PAIS', value: hostile }, { kind: 'prefix', field: 'FRACCION', value: hostile }], 0, 1, dialect);
+      const q = buildSearch(
+        sample,
+        [
+          { kind: 'eq', field: 'PAIS', value: hostile },
+          { kind: 'prefix', field: 'FRACCION', value: hostile },
+        ],
+        0,
+        1,
+        dialect,
+      );
       assert.ok(!q.text.includes('DROP'), q.text);
       assert.deepEqual(q.values.slice(0, 2), [hostile, hostile]);
     }
