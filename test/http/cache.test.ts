@@ -79,13 +79,13 @@ describe('ResponseCache', () => {
     await get(store, 'big', big);
     await get(store, 'big', big);
     assert.equal(computed.get('big'), 2, 'too big to keep');
-    // Each answer counts 100 bytes with its key: four fit, the fifth pushes the oldest out.
-    for (const key of ['k1', 'k2', 'k3', 'k4', 'k5']) await get(store, key, 'y'.repeat(98));
-    await get(store, 'k5', 'y'.repeat(98));
+    // Each answer counts 100 bytes with its key (the question after the dataset version and a newline): four fit, the fifth pushes the oldest out.
+    for (const key of ['k1', 'k2', 'k3', 'k4', 'k5']) await get(store, key, 'y'.repeat(97));
+    await get(store, 'k5', 'y'.repeat(97));
     assert.equal(computed.get('k5'), 1, 'the newest is kept');
-    await get(store, 'k2', 'y'.repeat(98));
+    await get(store, 'k2', 'y'.repeat(97));
     assert.equal(computed.get('k2'), 1, 'the second oldest is kept');
-    await get(store, 'k1', 'y'.repeat(98));
+    await get(store, 'k1', 'y'.repeat(97));
     assert.equal(computed.get('k1'), 2, 'the oldest made room');
   });
 
