@@ -105,6 +105,17 @@ for (const kind of await storeKinds()) {
       const clock = { now: new Date('2030-01-01T05:59:00Z') };
       const s = await serve(t, db.url, clock);
       assert.deepEqual(await count(s, '/api/v1/aladi2/'), { n: 3, version: '2020-01-01.1' }, 'no as_of: the version in force today');
+      // A contributions request that names no fecha is answered for today by the same clock.
+      const contribuciones = async (): Promise<string> => {
+        const response = await fetch(`${s.base}/api/v1/contribuciones`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ pais_origen: 'USA', partidas: [{ fraccion: '02011001', valor_aduana: '1000' }] }),
+        });
+        assert.equal(response.status, 200);
+        return ((await response.json()) as { fecha: string }).fecha;
+      };
+      assert.equal(await contribuciones(), '2029-12-31');
       assert.deepEqual(await count(s, '/api/v1/aladi2/?as_of=2019-12-31'), { n: 8, version: '1900-01-01.1' });
       assert.deepEqual(await count(s, '/api/v1/aladi2/?as_of=2030-01-01'), { n: 1, version: '2030-01-01.1' });
       const health = (await (await s.get('/health')).json()) as { dataset: { version: string; source: string; counts: Record<string, number> } };
@@ -119,6 +130,7 @@ for (const kind of await storeKinds()) {
       assert.equal((await s.get('/api/v1/cupos/', { 'if-none-match': etag })).status, 304);
       clock.now = new Date('2030-01-01T06:00:01Z');
       assert.deepEqual(await count(s, '/api/v1/aladi2/'), { n: 1, version: '2030-01-01.1' }, 'the new day: the version loaded ahead answers');
+      assert.equal(await contribuciones(), '2030-01-01');
       const after = await s.get('/api/v1/cupos/', { 'if-none-match': etag });
       assert.equal(after.status, 200);
       assert.equal(await after.text(), body);

@@ -84,10 +84,6 @@ const compiled = (pattern: string): RegExp => {
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Today in Mexico City, `YYYY-MM-DD`: the default date of entry. */
-export function todayInMexicoCity(now = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Mexico_City', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
-}
-
 function isCalendarDate(text: string): boolean {
   const [y, m, d] = text.split('-').map(Number) as [number, number, number];
   const date = new Date(Date.UTC(y, m - 1, d));

@@ -6,11 +6,12 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { computeContribuciones } from '../contribuciones/compute.js';
-import { DECIMAL_PATTERNS, MAX_LINES, REGIMES, parseRequest, todayInMexicoCity } from '../contribuciones/request.js';
+import { DECIMAL_PATTERNS, MAX_LINES, REGIMES, parseRequest } from '../contribuciones/request.js';
 import { contributionSources, countryKeys, readRecords } from '../contribuciones/sources.js';
 import type { Tables } from '../contribuciones/tables.js';
 import { loadTables } from '../contribuciones/tables.js';
 import type { RecordSet } from '../record-sets/define.js';
+import { mexicoCityDate } from '../store/versions.js';
 import type { Store } from '../store/store.js';
 import type { OpenRoute } from './route-kinds.js';
 
@@ -27,6 +28,8 @@ export interface ContribucionesContext {
    */
   readonly storeOn?: (fecha: string) => Store | Promise<Store>;
   readonly tables?: Tables;
+  /** Today in Mexico City (`YYYY-MM-DD`) by the app's clock: the `fecha` of a request that names none. */
+  readonly today?: () => string;
 }
 
 const decimalString = (pattern: string, description: string) => ({ type: 'string', pattern, description });
@@ -149,6 +152,7 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
   const sources = contributionSources(ctx.recordSets);
   const tables = ctx.tables ?? loadTables();
   const storeOn = ctx.storeOn ?? (() => ctx.store());
+  const today = ctx.today ?? (() => mexicoCityDate(new Date()));
   return {
     onRequest: ctx.protect,
     bodyLimit: CONTRIBUCIONES_BODY_LIMIT,
@@ -169,7 +173,7 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
     // Serialised here rather than by the response schema, which would put optional fields (tasa, cuota,
     // acuerdo) after the required ones: the answer keeps the contract's order; the schema documents it.
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const question = parseRequest(request.body, todayInMexicoCity());
+      const question = parseRequest(request.body, today());
       const store = await storeOn(question.fecha);
       const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
       const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));

@@ -75,7 +75,10 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
     if (!served) throw notFound(`No dataset in force on ${fecha}`);
     return served.store;
   };
-  post('/api/v1/contribuciones', contribucionesRoute(app, { recordSets, store: services.store, protect: services.protect, storeOn }));
+  post(
+    '/api/v1/contribuciones',
+    contribucionesRoute(app, { recordSets, store: services.store, protect: services.protect, storeOn, today: () => services.datasets.today() }),
+  );
 
   // Dataset versions.
   get('/api/v1/versiones', versionesRoute(services));
