@@ -112,9 +112,14 @@ export function rankingSql(plan: QueryPlan, skip: number, limit: number, d: Rank
     );
     scores.push(`(CASE ${cases.join(' ')} ELSE 0 END)`);
   }
-  const text = `SELECT ${DISPLAY}, b."DESCRIPCION" AS "DESCRIPCION_MARCADA", ${scores.join(' + ')} AS "RELEVANCIA", COUNT(*) OVER () AS "${TOTAL}"
+  // The page is ranked over the candidates' codes and scores alone, and only its own rows are then read
+  // whole: thousands of candidates are not carried with their texts through the sort.
+  const ranked = `SELECT b."CODIGO", ${scores.join(' + ')} AS "RELEVANCIA", COUNT(*) OVER () AS "${TOTAL}"
 FROM ${SEARCH_TABLE} b WHERE ${condition}
 ORDER BY "RELEVANCIA" DESC, b."CODIGO" ${d.codeOrder} LIMIT ${bind(limit, 'int')} OFFSET ${bind(skip, 'int')}`;
+  const text = `SELECT ${DISPLAY}, b."DESCRIPCION" AS "DESCRIPCION_MARCADA", s."RELEVANCIA", s."${TOTAL}"
+FROM (${ranked}) s JOIN ${SEARCH_TABLE} b ON b."CODIGO" = s."CODIGO"
+ORDER BY s."RELEVANCIA" DESC, s."CODIGO" ${d.codeOrder}`;
   return {
     page: { text, values },
     total: { text: `SELECT COUNT(*) AS "total" FROM ${SEARCH_TABLE} b WHERE ${condition}`, values: filterValues },

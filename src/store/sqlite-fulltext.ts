@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import type { EnglishRow, LineRow } from '../search/documents.js';
 import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../search/documents.js';
 import { buildSearchIndex, shippedReferences } from '../search/index-build.js';
-import type { RankingDialect } from '../search/ranking.js';
+import type { RankingDialect, Tagged } from '../search/ranking.js';
 import { rankingSql, splitTotal } from '../search/ranking.js';
 import type { Reference } from '../search/references.js';
 import type { Suggestion } from '../search/vocabulary.js';
@@ -41,15 +41,18 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
 }
 
 /** Terms are letters and digits only (see analysis.ts), so quoting them is enough to keep FTS5 syntax out. */
+const ftsQuery = (terms: readonly Tagged[]): string => terms.map((t) => (t.prefix ? `"${t.term}"*` : `"${t.term}"`)).join(' OR ');
+
 const dialect: RankingDialect = {
   param: (i) => `@p${i}`,
   // Every stored term has its field's digit and at least one letter or digit more: "0" is none of them.
-  indexQuery: (terms) => (terms.length === 0 ? '"0"' : terms.map((t) => (t.prefix ? `"${t.term}"*` : `"${t.term}"`)).join(' OR ')),
+  indexQuery: (terms) => (terms.length === 0 ? '"0"' : ftsQuery(terms)),
   // An IN with a subquery is evaluated once per statement, into a transient index.
   indexMatch: (query) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${query})`,
-  // Within the candidates, a plain substring test of the stored terms (spaces around each) is faster
-  // in SQLite than one more FTS5 query per field.
-  member: (terms, bind) => terms.map((t) => `instr(b."TERMINOS", ${bind(` ${t.term}${t.prefix ? '' : ' '}`, 'text')}) > 0`).join(' OR '),
+  // Each field test is one more FTS5 query, evaluated once per statement into a transient index of
+  // rowids (as PostgreSQL asks its GIN index): a substring test of every candidate's stored terms
+  // costs several times more once a query has a few thousand candidates ("computadora portátil").
+  member: (terms, bind) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${bind(ftsQuery(terms), 'text')})`,
   codeOrder: '',
 };
 
