@@ -90,10 +90,22 @@ function peakMemoryMb(pid: number): number {
   return Math.round(kb / 102.4) / 10;
 }
 
+/**
+ * Connections of the scenarios a client does not send fifty at a time: a login runs scrypt, one at a
+ * time per two cores by design (fifty waiting logins time out whatever the service does), and a
+ * contributions request computes a whole import.
+ */
+const FEWER_CONNECTIONS: readonly (readonly [string, number])[] = [
+  ['login', 2],
+  ['contribuciones', 10],
+];
+const connectionsFor = (name: string): number => FEWER_CONNECTIONS.find(([part]) => name.includes(part))?.[1] ?? CONNECTIONS;
+
 async function measure(name: string, base: string, requests: Request[], pid: number): Promise<Figures> {
-  await generate(`${name} (warm-up)`, base, requests, { connections: CONNECTIONS, seconds: WARMUP, children });
+  const connections = connectionsFor(name);
+  await generate(`${name} (warm-up)`, base, requests, { connections, seconds: WARMUP, children });
   const before = cpuSeconds(pid);
-  const figures = await generate(name, base, requests, { connections: CONNECTIONS, seconds: DURATION, children });
+  const figures = await generate(name, base, requests, { connections, seconds: DURATION, children });
   const answered = figures.requestsPerSecond * DURATION;
   figures.cpuMicros = answered > 0 ? Math.round(((cpuSeconds(pid) - before) * 1e6 * 10) / answered) / 10 : 0;
   return figures;
@@ -279,7 +291,9 @@ function printTable(baselines: readonly Figures[], runs: readonly Run[]): void {
   console.log('xbare, xfastify: requests per second against each baseline; cpu: the same from the server CPU time per request (µs/req)');
   for (const r of runs) console.log(`${r.label}: start to first 200 ${r.startupMs} ms, peak memory ${r.peakMemoryMb} MB`);
   const generator = WRK === null ? 'autocannon in the benchmark process (install wrk for figures less bound by the load generator)' : 'wrk, 1 thread';
-  console.log(`load from ${generator}; ${CONNECTIONS} connections, ${DURATION} s each after a ${WARMUP} s warm-up`);
+  console.log(
+    `load from ${generator}; ${CONNECTIONS} connections (${FEWER_CONNECTIONS.map(([part, n]) => `${part}: ${n}`).join(', ')}), ${DURATION} s each after a ${WARMUP} s warm-up`,
+  );
 }
 
 async function main(): Promise<void> {
