@@ -3,28 +3,98 @@
  * sources on first start) and, in the embedded demo only, a signing secret and the demo user.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { hashPassword } from '../auth/passwords.js';
 import type { Config } from '../config.js';
 import { demoSourcesDir, isEmbeddedDemo, sqlitePath, storeKind } from '../config.js';
+import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../store/drivers.js';
 import type { DatasetInfo } from '../store/store.js';
-import { demoRecords } from './demo/index.js';
+import { demoVersions } from './demo/index.js';
 import { recordToRow } from './record-row.js';
 
 const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
 
-/** Builds the demo dataset into a SQLite file, all of it or nothing. */
-export function buildDemoDatabase(path: string, sourcesDir = demoSourcesDir): Promise<DatasetInfo> {
-  return writeDatabase(`sqlite:${path}`, 'demo', (writer) => {
-    for (const { recordSet, record } of demoRecords(sourcesDir)) {
-      const rs = byPath.get(recordSet);
-      if (!rs) throw new Error(`demo dataset names an unknown record set: ${recordSet}`);
-      writer.insert(rs, recordToRow(rs, record));
+/**
+ * Builds the demo dataset into a SQLite file that does not exist yet, all of it or nothing: both
+ * versions (demoVersions) are loaded one after the other, through the usual loads, into a folder of
+ * their own beside the path, and put in place at the end: the older version's folder first, then the
+ * database file, whose rename is the one switch. A build that dies before it leaves no file at the
+ * path, so the next start builds again. Gives the current version's dataset.
+ */
+export async function buildDemoDatabase(path: string, sourcesDir = demoSourcesDir): Promise<DatasetInfo> {
+  if (existsSync(path)) throw new Error(`${path} exists: the demo dataset is only built where there is no database`);
+  removeStaleDemoBuilds(path);
+  const folder = `${path}.demo-${process.pid}`;
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder);
+  const building = join(folder, basename(path));
+  try {
+    let info: DatasetInfo | null = null;
+    for (const version of demoVersions(sourcesDir)) {
+      const keep = version.keep.map(recordSetOf);
+      const skip = new Set(version.keep);
+      info = await writeDatabase(
+        `sqlite:${building}`,
+        version.fuente,
+        (writer) => {
+          for (const { recordSet, record } of version.records()) {
+            if (skip.has(recordSet)) continue;
+            const rs = recordSetOf(recordSet);
+            writer.insert(rs, recordToRow(rs, record));
+          }
+        },
+        { vigenteDesde: version.vigenteDesde, keep },
+      );
     }
-  });
+    if (!info) throw new Error('the demo dataset has no version');
+    placeVersions(`${building}.versions`, `${path}.versions`);
+    renameSync(building, path);
+    return info;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+function recordSetOf(path: string): RecordSet {
+  const rs = byPath.get(path);
+  if (!rs) throw new Error(`demo dataset names an unknown record set: ${path}`);
+  return rs;
+}
+
+/**
+ * Moves the older versions' files to where the database at the path looks for them. A folder already
+ * there, with no database beside it, is what a build that died between its two renames left: it holds
+ * only version files, which no catalog names any more, and is replaced; anything else is not ours to remove.
+ */
+function placeVersions(built: string, target: string): void {
+  if (existsSync(target)) {
+    const strangers = readdirSync(target).filter((name) => !/^\d{4}-\d{2}-\d{2}\.\d+\.sqlite$/.test(name));
+    if (strangers.length > 0) throw new Error(`${target} holds files the demo build does not know (${strangers.join(', ')}): move them away`);
+    rmSync(target, { recursive: true, force: true });
+  }
+  renameSync(built, target);
+}
+
+/** Build folders of demo builds whose process is gone only take space. */
+function removeStaleDemoBuilds(path: string): void {
+  const prefix = `${basename(path)}.demo-`;
+  for (const name of readdirSync(dirname(path))) {
+    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : Number.NaN;
+    if (!Number.isInteger(pid) || pid === process.pid || isRunning(pid)) continue;
+    rmSync(join(dirname(path), name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
 }
 
 /** The embedded demo's signing secret: made once and kept beside its database, so tokens survive a restart. */
