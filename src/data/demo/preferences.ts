@@ -4,7 +4,7 @@ import type { aladi2 as aladi2Set } from '../../record-sets/aladi2.js';
 import type { prosec as prosecSet } from '../../record-sets/prosec.js';
 import type { RowOf } from '../../record-sets/define.js';
 import type { Sources } from './sources.js';
-import { checkedCountry, col, HIST_FICHA, numbered, readCsv } from './sources.js';
+import { checkedCountry, col, HIST_FICHA, numbered, sourceRows } from './sources.js';
 import { fitRate, parseDuty, plainRate, withoutValidityClause } from './values.js';
 
 /** Partners as the SIICEX fichas name them → Anexo 22 apéndice 4 keys (EMU: Comunidad Europea). */
@@ -44,7 +44,7 @@ export function partner(src: Sources, name: string): string {
 
 /** `fractions`: the fractions of the version being built (the LIGIE 2022 ones unless told). */
 export function tlcs(src: Sources, dir: string, fractions: ReadonlySet<string> = src.ligieFractions): RowOf<typeof tlcsSet>[] {
-  const rows = readCsv(dir, 'tigie2012-siicex/tlc_tasas.csv', ['fraccion', 'grupo', 'pais_tratado', 'tasa']);
+  const rows = sourceRows(src, dir, 'tigie2012-siicex/tlc_tasas.csv', ['fraccion', 'grupo', 'pais_tratado', 'tasa']);
   const order = new Map<string, number>();
   const records: RowOf<typeof tlcsSet>[] = [];
   for (const r of rows) {
@@ -92,7 +92,7 @@ export function rateAfterMargin(generalRate: string | null, margin: string): str
 }
 
 export function aladi2(src: Sources, dir: string, fractions: ReadonlySet<string> = src.ligieFractions): RowOf<typeof aladi2Set>[] {
-  const rows = readCsv(dir, 'tigie2012-siicex/aladi_preferencias.csv', ['fraccion', 'acuerdo', 'preferencia_texto']);
+  const rows = sourceRows(src, dir, 'tigie2012-siicex/aladi_preferencias.csv', ['fraccion', 'acuerdo', 'preferencia_texto']);
   const records: RowOf<typeof aladi2Set>[] = [];
   for (const r of rows) {
     const fraction = col(r, 'fraccion');
@@ -135,7 +135,7 @@ export function aladi2(src: Sources, dir: string, fractions: ReadonlySet<string>
 export const PROSEC_ARTICLE = '4';
 
 export function prosec(src: Sources, dir: string, fractions: ReadonlySet<string> = src.ligieFractions): RowOf<typeof prosecSet>[] {
-  const rows = readCsv(dir, 'tigie2012-siicex/prosec_tasas.csv', ['fraccion', 'sector', 'tasa']);
+  const rows = sourceRows(src, dir, 'tigie2012-siicex/prosec_tasas.csv', ['fraccion', 'sector', 'tasa']);
   const records: RowOf<typeof prosecSet>[] = [];
   for (const r of rows) {
     const fraction = col(r, 'fraccion');

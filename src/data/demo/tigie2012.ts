@@ -193,8 +193,11 @@ export function sharedIds(current: readonly Rec[], older: readonly Rec[], idFiel
 /** A record's content without its identifier: two records built from the same source row have the same. */
 export const contentKey =
   (idField: string) =>
-  (r: Rec): string =>
-    JSON.stringify(Object.entries(r).filter(([name]) => name !== idField));
+  (r: Rec): string => {
+    let key = '';
+    for (const name in r) if (name !== idField) key += `${name}\u0000${String(r[name])}\u0001`;
+    return key;
+  };
 
 /** The current version's records of the fractions of the older one, with NICO null (the era had none) and the same identifiers. */
 export function restrictedToEra(current: readonly Rec[], fractions: ReadonlySet<string>, fractionField: string, nicoField: string): Rec[] {
