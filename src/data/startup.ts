@@ -12,7 +12,9 @@ import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../store/drivers.js';
 import type { DatasetInfo } from '../store/store.js';
-import { demoVersions } from './demo/index.js';
+import { demoVersions, LIGIE_2022_FROM } from './demo/index.js';
+import { TIGIE_2012_FROM } from './demo/tigie2012.js';
+import type { DemoVersion } from './demo/index.js';
 import { recordToRow } from './record-row.js';
 
 const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
@@ -24,8 +26,10 @@ const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
  * database file, whose rename is the one switch. A build that dies before it leaves no file at the
  * path, so the next start builds again. Gives the current version's dataset.
  */
-export async function buildDemoDatabase(path: string, sourcesDir = demoSourcesDir): Promise<DatasetInfo> {
+export async function buildDemoDatabase(path: string, versions?: readonly DemoVersion[]): Promise<DatasetInfo> {
   if (existsSync(path)) throw new Error(`${path} exists: the demo dataset is only built where there is no database`);
+  const versionsFolder = `${path}.versions`;
+  checkVersionsFolder(versionsFolder);
   removeStaleDemoBuilds(path);
   const folder = `${path}.demo-${process.pid}`;
   rmSync(folder, { recursive: true, force: true });
@@ -33,7 +37,7 @@ export async function buildDemoDatabase(path: string, sourcesDir = demoSourcesDi
   const building = join(folder, basename(path));
   try {
     let info: DatasetInfo | null = null;
-    for (const version of demoVersions(sourcesDir)) {
+    for (const version of versions ?? demoVersions(demoSourcesDir)) {
       const keep = version.keep.map(recordSetOf);
       const skip = new Set(version.keep);
       info = await writeDatabase(
@@ -50,7 +54,9 @@ export async function buildDemoDatabase(path: string, sourcesDir = demoSourcesDi
       );
     }
     if (!info) throw new Error('the demo dataset has no version');
-    placeVersions(`${building}.versions`, `${path}.versions`);
+    checkVersionsFolder(versionsFolder);
+    rmSync(versionsFolder, { recursive: true, force: true });
+    renameSync(`${building}.versions`, versionsFolder);
     renameSync(building, path);
     return info;
   } finally {
@@ -65,17 +71,14 @@ function recordSetOf(path: string): RecordSet {
 }
 
 /**
- * Moves the older versions' files to where the database at the path looks for them. A folder already
- * there, with no database beside it, is what a build that died between its two renames left: it holds
- * only version files, which no catalog names any more, and is replaced; anything else is not ours to remove.
+ * A versions folder with no database beside it is what a build that died between its two renames
+ * left: it holds only version files, which no catalog names any more, and the build replaces it.
+ * Anything else in it is not the build's to remove.
  */
-function placeVersions(built: string, target: string): void {
-  if (existsSync(target)) {
-    const strangers = readdirSync(target).filter((name) => !/^\d{4}-\d{2}-\d{2}\.\d+\.sqlite$/.test(name));
-    if (strangers.length > 0) throw new Error(`${target} holds files the demo build does not know (${strangers.join(', ')}): move them away`);
-    rmSync(target, { recursive: true, force: true });
-  }
-  renameSync(built, target);
+function checkVersionsFolder(folder: string): void {
+  if (!existsSync(folder)) return;
+  const strangers = readdirSync(folder).filter((name) => !/^\d{4}-\d{2}-\d{2}\.\d+\.sqlite$/.test(name));
+  if (strangers.length > 0) throw new Error(`${folder} holds files the demo build does not know (${strangers.join(', ')}): move them away first`);
 }
 
 /** Build folders of demo builds whose process is gone only take space. */
@@ -121,7 +124,10 @@ export async function prepareStartup(config: Config): Promise<Prepared> {
     const started = Date.now();
     const info = await buildDemoDatabase(path);
     const rows = Object.values(info.counts).reduce((a, b) => a + b, 0);
-    notes.push(`created ${isEmbeddedDemo(config) ? 'the embedded demo database' : path} with the demo dataset: ${rows} records in ${Date.now() - started} ms`);
+    notes.push(
+      `created ${isEmbeddedDemo(config) ? 'the embedded demo database' : path} with the demo dataset in ${Date.now() - started} ms: ` +
+        `versions ${TIGIE_2012_FROM} (TIGIE 2012) and ${LIGIE_2022_FROM} (LIGIE 2022, current: ${rows} records)`,
+    );
   }
   if (!isEmbeddedDemo(config)) return { config, notes };
 

@@ -174,7 +174,7 @@ export function fraccionesAnteriores2012(src: Sources, codes: readonly Code2012[
  * records of equal key, the n-th older one takes the n-th current one's), and every other older record
  * a new identifier above all the current ones, in its own order.
  */
-export function sharedIds(current: readonly Rec[], older: readonly Rec[], idField: string, keyOf: (r: Rec) => string): Rec[] {
+export function sharedIds(current: readonly Rec[], older: Rec[], idField: string, keyOf: (r: Rec) => string): Rec[] {
   const ids = new Map<string, unknown[]>();
   let highest = 0;
   for (const r of current) {
@@ -184,10 +184,9 @@ export function sharedIds(current: readonly Rec[], older: readonly Rec[], idFiel
     else ids.set(key, [r[idField]]);
     highest = Math.max(highest, Number(r[idField]));
   }
-  return older.map((r) => {
-    const id = ids.get(keyOf(r))?.shift();
-    return { ...r, [idField]: id ?? ++highest };
-  });
+  // The older records are made for this version alone: they take their identifier in place.
+  for (const r of older) r[idField] = ids.get(keyOf(r))?.shift() ?? ++highest;
+  return older;
 }
 
 /** A record's content without its identifier: two records built from the same source row have the same. */
