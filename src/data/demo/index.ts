@@ -110,7 +110,8 @@ export function demoVersions(sourcesDir: string): DemoVersion[] {
       ['rcg2', () => same('rcg2', rcg2(src, fractions))],
       ['reit', () => era('reit')],
       ['requisito-previo', () => same('requisito-previo', ruleRecords.requisitoPrevio)],
-      ['tlcs', () => same('tlcs', tlcs(src, sourcesDir, fractions))],
+      // A partner's place in its fraction's list (ORDEN) names the source row: a cheaper key than the whole content for the largest record set.
+      ['tlcs', () => sharedIds(of('tlcs'), tlcs(src, sourcesDir, fractions), 'SYSID', (r) => `${String(r['FRACCION'])}|${String(r['ORDEN'])}`)],
       ['vehiculos-marcas', () => era('vehiculos-marcas')],
       ['vehiculos-modelos', () => era('vehiculos-modelos')],
       ['regulaciones', () => same('regulaciones', ruleRecords.regulaciones)],
