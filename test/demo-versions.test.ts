@@ -121,6 +121,25 @@ describe('the embedded demo ships history', () => {
     }
   });
 
+  test('ficha and buscar answer as of a date from the older version: a fraction gone in 2022 is found before', async () => {
+    const before = await json<Json>('/api/v1/ficha/01012901?as_of=2015-01-01');
+    assert.equal(before.status, 200);
+    assert.equal(before.version, OLDER);
+    assert.equal((await json<Json>('/api/v1/ficha/01012901')).status, 404);
+    const found = async (date: string | null): Promise<Json[]> => {
+      const answer = await json<Page>(`/api/v1/buscar?q=caballos%20de%20carreras${date ? `&as_of=${date}` : ''}`);
+      assert.equal(answer.status, 200);
+      assert.equal(answer.version, date ? OLDER : CURRENT);
+      return answer.body.items;
+    };
+    const then = await found('2015-01-01');
+    assert.ok(then.some((i) => i['FRACCION'] === '01012901'));
+    assert.ok(then.every((i) => i['NICO'] === null));
+    const now = await found(null);
+    assert.ok(now.length > 0 && !now.some((i) => i['FRACCION'] === '01012901'));
+    assert.ok(now.every((i) => typeof i['NICO'] === 'string'));
+  });
+
   test('a date before the earliest version is a 404, as the contract says', async () => {
     for (const url of ['/api/v1/fracciones/?as_of=2001-01-01', '/api/v1/cambios?desde=2001-01-01']) {
       const answer = await json<Json>(url);
