@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -158,8 +158,8 @@ function scenarios(get: (path: string) => Request): Map<string, Request[]> {
     ['login', [{ method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: loginBody }]],
     ['contribuciones (1 line)', [contribuciones(get, 1)]],
     ['contribuciones (100 lines)', [contribuciones(get, 100)]],
-    // Dataset versions: the database holds two (see main); the lookup above is the current version's.
-    ['as_of lookup of an older version (fracciones/{sysid})', spread(ids, 500).map((id) => get(`/api/v1/fracciones/${id}?as_of=2020-01-01`))],
+    // Dataset versions: the database holds three (see main); the lookup above is the current version's.
+    ['as_of lookup of an older version (fracciones/{sysid})', spread(ids, 500).map((id) => get(`/api/v1/fracciones/${id}?as_of=2023-06-01`))],
     ['cambios page (one fraction, two versions)', tlcFractions.map((f) => get(`/api/v1/cambios?desde=2020-01-01&hasta=2024-06-01&fraccion=${f}`))],
   ]);
 }
@@ -302,9 +302,11 @@ async function main(): Promise<void> {
   if (!existsSync(defaultDatabasePath)) await buildDemoDatabase(defaultDatabasePath);
   const database = join(work, 'bench.sqlite');
   copyFileSync(defaultDatabasePath, database);
+  // The demo's older version (TIGIE 2012) is a file of its own beside the database.
+  if (existsSync(`${defaultDatabasePath}.versions`)) cpSync(`${defaultDatabasePath}.versions`, `${database}.versions`, { recursive: true });
   const benchHash = await hashPassword('bench password');
   await withUserAdmin(loadConfig({ DATABASE_URL: `sqlite:${database}` }), (a) => a.add('bench', benchHash, null, null));
-  // A second version (the same data, in force from 2024): the demo's own, in force since always, becomes an older version.
+  // One more version (the same data, in force from 2024): the demo's current one (LIGIE 2022) becomes an older version, read from a file of its own.
   await writeDatabase(`sqlite:${database}`, 'bench: second version', () => undefined, { keep: recordSets, vigenteDesde: '2024-01-01' });
 
   console.log(WRK === null ? 'wrk not found: load from autocannon in this process' : 'load from wrk (1 thread)');

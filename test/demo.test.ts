@@ -1,9 +1,11 @@
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { fileURLToPath } from 'node:url';
-import { demoRecords } from '../src/data/demo/index.js';
+import { demoRecords, demoVersions } from '../src/data/demo/index.js';
 import type { DemoRecord } from '../src/data/demo/index.js';
 import { recordToRow } from '../src/data/record-row.js';
 import type { RecordSet, RowOf } from '../src/record-sets/define.js';
@@ -175,4 +177,113 @@ test('a generator writing a field its record set does not declare does not compi
   const wrong: RowOf<typeof fraccionesSet> = { FRACCIONPUNT: '0101.21.01' };
   const right: RowOf<typeof fraccionesSet> = { FRACCIONPUNTO: '0101.21.01' };
   assert.ok(wrong && right);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The older version: the 8-digit TIGIE 2012
+
+/** The SAT code history as shipped, read here on its own (not through the demo's code). */
+const history = parse<Record<string, string>>(readFileSync(join(sourcesDir, 'ligie2022-sat/cce_fracciones_arancelarias.csv'), 'utf8'), {
+  columns: true,
+  bom: true,
+});
+
+const dayBefore = (iso: string): string => new Date(Date.parse(`${iso}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+
+describe('the demo has history: an older version with the 8-digit TIGIE 2012', () => {
+  const versions = demoVersions(sourcesDir);
+  const [older, current] = versions;
+  const bySet = new Map<string, DemoRecord['record'][]>();
+  for (const { recordSet, record } of older!.records()) {
+    const list = bySet.get(recordSet);
+    if (list) list.push(record);
+    else bySet.set(recordSet, [record]);
+  }
+  const olderOf = (set: string): readonly DemoRecord['record'][] => bySet.get(set) ?? [];
+
+  test('two versions, oldest first, in force from the dates of the SAT code history, named after their decrees', () => {
+    assert.equal(versions.length, 2);
+    const [from2012, from2022] = [older!.vigenteDesde, current!.vigenteDesde];
+    // The 2012 reform: 2007-era codes end the day before, the new 8-digit codes start that day.
+    assert.ok(history.filter((r) => r['fraccion']!.length === 8 && r['vigencia_hasta'] === dayBefore(from2012)).length > 300);
+    assert.ok(history.some((r) => r['fraccion']!.length === 8 && r['vigencia_desde'] === from2012));
+    // The LIGIE 2022: the day most 10-digit codes start.
+    const starts = new Map<string, number>();
+    for (const r of history) if (r['fraccion']!.length === 10) starts.set(r['vigencia_desde']!, (starts.get(r['vigencia_desde']!) ?? 0) + 1);
+    assert.equal([...starts].sort((a, b) => b[1] - a[1])[0]?.[0], from2022);
+    assert.match(older!.fuente, /^TIGIE 2012 \(DOF 2012-06-29\)/);
+    assert.match(current!.fuente, /^LIGIE 2022 \(DOF 2022-06-07\)/);
+  });
+
+  test('fracciones holds exactly the 8-digit codes in force on that date, with no NICO', () => {
+    const date = older!.vigenteDesde;
+    const inForce = new Set(
+      history
+        .filter((r) => r['fraccion']!.length === 8 && r['vigencia_desde']! <= date && (r['vigencia_hasta'] === '' || date < r['vigencia_hasta']!))
+        .map((r) => r['fraccion']!),
+    );
+    const list = olderOf('fracciones');
+    assert.deepEqual(new Set(list.map((r) => r.FRACCION)), inForce);
+    assert.equal(list.length, inForce.size);
+    assert.equal(olderOf('informacion-general').length, inForce.size);
+    const horses = list.find((r) => r.FRACCION === '01012101');
+    assert.equal(horses?.DESCRIPCION, 'Reproductores de raza pura.');
+    assert.equal(horses?.NICO, null);
+  });
+
+  test('every record passes the import validation, has no NICO, and carries the marks of the current version', () => {
+    for (const [set, list] of bySet) {
+      const rs = registry.get(set)!;
+      const nico = rs.fields.find((f) => f.name === 'NICO' || f.name === 'NICOACTUAL');
+      for (const record of list) {
+        assert.doesNotThrow(() => recordToRow(rs, record), `${set}: ${JSON.stringify(record).slice(0, 300)}`);
+        if (nico) assert.equal(record[nico.name], null, `${set}: ${JSON.stringify(record).slice(0, 300)}`);
+      }
+    }
+    for (const [set, field] of Object.entries(GENERATED)) for (const r of olderOf(set)) assert.match(String(r[field]), /DEMO/, set);
+    for (const [set, field] of Object.entries(HISTORIC)) for (const r of olderOf(set)) assert.match(String(r[field]), /HISTÓRICO/, set);
+    for (const r of olderOf('fracciones')) if (r.ADVIMPOTXT !== null) assert.match(String(r.NOTAS), /HISTÓRICO/);
+  });
+
+  test('all 19 record sets have records, with unique identifiers', () => {
+    for (const rs of recordSets) {
+      const list = olderOf(rs.path);
+      assert.ok(list.length > 0, `${rs.path} is empty`);
+      assert.equal(new Set(list.map((r) => JSON.stringify(rs.key.map((k) => r[k])))).size, list.length, `${rs.path}: duplicate key`);
+    }
+  });
+
+  test('a record that is the same in both versions has the same identifier; one of its own has a new one', () => {
+    // A fraction that kept its number keeps the identifier of its first NICO in 2022.
+    const firstOf = new Map<unknown, number>();
+    for (const r of records(first, 'fracciones')) firstOf.set(r.FRACCION, Math.min(firstOf.get(r.FRACCION) ?? Infinity, Number(r.SYSID)));
+    const highest = Math.max(...records(first, 'fracciones').map((r) => Number(r.SYSID)));
+    let kept = 0;
+    for (const r of olderOf('fracciones')) {
+      const id = firstOf.get(r.FRACCION);
+      if (id !== undefined) kept++;
+      assert.equal(r.SYSID, id ?? r.SYSID, String(r.FRACCION));
+      if (id === undefined) assert.ok(Number(r.SYSID) > highest, String(r.FRACCION));
+    }
+    assert.ok(kept > 1000 && kept < olderOf('fracciones').length, `${kept} fractions kept their number`);
+    // Historic records built from the same source row are the same record, field for field.
+    const currentTlcs = new Map(records(first, 'tlcs').map((r) => [r.SYSID, r]));
+    let same = 0;
+    for (const r of olderOf('tlcs')) {
+      const other = currentTlcs.get(r.SYSID);
+      if (!other) continue;
+      assert.deepEqual({ ...r }, { ...other });
+      same++;
+    }
+    const olderFractions = new Set(olderOf('fracciones').map((r) => r.FRACCION));
+    const expected = [...currentTlcs.values()].filter((r) => olderFractions.has(r.FRACCION)).length;
+    assert.equal(same, expected, 'every current tlcs record of a fraction of the older version is also in it');
+    assert.ok(same > 0 && olderOf('tlcs').length > same, 'and the older version has records of its own');
+  });
+
+  test('the US HTS is the same lines in both versions: the newer build keeps it from the older', () => {
+    assert.deepEqual(current!.keep, ['fracciones-usa']);
+    assert.equal(olderOf('fracciones-usa').length, records(first, 'fracciones-usa').length);
+    assert.ok(![...current!.records()].some((r) => r.recordSet === 'fracciones-usa'));
+  });
 });

@@ -3,28 +3,101 @@
  * sources on first start) and, in the embedded demo only, a signing secret and the demo user.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { hashPassword } from '../auth/passwords.js';
 import type { Config } from '../config.js';
 import { demoSourcesDir, isEmbeddedDemo, sqlitePath, storeKind } from '../config.js';
+import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../store/drivers.js';
 import type { DatasetInfo } from '../store/store.js';
-import { demoRecords } from './demo/index.js';
+import { demoVersions, LIGIE_2022_FROM } from './demo/index.js';
+import { TIGIE_2012_FROM } from './demo/tigie2012.js';
+import type { DemoVersion } from './demo/index.js';
 import { recordToRow } from './record-row.js';
 
 const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
 
-/** Builds the demo dataset into a SQLite file, all of it or nothing. */
-export function buildDemoDatabase(path: string, sourcesDir = demoSourcesDir): Promise<DatasetInfo> {
-  return writeDatabase(`sqlite:${path}`, 'demo', (writer) => {
-    for (const { recordSet, record } of demoRecords(sourcesDir)) {
-      const rs = byPath.get(recordSet);
-      if (!rs) throw new Error(`demo dataset names an unknown record set: ${recordSet}`);
-      writer.insert(rs, recordToRow(rs, record));
+/**
+ * Builds the demo dataset into a SQLite file that does not exist yet, all of it or nothing: both
+ * versions (demoVersions) are loaded one after the other, through the usual loads, into a folder of
+ * their own beside the path, and put in place at the end: the older version's folder first, then the
+ * database file, whose rename is the one switch. A build that dies before it leaves no file at the
+ * path, so the next start builds again. Gives the current version's dataset.
+ */
+export async function buildDemoDatabase(path: string, versions?: readonly DemoVersion[]): Promise<DatasetInfo> {
+  if (existsSync(path)) throw new Error(`${path} exists: the demo dataset is only built where there is no database`);
+  const versionsFolder = `${path}.versions`;
+  checkVersionsFolder(versionsFolder);
+  removeStaleDemoBuilds(path);
+  const folder = `${path}.demo-${process.pid}`;
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder);
+  const building = join(folder, basename(path));
+  try {
+    let info: DatasetInfo | null = null;
+    for (const version of versions ?? demoVersions(demoSourcesDir)) {
+      const keep = version.keep.map(recordSetOf);
+      const skip = new Set(version.keep);
+      info = await writeDatabase(
+        `sqlite:${building}`,
+        version.fuente,
+        (writer) => {
+          for (const { recordSet, record } of version.records()) {
+            if (skip.has(recordSet)) continue;
+            const rs = recordSetOf(recordSet);
+            writer.insert(rs, recordToRow(rs, record));
+          }
+        },
+        { vigenteDesde: version.vigenteDesde, keep },
+      );
     }
-  });
+    if (!info) throw new Error('the demo dataset has no version');
+    checkVersionsFolder(versionsFolder);
+    rmSync(versionsFolder, { recursive: true, force: true });
+    renameSync(`${building}.versions`, versionsFolder);
+    renameSync(building, path);
+    return info;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+function recordSetOf(path: string): RecordSet {
+  const rs = byPath.get(path);
+  if (!rs) throw new Error(`demo dataset names an unknown record set: ${path}`);
+  return rs;
+}
+
+/**
+ * A versions folder with no database beside it is what a build that died between its two renames
+ * left: it holds only version files, which no catalog names any more, and the build replaces it.
+ * Anything else in it is not the build's to remove.
+ */
+function checkVersionsFolder(folder: string): void {
+  if (!existsSync(folder)) return;
+  const strangers = readdirSync(folder).filter((name) => !/^\d{4}-\d{2}-\d{2}\.\d+\.sqlite$/.test(name));
+  if (strangers.length > 0) throw new Error(`${folder} holds files the demo build does not know (${strangers.join(', ')}): move them away first`);
+}
+
+/** Build folders of demo builds whose process is gone only take space. */
+function removeStaleDemoBuilds(path: string): void {
+  const prefix = `${basename(path)}.demo-`;
+  for (const name of readdirSync(dirname(path))) {
+    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : Number.NaN;
+    if (!Number.isInteger(pid) || pid === process.pid || isRunning(pid)) continue;
+    rmSync(join(dirname(path), name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
 }
 
 /** The embedded demo's signing secret: made once and kept beside its database, so tokens survive a restart. */
@@ -51,7 +124,10 @@ export async function prepareStartup(config: Config): Promise<Prepared> {
     const started = Date.now();
     const info = await buildDemoDatabase(path);
     const rows = Object.values(info.counts).reduce((a, b) => a + b, 0);
-    notes.push(`created ${isEmbeddedDemo(config) ? 'the embedded demo database' : path} with the demo dataset: ${rows} records in ${Date.now() - started} ms`);
+    notes.push(
+      `created ${isEmbeddedDemo(config) ? 'the embedded demo database' : path} with the demo dataset in ${Date.now() - started} ms: ` +
+        `versions ${TIGIE_2012_FROM} (TIGIE 2012) and ${LIGIE_2022_FROM} (LIGIE 2022, current: ${rows} records)`,
+    );
   }
   if (!isEmbeddedDemo(config)) return { config, notes };
 

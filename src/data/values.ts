@@ -60,7 +60,8 @@ export function checkValue(field: Field, raw: unknown): Checked {
     }
     case 'str': {
       if (typeof raw !== 'string') return fail(`${field.name}: not text: ${show(raw)}`);
-      if (characterCount(raw) > t.length) return fail(`${field.name}: longer than ${t.length} characters`);
+      // A string no longer in UTF-16 units than the limit cannot have more code points: counted only when it might.
+      if (raw.length > t.length && characterCount(raw) > t.length) return fail(`${field.name}: longer than ${t.length} characters`);
       return raw.includes('\0') ? fail(NUL(field)) : ok(raw);
     }
     case 'text':

@@ -2,7 +2,7 @@
 import type { cupos as cuposSet } from '../../record-sets/cupos.js';
 import type { fraccionesAnteriores as fraccionesAnterioresSet } from '../../record-sets/fracciones-anteriores.js';
 import type { RowOf } from '../../record-sets/define.js';
-import type { LigieCode, Row, Sources } from './sources.js';
+import type { Row, Sources } from './sources.js';
 import { charCount, checkedCountry, col, HIST_FICHA, isoToDate8, numbered, pushTo } from './sources.js';
 import { date8, firstDofDate, spanishMonth } from './values.js';
 
@@ -61,11 +61,11 @@ export function quotaProduct(text: string): string | null {
   return null;
 }
 
-export function cupos(src: Sources): RowOf<typeof cuposSet>[] {
+export function cupos(src: Sources, fractions: ReadonlySet<string> = src.ligieFractions): RowOf<typeof cuposSet>[] {
   const records: RowOf<typeof cuposSet>[] = [];
   for (const f of src.fichas) {
     const fraction = col(f, 'fraccion');
-    if (!src.ligieFractions.has(fraction)) continue;
+    if (!fractions.has(fraction)) continue;
     for (const [column, operation] of [['cupos_import', 'I'], ['cupos_export', 'E']] as const) {
       const text = col(f, column);
       if (text === '') continue;
@@ -107,21 +107,34 @@ export function cupos(src: Sources): RowOf<typeof cuposSet>[] {
 
 export function fraccionesAnteriores(src: Sources): RowOf<typeof fraccionesAnterioresSet>[] {
   // 2012-era 8-digit codes that ended when the LIGIE 2020 came into force.
+  const olds = src.historyRows.filter((r) => col(r, 'fraccion').length === 8 && col(r, 'texto') !== 'Derogada' && col(r, 'vigencia_hasta') === '2020-12-28');
+  return numbered(correlateReplaced(olds, src.ligie), 'SYSID', 'FRACCIONACTUAL', 'NICOACTUAL');
+}
+
+/** A code of the nomenclature a correlation points to (its NICO null in the 8-digit era). */
+export interface CorrelatedCode {
+  readonly fraction: string;
+  readonly nico: string | null;
+  readonly hs6: string;
+}
+
+/**
+ * Where a 6-digit subheading had exactly one old code (of `olds`, the SAT history rows of the codes
+ * that ended) and has exactly one fraction among `codes`, the two are correlated, one record per
+ * code, `DOF` the date the old code ended: plausible, not the official correlation tables.
+ */
+export function correlateReplaced(olds: readonly Row[], codes: readonly CorrelatedCode[]): RowOf<typeof fraccionesAnterioresSet>[] {
   const oldBySubheading = new Map<string, Row[]>();
-  for (const r of src.historyRows) {
-    const code = col(r, 'fraccion');
-    if (code.length !== 8 || col(r, 'texto') === 'Derogada' || col(r, 'vigencia_hasta') !== '2020-12-28') continue;
-    pushTo(oldBySubheading, code.slice(0, 6), r);
-  }
-  const newBySubheading = new Map<string, LigieCode[]>();
-  for (const c of src.ligie) pushTo(newBySubheading, c.hs6, c);
+  for (const r of olds) pushTo(oldBySubheading, col(r, 'fraccion').slice(0, 6), r);
+  const newBySubheading = new Map<string, CorrelatedCode[]>();
+  for (const c of codes) pushTo(newBySubheading, c.hs6, c);
 
   const records: RowOf<typeof fraccionesAnterioresSet>[] = [];
-  for (const [hs6, olds] of oldBySubheading) {
+  for (const [hs6, oldRows] of oldBySubheading) {
     const current = newBySubheading.get(hs6) ?? [];
-    const old = olds[0];
+    const old = oldRows[0];
     // Only a one-to-one subheading makes the correlation plausible without the official tables.
-    if (olds.length !== 1 || !old || new Set(current.map((c) => c.fraction)).size !== 1) continue;
+    if (oldRows.length !== 1 || !old || new Set(current.map((c) => c.fraction)).size !== 1) continue;
     for (const c of current) {
       records.push({
         FRACCIONACTUAL: c.fraction,
@@ -132,5 +145,5 @@ export function fraccionesAnteriores(src: Sources): RowOf<typeof fraccionesAnter
       });
     }
   }
-  return numbered(records, 'SYSID', 'FRACCIONACTUAL', 'NICOACTUAL');
+  return records;
 }

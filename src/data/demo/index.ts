@@ -17,16 +17,18 @@ import { fracciones, informacionGeneral } from './fracciones.js';
 import { cuotas2, fundamentosTlc, ieps, preciosEstimados2, reit, vehicleMakes } from './generated.js';
 import { aladi2, prosec, tlcs } from './preferences.js';
 import { rcg2, rules } from './rules.js';
-import type { DemoRecord, Rec } from './sources.js';
+import type { DemoRecord, Rec, Sources } from './sources.js';
 import { loadSources } from './sources.js';
+import { codesInForce, contentKey, fraccionesAnteriores2012, fracciones2012, informacionGeneral2012, restrictedToEra, sharedIds, TIGIE_2012_FROM } from './tigie2012.js';
 import { fraccionesUsa } from './usa.js';
 
-/** Every record of the demo dataset, record set by record set. */
-export function* demoRecords(sourcesDir: string): Generator<DemoRecord> {
-  const src = loadSources(sourcesDir);
+type Builders = readonly (readonly [string, () => Rec[]])[];
+
+/** The current version's record sets (the LIGIE 2022), in insertion order. */
+function currentSets(src: Sources, sourcesDir: string): Builders {
   const ruleRecords = rules(src);
   const vehicles = vehicleMakes(src);
-  const sets: readonly (readonly [string, () => Rec[]])[] = [
+  return [
     ['aladi2', () => aladi2(src, sourcesDir)],
     ['cuotas2', () => cuotas2(src)],
     ['cupos', () => cupos(src)],
@@ -47,9 +49,90 @@ export function* demoRecords(sourcesDir: string): Generator<DemoRecord> {
     ['ieps', () => ieps(src)],
     ['noms', () => ruleRecords.noms],
   ];
+}
+
+function* recordsOf(sets: Builders, skip: ReadonlySet<string> = new Set()): Generator<DemoRecord> {
   for (const [recordSet, build] of sets) {
+    if (skip.has(recordSet)) continue;
     for (const record of build()) yield { recordSet, record };
   }
+}
+
+/** Every record of the demo's current version (the LIGIE 2022), record set by record set. */
+export function* demoRecords(sourcesDir: string): Generator<DemoRecord> {
+  yield* recordsOf(currentSets(loadSources(sourcesDir), sourcesDir));
+}
+
+/** One version of the demo dataset, as the demo build loads it. */
+export interface DemoVersion {
+  readonly vigenteDesde: string;
+  /** The version's `fuente`: the sources it is built from. */
+  readonly fuente: string;
+  /** Record sets that are the same in the version before this one: the build copies them from it instead of inserting them again. */
+  readonly keep: readonly string[];
+  readonly records: () => Generator<DemoRecord>;
+}
+
+export const FUENTE_2012 = 'TIGIE 2012 (DOF 2012-06-29), catálogo SAT de fracciones; tasas y preferencias históricas SIICEX';
+export const FUENTE_2022 = 'LIGIE 2022 (DOF 2022-06-07), catálogo SAT; tasas de la transcripción y históricas SIICEX';
+export const LIGIE_2022_FROM = '2022-12-12';
+
+/**
+ * The demo's versions, oldest first: the 8-digit TIGIE 2012 in force from 2012-07-02 (tigie2012.ts),
+ * then the current LIGIE 2022 in force from 2022-12-12, whose records are exactly those of demoRecords.
+ * The sources are read once for both; the older version's identifiers follow the current one's.
+ */
+export function demoVersions(sourcesDir: string): DemoVersion[] {
+  const src = loadSources(sourcesDir);
+  const builders = currentSets(src, sourcesDir);
+  let built: Map<string, Rec[]> | null = null;
+  const current = (): Map<string, Rec[]> => (built ??= new Map(builders.filter(([set]) => set !== 'fracciones-usa').map(([set, build]) => [set, build()])));
+  const of = (set: string): Rec[] => current().get(set) ?? [];
+
+  const older = (): Builders => {
+    const codes = codesInForce(src, sourcesDir, TIGIE_2012_FROM);
+    const fractions = new Set(codes.map((c) => c.fraction));
+    const ruleRecords = rules(src, fractions);
+    const same = (set: string, records: Rec[], idField = 'SYSID'): Rec[] => sharedIds(of(set), records, idField, contentKey(idField));
+    const byFraction = (set: string, records: Rec[]): Rec[] => sharedIds(of(set), records, 'SYSID', (r) => String(r['FRACCION']));
+    const era = (set: string, fractionField = 'FRACCION'): Rec[] => restrictedToEra(of(set), fractions, fractionField, 'NICO');
+    return [
+      ['aladi2', () => same('aladi2', aladi2(src, sourcesDir, fractions))],
+      ['cuotas2', () => era('cuotas2')],
+      ['cupos', () => same('cupos', cupos(src, fractions))],
+      ['fracciones', () => byFraction('fracciones', fracciones2012(src, codes))],
+      ['fracciones-usa', () => fraccionesUsa(sourcesDir)],
+      ['fracciones-anteriores', () => same('fracciones-anteriores', fraccionesAnteriores2012(src, codes))],
+      ['fundamentos-tlc', () => era('fundamentos-tlc')],
+      ['informacion-general', () => byFraction('informacion-general', informacionGeneral2012(src, codes))],
+      ['precios-estimados2', () => era('precios-estimados2')],
+      ['prosec', () => same('prosec', prosec(src, sourcesDir, fractions))],
+      ['rcg2', () => same('rcg2', rcg2(src, fractions))],
+      ['reit', () => era('reit')],
+      ['requisito-previo', () => same('requisito-previo', ruleRecords.requisitoPrevio)],
+      // A partner's place in its fraction's list (ORDEN) names the source row: a cheaper key than the whole content for the largest record set.
+      ['tlcs', () => sharedIds(of('tlcs'), tlcs(src, sourcesDir, fractions), 'SYSID', (r) => `${String(r['FRACCION'])}|${String(r['ORDEN'])}`)],
+      ['vehiculos-marcas', () => era('vehiculos-marcas')],
+      ['vehiculos-modelos', () => era('vehiculos-modelos')],
+      ['regulaciones', () => same('regulaciones', ruleRecords.regulaciones)],
+      ['ieps', () => era('ieps', 'FRACCION_SIN_PUNTO')],
+      ['noms', () => same('noms', ruleRecords.noms)],
+    ];
+  };
+
+  return [
+    { vigenteDesde: TIGIE_2012_FROM, fuente: FUENTE_2012, keep: [], records: () => recordsOf(older()) },
+    {
+      vigenteDesde: LIGIE_2022_FROM,
+      fuente: FUENTE_2022,
+      // The HTS 2024 is the only US tariff among the sources: the same lines in both versions.
+      keep: ['fracciones-usa'],
+      records: function* () {
+        for (const [recordSet, records] of current()) for (const record of records) yield { recordSet, record };
+        built = null;
+      },
+    },
+  ];
 }
 
 export type { DemoRecord } from './sources.js';

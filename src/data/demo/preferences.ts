@@ -4,7 +4,7 @@ import type { aladi2 as aladi2Set } from '../../record-sets/aladi2.js';
 import type { prosec as prosecSet } from '../../record-sets/prosec.js';
 import type { RowOf } from '../../record-sets/define.js';
 import type { Sources } from './sources.js';
-import { checkedCountry, col, HIST_FICHA, numbered, readCsv } from './sources.js';
+import { checkedCountry, col, HIST_FICHA, numbered, sourceRows } from './sources.js';
 import { fitRate, parseDuty, plainRate, withoutValidityClause } from './values.js';
 
 /** Partners as the SIICEX fichas name them → Anexo 22 apéndice 4 keys (EMU: Comunidad Europea). */
@@ -42,13 +42,14 @@ export function partner(src: Sources, name: string): string {
   return checkedCountry(src, key);
 }
 
-export function tlcs(src: Sources, dir: string): RowOf<typeof tlcsSet>[] {
-  const rows = readCsv(dir, 'tigie2012-siicex/tlc_tasas.csv', ['fraccion', 'grupo', 'pais_tratado', 'tasa']);
+/** `fractions`: the fractions of the version being built (the LIGIE 2022 ones unless told). */
+export function tlcs(src: Sources, dir: string, fractions: ReadonlySet<string> = src.ligieFractions): RowOf<typeof tlcsSet>[] {
+  const rows = sourceRows(src, dir, 'tigie2012-siicex/tlc_tasas.csv', ['fraccion', 'grupo', 'pais_tratado', 'tasa']);
   const order = new Map<string, number>();
   const records: RowOf<typeof tlcsSet>[] = [];
   for (const r of rows) {
     const fraction = col(r, 'fraccion');
-    if (!src.ligieFractions.has(fraction)) continue;
+    if (!fractions.has(fraction)) continue;
     // ORDEN is the partner's place in the fraction's list, empty rates included, as the ficha shows it.
     const place = (order.get(fraction) ?? 0) + 1;
     order.set(fraction, place);
@@ -90,12 +91,12 @@ export function rateAfterMargin(generalRate: string | null, margin: string): str
   return `${Number(value.toFixed(4))}%`;
 }
 
-export function aladi2(src: Sources, dir: string): RowOf<typeof aladi2Set>[] {
-  const rows = readCsv(dir, 'tigie2012-siicex/aladi_preferencias.csv', ['fraccion', 'acuerdo', 'preferencia_texto']);
+export function aladi2(src: Sources, dir: string, fractions: ReadonlySet<string> = src.ligieFractions): RowOf<typeof aladi2Set>[] {
+  const rows = sourceRows(src, dir, 'tigie2012-siicex/aladi_preferencias.csv', ['fraccion', 'acuerdo', 'preferencia_texto']);
   const records: RowOf<typeof aladi2Set>[] = [];
   for (const r of rows) {
     const fraction = col(r, 'fraccion');
-    if (!src.ligieFractions.has(fraction)) continue;
+    if (!fractions.has(fraction)) continue;
     const written = col(r, 'acuerdo');
     const m = /^(.*?)\s*\((.*)\)\s*$/.exec(written);
     if (!m?.[1] || !m[2]) throw new Error(`demo: ALADI agreement without partners: ${written}`);
@@ -133,12 +134,12 @@ export function aladi2(src: Sources, dir: string): RowOf<typeof aladi2Set>[] {
 /** The article of the PROSEC decree (DOF 2 August 2002) that lists each sector's fractions and rates. */
 export const PROSEC_ARTICLE = '4';
 
-export function prosec(src: Sources, dir: string): RowOf<typeof prosecSet>[] {
-  const rows = readCsv(dir, 'tigie2012-siicex/prosec_tasas.csv', ['fraccion', 'sector', 'tasa']);
+export function prosec(src: Sources, dir: string, fractions: ReadonlySet<string> = src.ligieFractions): RowOf<typeof prosecSet>[] {
+  const rows = sourceRows(src, dir, 'tigie2012-siicex/prosec_tasas.csv', ['fraccion', 'sector', 'tasa']);
   const records: RowOf<typeof prosecSet>[] = [];
   for (const r of rows) {
     const fraction = col(r, 'fraccion');
-    if (!src.ligieFractions.has(fraction)) continue;
+    if (!fractions.has(fraction)) continue;
     const sector = col(r, 'sector');
     const roman = /^([IVXL]+)\s/.exec(sector)?.[1];
     if (!roman) throw new Error(`demo: PROSEC sector without a roman numeral: ${sector}`);

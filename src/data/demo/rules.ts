@@ -74,11 +74,11 @@ export interface RuleRecords {
 
 export const REQUISITO_DESCRIPTION_MAX = 1999;
 
-export function rules(src: Sources): RuleRecords {
+export function rules(src: Sources, fractions: ReadonlySet<string> = src.ligieFractions): RuleRecords {
   const out: RuleRecords = { requisitoPrevio: [], regulaciones: [], noms: [] };
   for (const f of src.fichas) {
     const fraction = col(f, 'fraccion');
-    if (!src.ligieFractions.has(fraction)) continue;
+    if (!fractions.has(fraction)) continue;
     for (const [column, direction] of [['restr_import', 'I'], ['restr_export', 'E']] as const) {
       for (const rule of splitRules(col(f, column))) {
         const permit = permitKey(rule, direction);
@@ -119,11 +119,11 @@ export function rules(src: Sources): RuleRecords {
 // ---------------------------------------------------------------------------------------------
 // rcg2: annexes of the foreign-trade rules named in the fichas
 
-export function rcg2(src: Sources): RowOf<typeof rcg2Set>[] {
+export function rcg2(src: Sources, fractions: ReadonlySet<string> = src.ligieFractions): RowOf<typeof rcg2Set>[] {
   const records: RowOf<typeof rcg2Set>[] = [];
   for (const f of src.fichas) {
     const fraction = col(f, 'fraccion');
-    if (!src.ligieFractions.has(fraction)) continue;
+    if (!fractions.has(fraction)) continue;
     const text = col(f, 'anexos');
     const headings = [...text.matchAll(/(?:\*\s*)*Anexo (\d+)([^:;(]{0,30}?)\s*:/g)];
     headings.forEach((h, i) => {

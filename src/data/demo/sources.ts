@@ -35,6 +35,17 @@ export function readCsv(dir: string, file: string, columns: readonly string[]): 
   return rows;
 }
 
+const readFor = new WeakMap<Sources, Map<string, Row[]>>();
+
+/** readCsv, read once for all the versions built from the same sources (the preferences are read for each). */
+export function sourceRows(src: Sources, dir: string, file: string, columns: readonly string[]): Row[] {
+  let files = readFor.get(src);
+  if (!files) readFor.set(src, (files = new Map<string, Row[]>()));
+  let rows = files.get(file);
+  if (!rows) files.set(file, (rows = readCsv(dir, file, columns)));
+  return rows;
+}
+
 export const col = (row: Row, name: string): string => (row[name] ?? '').trim();
 
 export const charCount = (s: string): number => [...s].length;
