@@ -18,6 +18,14 @@ import { StoreUnavailableError, UnservableDatasetError } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
 import { VERSIONS_SELECT } from './versions.js';
 
+/** Stores of this process with a read transaction open (SqliteStore.beginRead). */
+const openReads = new Set<SqliteStore>();
+
+/** Ends every read transaction open in this process: called before writing a served file in place. */
+export function endReads(): void {
+  for (const store of openReads) store.endRead();
+}
+
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
@@ -47,6 +55,8 @@ export class SqliteStore implements Store {
     this.unservable = shapeProblem(columns);
     this.hasCatalog = columns.has('dataset_versions');
     this.text = hasFullText(this.db) ? new SqliteFullText(this.db) : null;
+    this.begin = this.db.prepare('BEGIN');
+    this.end = this.db.prepare('COMMIT');
   }
 
   fullText(query: FullTextQuery): Promise<FullTextResult> {
@@ -61,6 +71,41 @@ export class SqliteStore implements Store {
     return Promise.resolve(text.suggest(q));
   }
 
+  /**
+   * Reads share one read transaction per turn of the event loop. Outside a transaction SQLite takes
+   * and drops its file lock, looks for a hot journal and rereads the file's change counter around
+   * every statement: seven system calls, more than a lookup's own work. The transaction opens on the
+   * first read of a turn and ends when the turn does (setImmediate), so every request a turn serves
+   * pays that once, and the reads of one request see one snapshot. A writer in another process (user
+   * administration, a version's removal) waits for the end of a turn as it waited for the end of a
+   * statement; one in this process ends the open reads first (endReads), as it would otherwise wait on
+   * a lock its own thread holds.
+   */
+  private reading = false;
+  private readonly begin: Database.Statement;
+  private readonly end: Database.Statement;
+
+  private beginRead(): void {
+    this.begin.run();
+    this.reading = true;
+    openReads.add(this);
+    setImmediate(this.endRead);
+  }
+
+  readonly endRead = (): void => {
+    if (!this.reading) return;
+    this.reading = false;
+    openReads.delete(this);
+    try {
+      if (this.db.inTransaction) this.end.run();
+    } catch {
+      // Nothing was written; a read that failed on the file has said so (run) and the slot reopens it.
+    }
+  };
+
+  /** The lookup by identifier of each record set, prepared on its first use. */
+  private readonly lookups = new Map<RecordSet, Database.Statement>();
+
   private prepare(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
@@ -74,6 +119,7 @@ export class SqliteStore implements Store {
   private run<T>(action: () => T, users = false): T {
     if (this.unservable !== null && !users) throw new UnservableDatasetError(this.unservable);
     try {
+      if (!this.reading) this.beginRead();
       return action();
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
@@ -105,7 +151,16 @@ export class SqliteStore implements Store {
   }
 
   lookup(rs: RecordSet, key: readonly (string | number)[]): Promise<Row | undefined> {
-    return Promise.resolve(this.run(() => this.prepare(buildLookup(rs, sqliteDialect)).get(...key) as Row | undefined));
+    return Promise.resolve(
+      this.run(() => {
+        let statement = this.lookups.get(rs);
+        if (!statement) {
+          statement = this.db.prepare(buildLookup(rs, sqliteDialect));
+          this.lookups.set(rs, statement);
+        }
+        return statement.get(...key) as Row | undefined;
+      }),
+    );
   }
 
   dataset(): Promise<DatasetInfo | null> {
@@ -136,6 +191,7 @@ export class SqliteStore implements Store {
   }
 
   close(): Promise<void> {
+    this.endRead();
     this.db.close();
     return Promise.resolve();
   }
