@@ -184,6 +184,21 @@ export class ResponseCache {
 }
 
 /**
+ * Whether an answer can be written at once, past the onSend hooks: a GET (HEAD keeps its own path),
+ * not conditional (304 is the ETag plugin's), and not a body that would be compressed for this client.
+ */
+function writableAtOnce(request: FastifyRequest, found: CachedAnswer): boolean {
+  const headers = request.headers;
+  return request.method === 'GET' && headers['if-none-match'] === undefined && (found.bytes < COMPRESS_THRESHOLD || headers['accept-encoding'] === undefined);
+}
+
+/** One writeHead with the headers the hooks set and the answer's own, precomputed with it, and the body. */
+function writeAtOnce(reply: FastifyReply, found: CachedAnswer): void {
+  reply.raw.writeHead(200, Object.assign(reply.getHeaders(), found.direct) as OutgoingHttpHeaders);
+  reply.raw.end(found.body);
+}
+
+/**
  * The onRequest hook of a cached GET route, after the guard: an answer already cached for the
  * request's URL is written at once, with its precomputed headers beside those the hooks before it
  * set (request id, security, rate limit, CORS), and the route's handler is never reached. Requests the
@@ -192,26 +207,17 @@ export class ResponseCache {
  */
 export function serveCached(cache: ResponseCache, store: (request: FastifyRequest) => Store | undefined): onRequestHookHandler {
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const headers = request.headers;
-    const served = request.method === 'GET' && headers['if-none-match'] === undefined ? store(request) : undefined;
-    if (served === undefined) {
-      done();
-      return;
-    }
-    const found = cache.byUrl(served, request.url);
-    if (found === undefined || (found.bytes >= COMPRESS_THRESHOLD && headers['accept-encoding'] !== undefined)) {
-      done();
-      return;
-    }
-    reply.raw.writeHead(200, Object.assign(reply.getHeaders(), found.direct) as OutgoingHttpHeaders);
-    reply.raw.end(found.body);
+    const served = request.method === 'GET' && request.headers['if-none-match'] === undefined ? store(request) : undefined;
+    const found = served === undefined ? undefined : cache.byUrl(served, request.url);
+    if (found !== undefined && writableAtOnce(request, found)) writeAtOnce(reply, found);
     done();
   };
 }
 
 /**
  * Answers a GET from the cache, computing and serialising the payload (through the route's response
- * schema) on a miss. Every cached route answers this way, with the same headers.
+ * schema) on a miss. Every cached route answers this way, with the same headers; an answer the
+ * onSend hooks would leave as it is (writableAtOnce) is written at once, as serveCached writes it.
  */
 export async function sendCached(
   reply: FastifyReply,
@@ -222,5 +228,11 @@ export async function sendCached(
   version = '',
 ): Promise<FastifyReply> {
   const found = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string, reply.request.url, version);
+  if (writableAtOnce(reply.request, found)) {
+    // Fastify sends nothing more for this reply; its onResponse hooks (log line, metrics) still run.
+    reply.hijack();
+    writeAtOnce(reply, found);
+    return reply;
+  }
   return reply.headers(found.headers).send(found.body);
 }
