@@ -15,7 +15,7 @@ import { ConfigError, trustProxy } from './config.js';
 import { bearerGuard } from './http/auth.js';
 import { COMPRESS_THRESHOLD, ResponseCache } from './http/cache.js';
 import type { LogOutput } from './http/logging.js';
-import { loggerOptions } from './http/logging.js';
+import { loggerOptions, requestLogger } from './http/logging.js';
 import { registerObservability, requestIds } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
 import { connectionLimits, registerProtection } from './http/protection.js';
@@ -70,6 +70,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ...connectionLimits(config),
     // One line per request, written when it is answered (src/http/observe.ts), instead of two.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: requestLogger,
     bodyLimit: 16 * 1024,
     // While closing, requests on open connections are still answered (with Connection: close), not refused.
     return503OnClosing: false,

@@ -4,7 +4,7 @@
  * drops every cached answer at once; a PostgreSQL load by another process keeps the store, and is
  * seen by the dataset hash each cache checks every two seconds.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { Store } from '../store/store.js';
@@ -28,13 +28,34 @@ export interface CachedAnswer {
   readonly direct: Readonly<Record<string, string>>;
 }
 
+/** SHA-1 in one call where Node has it (from 20.12), without a Hash object per answer; the same digest either way. */
+const sha1: (text: string) => string =
+  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha1', text, 'base64url') : (text) => crypto.createHash('sha1').update(text).digest('base64url');
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** The entity tag names the dataset version too: the same body from another version is another answer (a 200, not a 304). */
 export function answer(body: string, version = ''): CachedAnswer {
-  const etag = `"${createHash('sha1').update(version).update('\n').update(body).digest('base64url')}"`;
+  const etag = `"${sha1(`${version}\n${body}`)}"`;
   const bytes = Buffer.byteLength(body);
-  const named: Record<string, string> = version === '' ? {} : { 'x-dataset-version': version };
-  const headers = { 'cache-control': 'private, no-cache', etag, 'content-type': 'application/json; charset=utf-8', ...named };
-  return { body, etag, bytes, headers, direct: { ...headers, 'content-length': String(bytes) } };
+  const length = String(bytes);
+  // Written out whole, with or without the version: each is one object shape, built without a copy.
+  if (version === '') {
+    return {
+      body,
+      etag,
+      bytes,
+      headers: { 'cache-control': 'private, no-cache', etag, 'content-type': JSON_TYPE },
+      direct: { 'cache-control': 'private, no-cache', etag, 'content-type': JSON_TYPE, 'content-length': length },
+    };
+  }
+  return {
+    body,
+    etag,
+    bytes,
+    headers: { 'cache-control': 'private, no-cache', etag, 'content-type': JSON_TYPE, 'x-dataset-version': version },
+    direct: { 'cache-control': 'private, no-cache', etag, 'content-type': JSON_TYPE, 'x-dataset-version': version, 'content-length': length },
+  };
 }
 
 /** Least-recently-used by insertion order of a Map: a hit moves the entry to the end. */
@@ -163,6 +184,21 @@ export class ResponseCache {
 }
 
 /**
+ * Whether an answer can be written at once, past the onSend hooks: a GET (HEAD keeps its own path),
+ * not conditional (304 is the ETag plugin's), and not a body that would be compressed for this client.
+ */
+function writableAtOnce(request: FastifyRequest, found: CachedAnswer): boolean {
+  const headers = request.headers;
+  return request.method === 'GET' && headers['if-none-match'] === undefined && (found.bytes < COMPRESS_THRESHOLD || headers['accept-encoding'] === undefined);
+}
+
+/** One writeHead with the headers the hooks set and the answer's own, precomputed with it, and the body. */
+function writeAtOnce(reply: FastifyReply, found: CachedAnswer): void {
+  reply.raw.writeHead(200, Object.assign(reply.getHeaders(), found.direct) as OutgoingHttpHeaders);
+  reply.raw.end(found.body);
+}
+
+/**
  * The onRequest hook of a cached GET route, after the guard: an answer already cached for the
  * request's URL is written at once, with its precomputed headers beside those the hooks before it
  * set (request id, security, rate limit, CORS), and the route's handler is never reached. Requests the
@@ -171,26 +207,17 @@ export class ResponseCache {
  */
 export function serveCached(cache: ResponseCache, store: (request: FastifyRequest) => Store | undefined): onRequestHookHandler {
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const headers = request.headers;
-    const served = request.method === 'GET' && headers['if-none-match'] === undefined ? store(request) : undefined;
-    if (served === undefined) {
-      done();
-      return;
-    }
-    const found = cache.byUrl(served, request.url);
-    if (found === undefined || (found.bytes >= COMPRESS_THRESHOLD && headers['accept-encoding'] !== undefined)) {
-      done();
-      return;
-    }
-    reply.raw.writeHead(200, Object.assign(reply.getHeaders(), found.direct) as OutgoingHttpHeaders);
-    reply.raw.end(found.body);
+    const served = request.method === 'GET' && request.headers['if-none-match'] === undefined ? store(request) : undefined;
+    const found = served === undefined ? undefined : cache.byUrl(served, request.url);
+    if (found !== undefined && writableAtOnce(request, found)) writeAtOnce(reply, found);
     done();
   };
 }
 
 /**
  * Answers a GET from the cache, computing and serialising the payload (through the route's response
- * schema) on a miss. Every cached route answers this way, with the same headers.
+ * schema) on a miss. Every cached route answers this way, with the same headers; an answer the
+ * onSend hooks would leave as it is (writableAtOnce) is written at once, as serveCached writes it.
  */
 export async function sendCached(
   reply: FastifyReply,
@@ -201,5 +228,11 @@ export async function sendCached(
   version = '',
 ): Promise<FastifyReply> {
   const found = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string, reply.request.url, version);
+  if (writableAtOnce(reply.request, found)) {
+    // Fastify sends nothing more for this reply; its onResponse hooks (log line, metrics) still run.
+    reply.hijack();
+    writeAtOnce(reply, found);
+    return reply;
+  }
   return reply.headers(found.headers).send(found.body);
 }

@@ -7,7 +7,7 @@ import { SqlUserAdmin, removalRefused } from './core.js';
 import { sqliteDialect } from './sql.js';
 import { SqliteDatasetBuild, readSqliteDataset, sqliteCatalog, sqliteRecordSet, versionFile } from './sqlite-build.js';
 import { MissingSqliteFile } from './sqlite-missing.js';
-import { SqliteStore } from './sqlite.js';
+import { SqliteStore, endReads } from './sqlite.js';
 import type { Replacement, Store, StoreDriver, UserAdmin } from './store.js';
 import { StoreUnavailableError } from './store.js';
 
@@ -21,7 +21,11 @@ function sqliteUserAdmin(path: string): UserAdmin {
   return new SqlUserAdmin({
     dialect: sqliteDialect,
     bool: (value) => (value ? 1 : 0),
-    run: (text, values) => Promise.resolve(db.prepare(text).run(...values).changes),
+    run: (text, values) => {
+      // A store of this process reading the file would hold the lock this write waits for (SqliteStore.beginRead).
+      endReads();
+      return Promise.resolve(db.prepare(text).run(...values).changes);
+    },
     all: <T>(text: string, values: readonly unknown[] = []) => Promise.resolve(db.prepare(text).all(...values) as T[]),
     close: () => Promise.resolve(void db.close()),
   });
@@ -35,6 +39,7 @@ function removeSqliteVersion(path: string, version: string, today: string): void
   if (!existsSync(path)) throw notFound(path);
   const db = new Database(path, { fileMustExist: true, timeout: 1000 });
   try {
+    endReads();
     db.exec('BEGIN IMMEDIATE');
     const catalog = sqliteCatalog(db);
     const refused = removalRefused(catalog, version, today);

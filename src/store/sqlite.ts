@@ -13,10 +13,36 @@ import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { buildCount, buildLookup, buildSearch, sqliteDialect } from './sql.js';
 import type { Condition, SqlQuery } from './sql.js';
 import { SqliteFullText, hasFullText } from './sqlite-fulltext.js';
-import type { DatasetInfo, Row, SearchQuery, Store, User } from './store.js';
+import type { DatasetInfo, Row, SearchQuery, Store, User, Values } from './store.js';
 import { StoreUnavailableError, UnservableDatasetError } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
 import { VERSIONS_SELECT } from './versions.js';
+
+/**
+ * A record set's rows as objects, from the arrays SQLite reads (`raw`). better-sqlite3 builds each
+ * row object by setting its columns one by one by name, which took two thirds of a lookup's time; an
+ * object literal with the record set's fields, in the order they are selected, is built at a fraction
+ * of that. It is written once per record set from the registry's field names (docs/adr/0006-hot-path.md).
+ */
+const rowMakers = new WeakMap<RecordSet, (values: Values) => Row>();
+function rowMaker(rs: RecordSet): (values: Values) => Row {
+  let make = rowMakers.get(rs);
+  if (!make) {
+    const fields = rs.fields.map((f, i) => `${JSON.stringify(f.name)}: v[${i}]`).join(', ');
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the registry's field names, quoted as JSON, and nothing else
+    make = new Function('v', `return { ${fields} };`) as (values: Values) => Row;
+    rowMakers.set(rs, make);
+  }
+  return make;
+}
+
+/** Stores of this process with a read transaction open (SqliteStore.beginRead). */
+const openReads = new Set<SqliteStore>();
+
+/** Ends every read transaction open in this process: called before writing a served file in place. */
+export function endReads(): void {
+  for (const store of openReads) store.endRead();
+}
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -47,6 +73,8 @@ export class SqliteStore implements Store {
     this.unservable = shapeProblem(columns);
     this.hasCatalog = columns.has('dataset_versions');
     this.text = hasFullText(this.db) ? new SqliteFullText(this.db) : null;
+    this.begin = this.db.prepare('BEGIN');
+    this.end = this.db.prepare('COMMIT');
   }
 
   fullText(query: FullTextQuery): Promise<FullTextResult> {
@@ -59,6 +87,53 @@ export class SqliteStore implements Store {
     const text = this.text;
     if (!text) throw new StoreUnavailableError('this database has no search index: load the data again (tariff-lookup import)');
     return Promise.resolve(text.suggest(q));
+  }
+
+  /**
+   * Reads share one read transaction per turn of the event loop. Outside a transaction SQLite takes
+   * and drops its file lock, looks for a hot journal and rereads the file's change counter around
+   * every statement: seven system calls, more than a lookup's own work. The transaction opens on the
+   * first read of a turn and ends when the turn does (setImmediate), so every request a turn serves
+   * pays that once, and the reads of one request see one snapshot. A writer in another process (user
+   * administration, a version's removal) waits for the end of a turn as it waited for the end of a
+   * statement; one in this process ends the open reads first (endReads), as it would otherwise wait on
+   * a lock its own thread holds.
+   */
+  private reading = false;
+  private readonly begin: Database.Statement;
+  private readonly end: Database.Statement;
+
+  private beginRead(): void {
+    this.begin.run();
+    this.reading = true;
+    openReads.add(this);
+    setImmediate(this.endRead);
+  }
+
+  readonly endRead = (): void => {
+    if (!this.reading) return;
+    this.reading = false;
+    openReads.delete(this);
+    try {
+      if (this.db.inTransaction) this.end.run();
+    } catch {
+      // Nothing was written; a read that failed on the file has said so (run) and the slot reopens it.
+    }
+  };
+
+  /** The lookup by identifier of each record set, prepared on its first use. */
+  private readonly lookups = new Map<RecordSet, Database.Statement>();
+
+  /** Statements that read a record set's rows, as arrays (rowMaker). */
+  private readonly rowStatements = new Map<string, Database.Statement>();
+
+  private prepareRows(sql: string): Database.Statement {
+    let statement = this.rowStatements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql).raw(true);
+      this.rowStatements.set(sql, statement);
+    }
+    return statement;
   }
 
   private prepare(sql: string): Database.Statement {
@@ -74,6 +149,7 @@ export class SqliteStore implements Store {
   private run<T>(action: () => T, users = false): T {
     if (this.unservable !== null && !users) throw new UnservableDatasetError(this.unservable);
     try {
+      if (!this.reading) this.beginRead();
       return action();
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
@@ -96,7 +172,7 @@ export class SqliteStore implements Store {
 
   search(rs: RecordSet, query: SearchQuery): Promise<Row[]> {
     const q: SqlQuery = buildSearch(rs, query.conditions, query.skip, query.limit, sqliteDialect);
-    return Promise.resolve(this.run(() => this.prepare(q.text).all(...q.values) as Row[]));
+    return Promise.resolve(this.run(() => (this.prepareRows(q.text).all(...q.values) as Values[]).map(rowMaker(rs))));
   }
 
   count(rs: RecordSet, conditions: readonly Condition[]): Promise<number> {
@@ -105,7 +181,17 @@ export class SqliteStore implements Store {
   }
 
   lookup(rs: RecordSet, key: readonly (string | number)[]): Promise<Row | undefined> {
-    return Promise.resolve(this.run(() => this.prepare(buildLookup(rs, sqliteDialect)).get(...key) as Row | undefined));
+    return Promise.resolve(
+      this.run(() => {
+        let statement = this.lookups.get(rs);
+        if (!statement) {
+          statement = this.db.prepare(buildLookup(rs, sqliteDialect)).raw(true);
+          this.lookups.set(rs, statement);
+        }
+        const values = statement.get(...key) as Values | undefined;
+        return values === undefined ? undefined : rowMaker(rs)(values);
+      }),
+    );
   }
 
   dataset(): Promise<DatasetInfo | null> {
@@ -136,6 +222,7 @@ export class SqliteStore implements Store {
   }
 
   close(): Promise<void> {
+    this.endRead();
     this.db.close();
     return Promise.resolve();
   }
