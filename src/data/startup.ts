@@ -3,6 +3,7 @@
  * sources on first start) and, in the embedded demo only, a signing secret and the demo user.
  */
 import { randomBytes } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { hashPassword } from '../auth/passwords.js';
@@ -11,20 +12,23 @@ import { demoSourcesDir, isEmbeddedDemo, sqlitePath, storeKind } from '../config
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../store/drivers.js';
-import type { DatasetInfo } from '../store/store.js';
-import { demoVersions, LIGIE_2022_FROM } from './demo/index.js';
+import { adoptOlderVersions } from '../store/sqlite-build.js';
+import type { CommittedDataset, DatasetInfo, DatasetWriter } from '../store/store.js';
+import { DEMO_VERSION_COUNT, LIGIE_2022_FROM } from './demo/index.js';
 import { TIGIE_2012_FROM } from './demo/tigie2012.js';
-import type { DemoVersion } from './demo/index.js';
+import type { DemoRecord, DemoVersion } from './demo/index.js';
 import { recordToRow } from './record-row.js';
 
 const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
 
 /**
- * Builds the demo dataset into a SQLite file that does not exist yet, all of it or nothing: both
- * versions (demoVersions) are loaded one after the other, through the usual loads, into a folder of
- * their own beside the path, and put in place at the end: the older version's folder first, then the
- * database file, whose rename is the one switch. A build that dies before it leaves no file at the
- * path, so the next start builds again. Gives the current version's dataset.
+ * Builds the demo dataset into a SQLite file that does not exist yet, all of it or nothing, in a
+ * folder of its own beside the path: its versions (demoVersions) are written side by side, each in a
+ * worker thread into a file of its own through the usual load, then put together as one database
+ * with its older versions aside; at the end the older versions' folder is moved into place first,
+ * then the database file, whose rename is the one switch. A build that dies before it leaves no file
+ * at the path, so the next start builds again. `versions` given (tests) are loaded one after the
+ * other instead. Gives the current version's dataset.
  */
 export async function buildDemoDatabase(path: string, versions?: readonly DemoVersion[]): Promise<DatasetInfo> {
   if (existsSync(path)) throw new Error(`${path} exists: the demo dataset is only built where there is no database`);
@@ -36,24 +40,7 @@ export async function buildDemoDatabase(path: string, versions?: readonly DemoVe
   mkdirSync(folder);
   const building = join(folder, basename(path));
   try {
-    let info: DatasetInfo | null = null;
-    for (const version of versions ?? demoVersions(demoSourcesDir)) {
-      const keep = version.keep.map(recordSetOf);
-      const skip = new Set(version.keep);
-      info = await writeDatabase(
-        `sqlite:${building}`,
-        version.fuente,
-        (writer) => {
-          for (const { recordSet, record } of version.records()) {
-            if (skip.has(recordSet)) continue;
-            const rs = recordSetOf(recordSet);
-            writer.insert(rs, recordToRow(rs, record));
-          }
-        },
-        { vigenteDesde: version.vigenteDesde, keep },
-      );
-    }
-    if (!info) throw new Error('the demo dataset has no version');
+    const info = versions === undefined ? await buildSideBySide(building, folder) : await buildInTurn(building, versions);
     checkVersionsFolder(versionsFolder);
     rmSync(versionsFolder, { recursive: true, force: true });
     renameSync(`${building}.versions`, versionsFolder);
@@ -61,6 +48,59 @@ export async function buildDemoDatabase(path: string, versions?: readonly DemoVe
     return info;
   } finally {
     rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** Every version loaded one after the other into `building`, each keeping what it keeps from the one before. */
+async function buildInTurn(building: string, versions: readonly DemoVersion[]): Promise<DatasetInfo> {
+  let info: DatasetInfo | null = null;
+  for (const version of versions) {
+    const skip = new Set(version.keep);
+    info = await writeDatabase(`sqlite:${building}`, version.fuente, (writer) => insertAll(writer, version.records(), skip), {
+      vigenteDesde: version.vigenteDesde,
+      keep: version.keep.map(recordSetOf),
+    });
+  }
+  if (!info) throw new Error('the demo dataset has no version');
+  return info;
+}
+
+/** One version alone in a new file: the usual load, every record set inserted (there is no version before it to keep from). */
+export function writeDemoVersion(file: string, version: DemoVersion): Promise<CommittedDataset> {
+  return writeDatabase(`sqlite:${file}`, version.fuente, (writer) => insertAll(writer, version.records(true)), { vigenteDesde: version.vigenteDesde });
+}
+
+/**
+ * Each version written at once in a worker of its own (two cores build the two versions in little
+ * more than the time of one), the newest into `building`, the older ones beside it; then the older
+ * ones become the newest file's older versions (adoptOlderVersions), with the same identifiers,
+ * catalog and contents as loads one after the other would give.
+ */
+async function buildSideBySide(building: string, folder: string): Promise<DatasetInfo> {
+  const files = Array.from({ length: DEMO_VERSION_COUNT }, (_, i) => (i === DEMO_VERSION_COUNT - 1 ? building : join(folder, `version-${i}.sqlite`)));
+  const built = await Promise.all(files.map((file, index) => inWorker(index, file)));
+  adoptOlderVersions(
+    building,
+    built.slice(0, -1).map((info, i) => ({ file: files[i]!, version: info.version })),
+  );
+  return built[built.length - 1]!;
+}
+
+function inWorker(index: number, file: string): Promise<CommittedDataset> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./demo/build-worker.js', import.meta.url), { workerData: { index, file, sourcesDir: demoSourcesDir } });
+    let answer: CommittedDataset | null = null;
+    worker.once('message', (info: CommittedDataset) => (answer = info));
+    worker.once('error', reject);
+    worker.once('exit', (code) => (answer ? resolve(answer) : reject(new Error(`the demo build of version ${index} stopped (exit ${code})`))));
+  });
+}
+
+function insertAll(writer: DatasetWriter, records: Iterable<DemoRecord>, skip: ReadonlySet<string> = new Set()): void {
+  for (const { recordSet, record } of records) {
+    if (skip.has(recordSet)) continue;
+    const rs = recordSetOf(recordSet);
+    writer.insert(rs, recordToRow(rs, record));
   }
 }
 

@@ -10,7 +10,7 @@ import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Dialect } from './sql.js';
 import { DATASET_INFO_DDL, quote } from './sql.js';
-import type { DatasetBuild, DatasetInfo, DatasetWriter, User, UserAdmin, UserSummary, Values } from './store.js';
+import type { CommittedDataset, DatasetBuild, DatasetInfo, DatasetWriter, User, UserAdmin, UserSummary, Values } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
 import { SINCE_ALWAYS, VERSIONS_DDL, byRecency, inForce, newestImport, nextVersionId, toVersionInfo } from './versions.js';
 
@@ -240,7 +240,7 @@ export function removalRefused(catalog: readonly VersionInfo[], version: string,
  * one identifier are an error here: the callers (demo build, fixtures) generate their rows and must
  * not make any (an import reports them as refused rows instead).
  */
-export async function writeDataset(build: DatasetBuild, source: string, fill: (writer: DatasetWriter) => void | Promise<void>): Promise<DatasetInfo> {
+export async function writeDataset(build: DatasetBuild, source: string, fill: (writer: DatasetWriter) => void | Promise<void>): Promise<CommittedDataset> {
   try {
     await fill({
       insert: (rs, row) => {

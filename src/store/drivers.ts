@@ -7,7 +7,7 @@ import { loadConfig, storeKind } from '../config.js';
 import { writeDataset } from './core.js';
 import { postgresDriver } from './postgres-driver.js';
 import { sqliteDriver } from './sqlite-driver.js';
-import type { BuildOptions, DatasetBuild, DatasetInfo, DatasetWriter, Store, StoreDriver, UserAdmin } from './store.js';
+import type { BuildOptions, CommittedDataset, DatasetBuild, DatasetWriter, Store, StoreDriver, UserAdmin } from './store.js';
 
 const drivers: Readonly<Record<StoreKind, StoreDriver>> = {
   sqlite: sqliteDriver,
@@ -41,7 +41,7 @@ export async function writeDatabase(
   source: string,
   fill: (writer: DatasetWriter) => void | Promise<void>,
   options: BuildOptions = {},
-): Promise<DatasetInfo> {
+): Promise<CommittedDataset> {
   const config = loadConfig({ DATABASE_URL: databaseUrl });
   return writeDataset(await startBuild(config, options), source, fill);
 }

@@ -244,6 +244,32 @@ function keepAside(path: string, version: VersionInfo): void {
   linkSync(path, file);
 }
 
+/**
+ * Puts complete one-version files, built side by side (the demo build), in place as versions of the
+ * file at `path` imported before its own: each becomes its version's file aside, and the catalog of
+ * `path` names them, oldest import first. `path` is not served yet.
+ */
+export function adoptOlderVersions(path: string, older: readonly { readonly file: string; readonly version: VersionInfo }[]): void {
+  const db = new Database(path);
+  try {
+    const own = new Set(sqliteCatalog(db).map((v) => v.version));
+    const clash = older.find(({ version }) => own.has(version.version));
+    if (clash) throw new Error(`${path} already holds a version ${clash.version.version}`);
+    db.transaction(() => {
+      db.prepare('UPDATE "dataset_versions" SET "seq" = "seq" + ?').run(older.length);
+      const add = db.prepare(versionInsert(sqliteDialect));
+      older.forEach(({ version }, i) => add.run(...versionValues({ ...version, seq: i + 1 })));
+    })();
+  } finally {
+    db.close();
+  }
+  for (const { file, version } of older) {
+    mkdirSync(`${path}.versions`, { recursive: true });
+    renameSync(file, versionFile(path, version));
+  }
+  syncToDisk(path);
+}
+
 /** The catalog of a SQLite file (catalogOf: a file from before versions is one version). */
 export function sqliteCatalog(db: Database.Database): VersionInfo[] {
   const tables = new Set((db.prepare(`SELECT "name" FROM "sqlite_master" WHERE "type" = 'table'`).all() as { name: string }[]).map((t) => t.name));

@@ -70,12 +70,15 @@ export interface DemoVersion {
   readonly fuente: string;
   /** Record sets that are the same in the version before this one: the build copies them from it instead of inserting them again. */
   readonly keep: readonly string[];
-  readonly records: () => Generator<DemoRecord>;
+  /** The version's records; with `withKept`, those of the kept record sets too (a build with no version before it to copy them from). */
+  readonly records: (withKept?: boolean) => Generator<DemoRecord>;
 }
 
 export const FUENTE_2012 = 'TIGIE 2012 (DOF 2012-06-29), catálogo SAT de fracciones; tasas y preferencias históricas SIICEX';
 export const FUENTE_2022 = 'LIGIE 2022 (DOF 2022-06-07), catálogo SAT; tasas de la transcripción y históricas SIICEX';
 export const LIGIE_2022_FROM = '2022-12-12';
+/** How many versions demoVersions gives (the demo build starts a worker for each before reading any source). */
+export const DEMO_VERSION_COUNT = 2;
 
 /**
  * The demo's versions, oldest first: the 8-digit TIGIE 2012 in force from 2012-07-02 (tigie2012.ts),
@@ -127,9 +130,10 @@ export function demoVersions(sourcesDir: string): DemoVersion[] {
       fuente: FUENTE_2022,
       // The HTS 2024 is the only US tariff among the sources: the same lines in both versions.
       keep: ['fracciones-usa'],
-      records: function* () {
+      records: function* (withKept = false) {
         for (const [recordSet, records] of current()) for (const record of records) yield { recordSet, record };
         built = null;
+        if (withKept) for (const record of fraccionesUsa(sourcesDir)) yield { recordSet: 'fracciones-usa', record };
       },
     },
   ];
