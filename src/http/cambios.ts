@@ -1,17 +1,19 @@
 /**
  * `/api/v1/cambios`: what changed between the version in force on `desde` and the one in force on
  * `hasta` (../shared/spec/versiones.md). With `fraccion`, only that fraction's records are read from
- * each version through the usual indexed search (milliseconds); without it, every record set is read
- * from both versions in identifier order and merged, keeping only the page asked for in memory.
+ * each version through the usual indexed search (milliseconds). Without it, the store compares the two
+ * versions record set by record set once per pair (versions never change, so the comparison is kept:
+ * Datasets.changes), which gives the total; a page then reads only its own records from each version.
  */
 import type { onRequestHookHandler } from 'fastify';
-import { compareKeys, diffRecordSet, keyOf, page } from '../data/cambios.js';
+import { change, compareKeys, diffRecordSet, keyOf, page } from '../data/cambios.js';
 import type { Cambio } from '../data/cambios.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { ownFractionFilter } from '../record-sets/define.js';
 import { filterConditions } from '../record-sets/filters.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Datasets, ServedVersion } from '../store/datasets.js';
+import { CHANGE_KINDS } from '../store/core.js';
 import type { Store, Values } from '../store/store.js';
 import type { VersionInfo } from '../store/versions.js';
 import { RequestValidationError, notFound } from './errors.js';
@@ -62,22 +64,49 @@ async function fractionRows(rs: RecordSet, digits: string, desde: Store, hasta: 
   return [await complete(before, after, desde), await complete(after, before, hasta)];
 }
 
-async function* changes(
+async function* fractionChanges(sets: readonly RecordSet[], from: ServedVersion, to: ServedVersion, digits: string): AsyncGenerator<Cambio> {
+  for (const rs of sets) {
+    if (!ownFractionFilter(rs)) continue;
+    const [before, after] = await fractionRows(rs, digits, from.store, to.store);
+    yield* diffRecordSet(rs, before, after);
+  }
+}
+
+/** One change the store's comparison found, with the records of both sides read by identifier. */
+async function changeAt(rs: RecordSet, found: Values, from: Store, to: Store): Promise<Cambio> {
+  const key = found.slice(0, -1) as (string | number)[];
+  const kind = CHANGE_KINDS[Number(found.at(-1))]!;
+  const read = async (store: Store): Promise<Values> => {
+    const row = await store.lookup(rs, key);
+    if (!row) throw new Error(`${rs.path} ${JSON.stringify(key)} is gone from a version`);
+    return toValues(rs, row);
+  };
+  const [before, after] = await Promise.all([kind === 'alta' ? undefined : read(from), kind === 'baja' ? undefined : read(to)]);
+  const item = change(rs, kind, before, after);
+  if (!item) throw new Error(`${rs.path} ${JSON.stringify(key)}: the store and the service disagree on whether it changed`);
+  return item;
+}
+
+/** A page of the changes of whole record sets: the total from the kept comparison, the items read for the page alone. */
+async function wholePage(
   datasets: Datasets,
   sets: readonly RecordSet[],
   from: ServedVersion,
   to: ServedVersion,
-  digits: string | undefined,
-): AsyncGenerator<Cambio> {
-  for (const rs of sets) {
-    if (digits !== undefined) {
-      if (!ownFractionFilter(rs)) continue;
-      const [before, after] = await fractionRows(rs, digits, from.store, to.store);
-      yield* diffRecordSet(rs, before, after);
-    } else {
-      yield* diffRecordSet(rs, datasets.rows(rs, from.version!), datasets.rows(rs, to.version!));
-    }
-  }
+  skip: number,
+  limit: number,
+): Promise<{ items: Cambio[]; total: number }> {
+  // The content hash covers every record set: the same hash, the same records.
+  if (from.version!.hash === to.version!.hash) return { items: [], total: 0 };
+  const compared = await datasets.changes(sets, from.version!, to.version!);
+  const wanted: Promise<Cambio>[] = [];
+  let at = 0;
+  compared.forEach((changes, i) => {
+    const end = Math.min(changes.length, skip + limit - at);
+    for (let j = Math.max(0, skip - at); j < end; j++) wanted.push(changeAt(sets[i]!, changes[j]!, from.store, to.store));
+    at += changes.length;
+  });
+  return { items: await Promise.all(wanted), total: at };
 }
 
 function recordSetsAsked(conjunto: string | undefined): readonly RecordSet[] {
@@ -119,9 +148,12 @@ export function cambiosRoute(ctx: CambiosContext): OpenRoute {
       const skip = p['skip'] as number;
       const limit = p['limit'] as number;
       const same = from.version === to.version;
+      const digits = p['fraccion'] as string | undefined;
       const { items, total } = same
         ? { items: [], total: 0 }
-        : await page(changes(ctx.datasets, sets, from, to, p['fraccion'] as string | undefined), skip, limit);
+        : digits === undefined
+          ? await wholePage(ctx.datasets, sets, from, to, skip, limit)
+          : await page(fractionChanges(sets, from, to, digits), skip, limit);
       const name = (v: VersionInfo): string => v.version;
       return { desde_version: name(from.version), hasta_version: name(to.version), items, total, skip, limit };
     },

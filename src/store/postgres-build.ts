@@ -4,6 +4,7 @@
  */
 import type { PoolClient } from 'pg';
 import type { Config } from '../config.js';
+import { redactDatabaseUrl } from '../config.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import {
@@ -16,6 +17,7 @@ import {
   newVersion,
   planVersion,
   removalRefused,
+  selectChanges,
   toDatasetInfo,
 } from './core.js';
 import type { DatasetRow, VersionPlan } from './core.js';
@@ -27,6 +29,7 @@ import {
   createPostgresPool,
   inTransaction,
   statementName,
+  storeError,
   types,
   versionSchema,
 } from './postgres-connection.js';
@@ -34,7 +37,7 @@ import { SEARCH_TABLES, buildPostgresFullText } from './postgres-fulltext.js';
 import { buildCount, buildCreateTable, buildIndexes, postgresDialect, quote } from './sql.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, DatasetInfo, Values } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
-import { VERSIONS_SELECT, versionInsert, versionValues } from './versions.js';
+import { VERSIONS_SELECT, newestImport, versionInsert, versionValues } from './versions.js';
 
 /** Rows per INSERT: many per round trip, within the protocol's 65,535 parameters. */
 const BATCH_ROWS = 1000;
@@ -366,6 +369,39 @@ export async function* postgresRecordSet(config: Config, rs: RecordSet, aside?: 
     } finally {
       client.release(true);
     }
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * What differs between two versions in each of `sets` (selectChanges), compared by PostgreSQL over
+ * both identifier indexes in one read-only snapshot. The served tables are locked for reading before
+ * the snapshot is taken, so a load cannot move them aside between reading the catalog (which says
+ * which version they hold) and reading them.
+ */
+export async function postgresChanges(config: Config, sets: readonly RecordSet[], desde: VersionInfo, hasta: VersionInfo): Promise<Values[][]> {
+  const pool = createPostgresPool(config, 'service');
+  try {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await client.query(`LOCK TABLE ${sets.map((rs) => quote(rs.table)).join(', ')} IN ACCESS SHARE MODE`);
+      const newest = newestImport(await readCatalog(client))?.version;
+      const tableOf = (version: VersionInfo, rs: RecordSet): string =>
+        version.version === newest ? quote(rs.table) : `${quote(versionSchema(version))}.${quote(rs.table)}`;
+      const answer: Values[][] = [];
+      for (const rs of sets) {
+        const text = selectChanges(rs, tableOf(desde, rs), tableOf(hasta, rs));
+        answer.push((await client.query({ text, rowMode: 'array', types })).rows as unknown as Values[]);
+      }
+      await client.query('COMMIT');
+      return answer;
+    } finally {
+      client.release(true);
+    }
+  } catch (error) {
+    throw storeError(error, redactDatabaseUrl(config.DATABASE_URL));
   } finally {
     await pool.end();
   }

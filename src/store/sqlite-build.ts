@@ -19,6 +19,7 @@ import {
   newVersion,
   planVersion,
   selectAll,
+  selectChanges,
   toDatasetInfo,
 } from './core.js';
 import type { DatasetRow, VersionPlan } from './core.js';
@@ -27,7 +28,7 @@ import { buildSqliteFullText } from './sqlite-fulltext.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, Values } from './store.js';
 import { StoreUnavailableError } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
-import { VERSIONS_SELECT, versionInsert, versionValues } from './versions.js';
+import { VERSIONS_SELECT, newestImport, versionInsert, versionValues } from './versions.js';
 
 const columnType = (f: Field): string => (f.type.kind === 'int' ? 'INTEGER' : 'TEXT');
 
@@ -270,6 +271,52 @@ export async function* sqliteRecordSet(path: string, rs: RecordSet): AsyncGenera
     }
   } finally {
     rows.return?.();
+    db.close();
+  }
+}
+
+/**
+ * What differs between two versions in each of `sets` (selectChanges), read on a connection of its own
+ * to the served file with the other version's file attached. Which version the served file holds is
+ * read from that same file, so a load that replaces it meanwhile changes nothing. The comparison runs
+ * in SQLite over both identifier indexes; a pause after each record set and every thousand changes
+ * lets it share the process with the requests around it.
+ */
+export async function sqliteChanges(path: string, sets: readonly RecordSet[], desde: VersionInfo, hasta: VersionInfo): Promise<Values[][]> {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new StoreUnavailableError(`${path}: ${(error as Error).message}`);
+  }
+  try {
+    const newest = newestImport(sqliteCatalog(db))?.version;
+    const schemaOf = (version: VersionInfo, name: string): string => {
+      if (version.version === newest) return '"main"';
+      try {
+        db.prepare(`ATTACH DATABASE ? AS ${quote(name)}`).run(versionFile(path, version));
+      } catch (error) {
+        throw new StoreUnavailableError(`${versionFile(path, version)}: ${(error as Error).message}`);
+      }
+      return quote(name);
+    };
+    const from = schemaOf(desde, 'desde');
+    const to = schemaOf(hasta, 'hasta');
+    const answer: Values[][] = [];
+    for (const rs of sets) {
+      const changes: Values[] = [];
+      for (const row of db
+        .prepare(selectChanges(rs, `${from}.${quote(rs.table)}`, `${to}.${quote(rs.table)}`))
+        .raw()
+        .iterate() as Iterable<Values>) {
+        changes.push(row);
+        if (changes.length % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      answer.push(changes);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return answer;
+  } finally {
     db.close();
   }
 }
