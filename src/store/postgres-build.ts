@@ -393,7 +393,7 @@ export async function postgresChanges(config: Config, sets: readonly RecordSet[]
       const answer: Values[][] = [];
       for (const rs of sets) {
         const text = selectChanges(rs, tableOf(desde, rs), tableOf(hasta, rs));
-        answer.push((await client.query({ text, rowMode: 'array', types })).rows as unknown as Values[]);
+        answer.push((await client.query({ text, rowMode: 'array', types })).rows);
       }
       await client.query('COMMIT');
       return answer;
