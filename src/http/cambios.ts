@@ -72,22 +72,29 @@ async function* fractionChanges(sets: readonly RecordSet[], from: ServedVersion,
   }
 }
 
-/** One change the store's comparison found, with the records of both sides read by identifier. */
-async function changeAt(rs: RecordSet, found: Values, from: Store, to: Store): Promise<Cambio> {
-  const key = found.slice(0, -1) as (string | number)[];
-  const kind = CHANGE_KINDS[Number(found.at(-1))]!;
-  const read = async (store: Store): Promise<Values> => {
-    const row = await store.lookup(rs, key);
-    if (!row) throw new Error(`${rs.path} ${JSON.stringify(key)} is gone from a version`);
-    return toValues(rs, row);
+/** The changes of one record set the store's comparison found, with the records of both sides read by identifier, a statement per side. */
+async function changesOf(rs: RecordSet, found: readonly Values[], from: Store, to: Store): Promise<Cambio[]> {
+  const keyed = found.map((row) => ({ key: row.slice(0, -1) as (string | number)[], kind: CHANGE_KINDS[Number(row[row.length - 1])]! }));
+  const read = async (store: Store, kinds: readonly Cambio['cambio'][]): Promise<Map<string, Values>> => {
+    const rows = await store.lookupMany(
+      rs,
+      keyed.filter((c) => kinds.includes(c.kind)).map((c) => c.key),
+    );
+    return new Map(rows.map((row) => toValues(rs, row)).map((values) => [JSON.stringify(keyOf(rs, values)), values]));
   };
-  const [before, after] = await Promise.all([kind === 'alta' ? undefined : read(from), kind === 'baja' ? undefined : read(to)]);
-  const item = change(rs, kind, before, after);
-  if (!item) throw new Error(`${rs.path} ${JSON.stringify(key)}: the store and the service disagree on whether it changed`);
-  return item;
+  const [before, after] = await Promise.all([read(from, ['baja', 'modificacion']), read(to, ['alta', 'modificacion'])]);
+  return keyed.map(({ key, kind }) => {
+    const id = JSON.stringify(key);
+    const item = change(rs, kind, before.get(id), after.get(id));
+    // The store found it changed: it is in its version(s), and differs.
+    if (!item || (kind !== 'alta' && !before.has(id)) || (kind !== 'baja' && !after.has(id))) {
+      throw new Error(`${rs.path} ${id}: the versions compared do not hold what their comparison found`);
+    }
+    return item;
+  });
 }
 
-/** A page of the changes of whole record sets: the total from the kept comparison, the items read for the page alone. */
+/** A page of the changes of whole record sets: the total from the kept comparison, the records read for the page alone. */
 async function wholePage(
   datasets: Datasets,
   sets: readonly RecordSet[],
@@ -99,14 +106,14 @@ async function wholePage(
   // The content hash covers every record set: the same hash, the same records.
   if (from.version!.hash === to.version!.hash) return { items: [], total: 0 };
   const compared = await datasets.changes(sets, from.version!, to.version!);
-  const wanted: Promise<Cambio>[] = [];
+  const pages: Promise<Cambio[]>[] = [];
   let at = 0;
   compared.forEach((changes, i) => {
-    const end = Math.min(changes.length, skip + limit - at);
-    for (let j = Math.max(0, skip - at); j < end; j++) wanted.push(changeAt(sets[i]!, changes[j]!, from.store, to.store));
+    const wanted = changes.slice(Math.max(0, skip - at), Math.max(0, skip + limit - at));
+    if (wanted.length > 0) pages.push(changesOf(sets[i]!, wanted, from.store, to.store));
     at += changes.length;
   });
-  return { items: await Promise.all(wanted), total: at };
+  return { items: (await Promise.all(pages)).flat(), total: at };
 }
 
 function recordSetsAsked(conjunto: string | undefined): readonly RecordSet[] {

@@ -40,6 +40,8 @@ export interface Store {
   search(rs: RecordSet, query: SearchQuery): Promise<Row[]>;
   count(rs: RecordSet, conditions: readonly Condition[]): Promise<number>;
   lookup(rs: RecordSet, key: readonly (string | number)[]): Promise<Row | undefined>;
+  /** Several records by identifier, in no particular order; those not there are left out. */
+  lookupMany(rs: RecordSet, keys: readonly (readonly (string | number)[])[]): Promise<Row[]>;
   /** A real query against the store; throws when it cannot answer. */
   dataset(): Promise<DatasetInfo | null>;
   /** The catalog of versions the database holds (src/store/versions.ts); empty when nothing is loaded. */
