@@ -46,6 +46,8 @@ const MAX_PARAMETERS = 65535;
 const MAX_IN_FLIGHT = 2;
 /** Rows read back per query to hash the content. */
 const HASH_PAGE = 5000;
+/** Rows read per query for a download: each client holds a page at a time, so a small one keeps several at once light. */
+const STREAM_PAGE = 500;
 
 function buildBatchInsert(rs: RecordSet, rows: number): string {
   const width = rs.fields.length;
@@ -55,17 +57,17 @@ function buildBatchInsert(rs: RecordSet, rows: number): string {
 }
 
 /** Rows of a record set in identifier order, read in pages that follow the primary key, so a large dataset is never held in memory at once. */
-async function* pagedRows(client: PoolClient, rs: RecordSet): AsyncIterable<Values> {
+async function* pagedRows(client: PoolClient, rs: RecordSet, page = HASH_PAGE): AsyncIterable<Values> {
   const keys = rs.key.map(quote).join(', ');
   const keyAt = rs.key.map((k) => rs.fields.findIndex((f) => f.name === k));
   let after: unknown[] = [];
   for (;;) {
     const from = after.length === 0 ? '' : ` WHERE (${keys}) > (${after.map((_, i) => postgresDialect.placeholder(i + 1)).join(', ')})`;
-    const text = `SELECT ${columnList(rs)} FROM ${quote(rs.table)}${from} ORDER BY ${keys} LIMIT ${HASH_PAGE}`;
+    const text = `SELECT ${columnList(rs)} FROM ${quote(rs.table)}${from} ORDER BY ${keys} LIMIT ${page}`;
     const rows = (await client.query({ text, values: after, rowMode: 'array', types })).rows as unknown as Values[];
     yield* rows;
     const last = rows[rows.length - 1];
-    if (rows.length < HASH_PAGE || !last) return;
+    if (rows.length < page || !last) return;
     after = keyAt.map((i) => last[i]);
   }
 }
@@ -364,7 +366,7 @@ export async function* postgresRecordSet(config: Config, rs: RecordSet, aside?: 
     const client = await pool.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      yield* pagedRows(client, rs);
+      yield* pagedRows(client, rs, STREAM_PAGE);
       await client.query('COMMIT');
     } finally {
       client.release(true);

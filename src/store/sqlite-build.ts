@@ -253,6 +253,9 @@ export function sqliteCatalog(db: Database.Database): VersionInfo[] {
   return catalogOf(rows, toDatasetInfo(db.prepare(DATASET_SELECT).get() as DatasetRow | undefined));
 }
 
+/** The page cache of a connection that reads a table once, in order (KiB). */
+const STREAM_CACHE_KIB = 256;
+
 /** One record set of the file at `path`, in identifier order, read on a connection of its own that closes when the reading stops. */
 export async function* sqliteRecordSet(path: string, rs: RecordSet): AsyncGenerator<Values> {
   let db: Database.Database;
@@ -261,6 +264,9 @@ export async function* sqliteRecordSet(path: string, rs: RecordSet): AsyncGenera
   } catch (error) {
     throw new StoreUnavailableError(`${path}: ${(error as Error).message}`);
   }
+  // One pass in order gains nothing from a page cache: the default (16 MB a connection) would make the
+  // memory of several downloads at once grow with the number of clients.
+  db.pragma(`cache_size = -${STREAM_CACHE_KIB}`);
   const rows = db.prepare(selectAll(rs)).raw().iterate() as IterableIterator<Values>;
   try {
     // A pause now and then lets a long read share the process with the requests around it.
