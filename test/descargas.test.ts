@@ -14,6 +14,7 @@ import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { recordToRow } from '../src/data/record-row.js';
+import { acceptsGzip } from '../src/http/descargas.js';
 import { recordSets } from '../src/record-sets/index.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
@@ -50,6 +51,21 @@ function openFiles(pid: number, path: string): number {
     }
   }).length;
 }
+
+test('a CSV goes out gzip-compressed to a client whose Accept-Encoding takes gzip, with a weight above zero', () => {
+  for (const [header, expected] of [
+    ['gzip, deflate, br', true],
+    ['br;q=1.0, GZIP;q=0.5', true],
+    ['*', true],
+    ['gzip;q=0, *', false],
+    ['*;q=0', false],
+    ['identity', false],
+    ['br', false],
+    [undefined, false],
+  ] as const) {
+    assert.equal(acceptsGzip(header), expected, String(header));
+  }
+});
 
 for (const kind of await storeKinds()) {
   describe(`downloads as clients use them (${kind})`, () => {
