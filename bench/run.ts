@@ -161,6 +161,7 @@ function scenarios(get: (path: string) => Request): Map<string, Request[]> {
     // Dataset versions: the database holds three (see main); the lookup above is the current version's.
     ['as_of lookup of an older version (fracciones/{sysid})', spread(ids, 500).map((id) => get(`/api/v1/fracciones/${id}?as_of=2023-06-01`))],
     ['cambios page (one fraction, two versions)', tlcFractions.map((f) => get(`/api/v1/cambios?desde=2020-01-01&hasta=2024-06-01&fraccion=${f}`))],
+    ['cambios page (whole tariff, first page)', [get('/api/v1/cambios?desde=2020-01-01&hasta=2024-06-01')]],
   ]);
 }
 

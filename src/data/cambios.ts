@@ -50,7 +50,8 @@ function fractionOf(rs: RecordSet, row: Values): { fraccion: string | null; nico
   return { fraccion: fraccion === null ? null : String(fraccion), nico: nico === null ? null : String(nico) };
 }
 
-function change(rs: RecordSet, kind: Cambio['cambio'], before: Values | undefined, after: Values | undefined): Cambio | null {
+/** The change of one record, from its row in each version (undefined where it is not); null when nothing differs. */
+export function change(rs: RecordSet, kind: Cambio['cambio'], before: Values | undefined, after: Values | undefined): Cambio | null {
   const named = (after ?? before)!;
   const key = keyOf(rs, named);
   const base = { conjunto: rs.path, id: key.length === 1 ? key[0]! : key, ...fractionOf(rs, named) };

@@ -1,17 +1,19 @@
 /**
  * `/api/v1/cambios`: what changed between the version in force on `desde` and the one in force on
  * `hasta` (../shared/spec/versiones.md). With `fraccion`, only that fraction's records are read from
- * each version through the usual indexed search (milliseconds); without it, every record set is read
- * from both versions in identifier order and merged, keeping only the page asked for in memory.
+ * each version through the usual indexed search (milliseconds). Without it, the store compares the two
+ * versions record set by record set once per pair (versions never change, so the comparison is kept:
+ * Datasets.changes), which gives the total; a page then reads only its own records from each version.
  */
 import type { onRequestHookHandler } from 'fastify';
-import { compareKeys, diffRecordSet, keyOf, page } from '../data/cambios.js';
+import { change, compareKeys, diffRecordSet, keyOf, page } from '../data/cambios.js';
 import type { Cambio } from '../data/cambios.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { ownFractionFilter } from '../record-sets/define.js';
 import { filterConditions } from '../record-sets/filters.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Datasets, ServedVersion } from '../store/datasets.js';
+import { CHANGE_KINDS } from '../store/core.js';
 import type { Store, Values } from '../store/store.js';
 import type { VersionInfo } from '../store/versions.js';
 import { RequestValidationError, notFound } from './errors.js';
@@ -62,22 +64,56 @@ async function fractionRows(rs: RecordSet, digits: string, desde: Store, hasta: 
   return [await complete(before, after, desde), await complete(after, before, hasta)];
 }
 
-async function* changes(
+async function* fractionChanges(sets: readonly RecordSet[], from: ServedVersion, to: ServedVersion, digits: string): AsyncGenerator<Cambio> {
+  for (const rs of sets) {
+    if (!ownFractionFilter(rs)) continue;
+    const [before, after] = await fractionRows(rs, digits, from.store, to.store);
+    yield* diffRecordSet(rs, before, after);
+  }
+}
+
+/** The changes of one record set the store's comparison found, with the records of both sides read by identifier, a statement per side. */
+async function changesOf(rs: RecordSet, found: readonly Values[], from: Store, to: Store): Promise<Cambio[]> {
+  const keyed = found.map((row) => ({ key: row.slice(0, -1) as (string | number)[], kind: CHANGE_KINDS[Number(row[row.length - 1])]! }));
+  const read = async (store: Store, kinds: readonly Cambio['cambio'][]): Promise<Map<string, Values>> => {
+    const rows = await store.lookupMany(
+      rs,
+      keyed.filter((c) => kinds.includes(c.kind)).map((c) => c.key),
+    );
+    return new Map(rows.map((row) => toValues(rs, row)).map((values) => [JSON.stringify(keyOf(rs, values)), values]));
+  };
+  const [before, after] = await Promise.all([read(from, ['baja', 'modificacion']), read(to, ['alta', 'modificacion'])]);
+  return keyed.map(({ key, kind }) => {
+    const id = JSON.stringify(key);
+    const item = change(rs, kind, before.get(id), after.get(id));
+    // The store found it changed: it is in its version(s), and differs.
+    if (!item || (kind !== 'alta' && !before.has(id)) || (kind !== 'baja' && !after.has(id))) {
+      throw new Error(`${rs.path} ${id}: the versions compared do not hold what their comparison found`);
+    }
+    return item;
+  });
+}
+
+/** A page of the changes of whole record sets: the total from the kept comparison, the records read for the page alone. */
+async function wholePage(
   datasets: Datasets,
   sets: readonly RecordSet[],
   from: ServedVersion,
   to: ServedVersion,
-  digits: string | undefined,
-): AsyncGenerator<Cambio> {
-  for (const rs of sets) {
-    if (digits !== undefined) {
-      if (!ownFractionFilter(rs)) continue;
-      const [before, after] = await fractionRows(rs, digits, from.store, to.store);
-      yield* diffRecordSet(rs, before, after);
-    } else {
-      yield* diffRecordSet(rs, datasets.rows(rs, from.version!), datasets.rows(rs, to.version!));
-    }
-  }
+  skip: number,
+  limit: number,
+): Promise<{ items: Cambio[]; total: number }> {
+  // The content hash covers every record set: the same hash, the same records.
+  if (from.version!.hash === to.version!.hash) return { items: [], total: 0 };
+  const compared = await datasets.changes(sets, from.version!, to.version!);
+  const pages: Promise<Cambio[]>[] = [];
+  let at = 0;
+  compared.forEach((changes, i) => {
+    const wanted = changes.slice(Math.max(0, skip - at), Math.max(0, skip + limit - at));
+    if (wanted.length > 0) pages.push(changesOf(sets[i]!, wanted, from.store, to.store));
+    at += changes.length;
+  });
+  return { items: (await Promise.all(pages)).flat(), total: at };
 }
 
 function recordSetsAsked(conjunto: string | undefined): readonly RecordSet[] {
@@ -119,9 +155,12 @@ export function cambiosRoute(ctx: CambiosContext): OpenRoute {
       const skip = p['skip'] as number;
       const limit = p['limit'] as number;
       const same = from.version === to.version;
+      const digits = p['fraccion'] as string | undefined;
       const { items, total } = same
         ? { items: [], total: 0 }
-        : await page(changes(ctx.datasets, sets, from, to, p['fraccion'] as string | undefined), skip, limit);
+        : digits === undefined
+          ? await wholePage(ctx.datasets, sets, from, to, skip, limit)
+          : await page(fractionChanges(sets, from, to, digits), skip, limit);
       const name = (v: VersionInfo): string => v.version;
       return { desde_version: name(from.version), hasta_version: name(to.version), items, total, skip, limit };
     },

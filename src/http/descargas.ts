@@ -6,6 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream';
+import { createGzip } from 'node:zlib';
 import type { onRequestHookHandler } from 'fastify';
 import { csvBatches } from '../data/csv.js';
 import { recordSets } from '../record-sets/index.js';
@@ -58,9 +60,23 @@ function manifestOf(datasets: Datasets, version: VersionInfo): Promise<FileSum[]
   return manifest;
 }
 
+/** Whether the client takes gzip (RFC 9110 Accept-Encoding: `gzip` or `*`, with a weight above zero). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const weights = new Map<string, number>();
+  for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
+    const [name = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    weights.set(name, q === undefined ? 1 : Number(q.slice(2)) || 0);
+  }
+  return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
+}
+
 export function descargasRoute(ctx: DescargasContext): OpenRoute {
   return {
     onRequest: ctx.protect,
+    // A CSV is compressed here, with gzip alone, as a plain stream with back-pressure: the general
+    // compression's pipeline kept several megabytes per client, so memory grew with the clients.
+    compress: false,
     schema: {
       operationId: 'descargas',
       summary: 'A whole version: one record set as CSV ({conjunto}.csv), manifest.json, or SHA256SUMS',
@@ -96,12 +112,16 @@ export function descargasRoute(ctx: DescargasContext): OpenRoute {
       }
       const rs = recordSets.find((r) => `${r.path}.csv` === params.archivo);
       if (!rs) throw notFound(`No file ${params.archivo} in a version`);
-      const body = Readable.from(csvBatches(rs, ctx.datasets.rows(rs, version)));
-      return reply
+      const csv = Readable.from(csvBatches(rs, ctx.datasets.rows(rs, version)));
+      const gzip = acceptsGzip(request.headers['accept-encoding']);
+      void reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${rs.path}.csv"`)
-        .header('etag', `"${version.hash.slice(0, 32)}-${rs.path}"`)
-        .send(body);
+        .header('vary', 'accept-encoding')
+        .header('etag', `"${version.hash.slice(0, 32)}-${rs.path}${gzip ? '-gzip' : ''}"`);
+      if (!gzip) return reply.send(csv);
+      // A client that goes away destroys the gzip stream, and the pipeline then stops the reading.
+      return reply.header('content-encoding', 'gzip').send(pipeline(csv, createGzip(), () => undefined));
     },
   };
 }

@@ -96,6 +96,30 @@ export const columnList = (rs: RecordSet): string => rs.fields.map((f) => quote(
 /** Every row of a record set in identifier order. */
 export const selectAll = (rs: RecordSet): string => `SELECT ${columnList(rs)} FROM ${quote(rs.table)} ORDER BY ${rs.key.map(quote).join(', ')}`;
 
+/** How a record differs between two versions, as `selectChanges` codes it. */
+export const CHANGE_KINDS = ['baja', 'alta', 'modificacion'] as const;
+
+/**
+ * The records of a record set that differ between two versions' tables (`desde`, `hasta`: quoted,
+ * qualified names): each one's identifier and how it differs (its index in CHANGE_KINDS), in
+ * identifier order. Records with the same identifier are compared field by field as stored, so the
+ * answer is the database's own comparison, without reading either table into the process.
+ */
+export function selectChanges(rs: RecordSet, desde: string, hasta: string): string {
+  const keys = rs.key.map(quote);
+  const same = keys.map((k) => `d.${k} = h.${k}`).join(' AND ');
+  const others = rs.fields.filter((f) => !rs.key.includes(f.name)).map((f) => `d.${quote(f.name)} IS DISTINCT FROM h.${quote(f.name)}`);
+  const differs = others.length === 0 ? 'FALSE' : others.join(' OR ');
+  const first = keys[0]!;
+  return (
+    `SELECT ${keys.join(', ')}, "cambio" FROM (` +
+    `SELECT ${keys.map((k) => `d.${k}`).join(', ')}, CASE WHEN h.${first} IS NULL THEN 0 ELSE 2 END AS "cambio" ` +
+    `FROM ${desde} AS d LEFT JOIN ${hasta} AS h ON ${same} WHERE h.${first} IS NULL OR ${differs} ` +
+    `UNION ALL SELECT ${keys.map((k) => `h.${k}`).join(', ')}, 1 FROM ${hasta} AS h WHERE NOT EXISTS (SELECT 1 FROM ${desde} AS d WHERE ${same})` +
+    `) AS "cambios" ORDER BY ${keys.join(', ')}`
+  );
+}
+
 /**
  * The hash of the content only: every record set's rows in identifier order, as stored, so the same
  * data has the same hash on every store however it was loaded (from files, kept from the previous

@@ -19,6 +19,8 @@ import { byRecency, inForce, mexicoCityDate, newestImport } from './versions.js'
 const CATALOG_CHECK_MS = 2000;
 /** How long the store of a removed version stays open for the requests that began on it. */
 const RETIRE_AFTER_MS = 5000;
+/** How many pairs of versions the comparisons of are kept (each a few bytes per changed record). */
+const CHANGES_KEPT = 4;
 
 /** The store that answers and the version it holds (null while the catalog is unknown: the store is down, or empty). */
 export interface ServedVersion {
@@ -133,6 +135,36 @@ export class Datasets {
   rows(rs: RecordSet, version: VersionInfo): AsyncGenerator<Values> {
     const aside = version.version === newestImport(this.catalog)?.version ? undefined : version;
     return driverFor(this.config).readRecordSet(this.config, rs, aside);
+  }
+
+  /** Per pair of versions (identified with their import and content), per record set path: what differs. */
+  private readonly compared = new Map<string, Map<string, Promise<Values[]>>>();
+
+  /**
+   * What differs between two versions in each of `sets` (StoreDriver.changes): worked out by the store
+   * once per pair and record set and kept, since a version never changes once loaded; the few pairs
+   * asked for most recently are kept.
+   */
+  changes(sets: readonly RecordSet[], desde: VersionInfo, hasta: VersionInfo): Promise<Values[][]> {
+    const pair = [desde, hasta].map((v) => `${v.version} ${v.seq} ${v.hash}`).join('\n');
+    const known = this.compared.get(pair) ?? new Map<string, Promise<Values[]>>();
+    this.compared.delete(pair);
+    this.compared.set(pair, known);
+    for (const old of this.compared.keys()) {
+      if (this.compared.size <= CHANGES_KEPT) break;
+      this.compared.delete(old);
+    }
+    const missing = sets.filter((rs) => !known.has(rs.path));
+    if (missing.length > 0) {
+      const compared = driverFor(this.config).changes(this.config, missing, desde, hasta);
+      missing.forEach((rs, i) => {
+        const changes = compared.then((all) => all[i]!);
+        known.set(rs.path, changes);
+        // A failure (the store went away) is not remembered: the next request tries again.
+        changes.catch(() => known.delete(rs.path));
+      });
+    }
+    return Promise.all(sets.map((rs) => known.get(rs.path)!));
   }
 
   async close(): Promise<void> {

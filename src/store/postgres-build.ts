@@ -4,6 +4,7 @@
  */
 import type { PoolClient } from 'pg';
 import type { Config } from '../config.js';
+import { redactDatabaseUrl } from '../config.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import {
@@ -16,6 +17,7 @@ import {
   newVersion,
   planVersion,
   removalRefused,
+  selectChanges,
   toDatasetInfo,
 } from './core.js';
 import type { DatasetRow, VersionPlan } from './core.js';
@@ -27,6 +29,7 @@ import {
   createPostgresPool,
   inTransaction,
   statementName,
+  storeError,
   types,
   versionSchema,
 } from './postgres-connection.js';
@@ -34,7 +37,7 @@ import { SEARCH_TABLES, buildPostgresFullText } from './postgres-fulltext.js';
 import { buildCount, buildCreateTable, buildIndexes, postgresDialect, quote } from './sql.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, DatasetInfo, Values } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
-import { VERSIONS_SELECT, versionInsert, versionValues } from './versions.js';
+import { VERSIONS_SELECT, newestImport, versionInsert, versionValues } from './versions.js';
 
 /** Rows per INSERT: many per round trip, within the protocol's 65,535 parameters. */
 const BATCH_ROWS = 1000;
@@ -43,6 +46,8 @@ const MAX_PARAMETERS = 65535;
 const MAX_IN_FLIGHT = 2;
 /** Rows read back per query to hash the content. */
 const HASH_PAGE = 5000;
+/** Rows read per query for a download: each client holds a page at a time, so a small one keeps several at once light. */
+const STREAM_PAGE = 500;
 
 function buildBatchInsert(rs: RecordSet, rows: number): string {
   const width = rs.fields.length;
@@ -52,17 +57,17 @@ function buildBatchInsert(rs: RecordSet, rows: number): string {
 }
 
 /** Rows of a record set in identifier order, read in pages that follow the primary key, so a large dataset is never held in memory at once. */
-async function* pagedRows(client: PoolClient, rs: RecordSet): AsyncIterable<Values> {
+async function* pagedRows(client: PoolClient, rs: RecordSet, page = HASH_PAGE): AsyncIterable<Values> {
   const keys = rs.key.map(quote).join(', ');
   const keyAt = rs.key.map((k) => rs.fields.findIndex((f) => f.name === k));
   let after: unknown[] = [];
   for (;;) {
     const from = after.length === 0 ? '' : ` WHERE (${keys}) > (${after.map((_, i) => postgresDialect.placeholder(i + 1)).join(', ')})`;
-    const text = `SELECT ${columnList(rs)} FROM ${quote(rs.table)}${from} ORDER BY ${keys} LIMIT ${HASH_PAGE}`;
+    const text = `SELECT ${columnList(rs)} FROM ${quote(rs.table)}${from} ORDER BY ${keys} LIMIT ${page}`;
     const rows = (await client.query({ text, values: after, rowMode: 'array', types })).rows as unknown as Values[];
     yield* rows;
     const last = rows[rows.length - 1];
-    if (rows.length < HASH_PAGE || !last) return;
+    if (rows.length < page || !last) return;
     after = keyAt.map((i) => last[i]);
   }
 }
@@ -361,11 +366,44 @@ export async function* postgresRecordSet(config: Config, rs: RecordSet, aside?: 
     const client = await pool.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      yield* pagedRows(client, rs);
+      yield* pagedRows(client, rs, STREAM_PAGE);
       await client.query('COMMIT');
     } finally {
       client.release(true);
     }
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * What differs between two versions in each of `sets` (selectChanges), compared by PostgreSQL over
+ * both identifier indexes in one read-only snapshot. The served tables are locked for reading before
+ * the snapshot is taken, so a load cannot move them aside between reading the catalog (which says
+ * which version they hold) and reading them.
+ */
+export async function postgresChanges(config: Config, sets: readonly RecordSet[], desde: VersionInfo, hasta: VersionInfo): Promise<Values[][]> {
+  const pool = createPostgresPool(config, 'service');
+  try {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await client.query(`LOCK TABLE ${sets.map((rs) => quote(rs.table)).join(', ')} IN ACCESS SHARE MODE`);
+      const newest = newestImport(await readCatalog(client))?.version;
+      const tableOf = (version: VersionInfo, rs: RecordSet): string =>
+        version.version === newest ? quote(rs.table) : `${quote(versionSchema(version))}.${quote(rs.table)}`;
+      const answer: Values[][] = [];
+      for (const rs of sets) {
+        const text = selectChanges(rs, tableOf(desde, rs), tableOf(hasta, rs));
+        answer.push((await client.query({ text, rowMode: 'array', types })).rows);
+      }
+      await client.query('COMMIT');
+      return answer;
+    } finally {
+      client.release(true);
+    }
+  } catch (error) {
+    throw storeError(error, redactDatabaseUrl(config.DATABASE_URL));
   } finally {
     await pool.end();
   }

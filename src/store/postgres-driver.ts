@@ -1,7 +1,7 @@
 /** The PostgreSQL driver: DATABASE_URL `postgres://…` or `postgresql://…`. */
 import { redactDatabaseUrl } from '../config.js';
 import { SqlUserAdmin } from './core.js';
-import { PostgresDatasetBuild, postgresRecordSet, readPostgresDataset, removePostgresVersion } from './postgres-build.js';
+import { PostgresDatasetBuild, postgresChanges, postgresRecordSet, readPostgresDataset, removePostgresVersion } from './postgres-build.js';
 import { Connection, ensurePostgresSchema, storeError } from './postgres-connection.js';
 import { PostgresStore } from './postgres.js';
 import { postgresDialect } from './sql.js';
@@ -30,6 +30,7 @@ export const postgresDriver: StoreDriver = {
   openVersion: (config, version) => new PostgresStore(config, version),
   removeVersion: (config, version, today) => removePostgresVersion(config, version, today),
   readRecordSet: (config, rs, aside) => postgresRecordSet(config, rs, aside),
+  changes: (config, sets, desde, hasta) => postgresChanges(config, sets, desde, hasta),
   readDataset: (config, visit, aside) => readPostgresDataset(config, visit, aside),
   // Every copy of the service reads the shared tables, which a load replaces in one transaction: nothing to reopen.
   replacement: () => null,

@@ -18,7 +18,7 @@ import type { Suggestion } from '../search/vocabulary.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { Connection, versionSchema } from './postgres-connection.js';
 import { PostgresFullText } from './postgres-fulltext.js';
-import { buildCount, buildLookup, buildSearch, postgresDialect } from './sql.js';
+import { buildCount, buildLookup, buildLookupMany, buildSearch, postgresDialect } from './sql.js';
 import type { Condition } from './sql.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User } from './store.js';
 import { UnservableDatasetError } from './store.js';
@@ -102,6 +102,13 @@ export class PostgresStore implements Store {
   async lookup(rs: RecordSet, key: readonly (string | number)[]): Promise<Row | undefined> {
     if (key.some(hasNul)) return undefined;
     return (await this.query<Row>(buildLookup(rs, postgresDialect), key))[0];
+  }
+
+  async lookupMany(rs: RecordSet, keys: readonly (readonly (string | number)[])[]): Promise<Row[]> {
+    const wanted = keys.filter((key) => !key.some(hasNul));
+    if (wanted.length === 0) return [];
+    const q = buildLookupMany(rs, wanted, postgresDialect);
+    return this.query<Row>(q.text, q.values);
   }
 
   async dataset(): Promise<DatasetInfo | null> {

@@ -87,6 +87,20 @@ export function buildLookup(rs: RecordSet, dialect: Dialect): string {
   return `SELECT ${columnList(rs)} FROM ${quote(rs.table)} WHERE ${where}`;
 }
 
+/** The sizes a lookup of several records is padded to, so that a store prepares a few statements per record set, not one per page size. */
+const LOOKUP_SIZES = [1, 10, 100, 1000];
+
+/** Several records by identifier in one statement (a page of cambios); `keys` (at least one) padded by repeating the last. */
+export function buildLookupMany(rs: RecordSet, keys: readonly (readonly (string | number)[])[], dialect: Dialect): SqlQuery {
+  const size = LOOKUP_SIZES.find((s) => s >= keys.length) ?? keys.length;
+  const padded = [...keys, ...Array.from({ length: size - keys.length }, () => keys[keys.length - 1]!)];
+  let at = 0;
+  const one = (): string => dialect.placeholder(++at);
+  const tuple = (): string => (rs.key.length === 1 ? one() : `(${rs.key.map(one).join(', ')})`);
+  const columns = rs.key.length === 1 ? quote(rs.key[0]!) : `(${rs.key.map(quote).join(', ')})`;
+  return { text: `SELECT ${columnList(rs)} FROM ${quote(rs.table)} WHERE ${columns} IN (${padded.map(tuple).join(', ')})`, values: padded.flat() };
+}
+
 export function buildInsert(rs: RecordSet, dialect: Dialect): string {
   const marks = rs.fields.map((_, i) => dialect.placeholder(i + 1)).join(', ');
   return `INSERT INTO ${quote(rs.table)} (${columnList(rs)}) VALUES (${marks})`;

@@ -19,6 +19,7 @@ import {
   newVersion,
   planVersion,
   selectAll,
+  selectChanges,
   toDatasetInfo,
 } from './core.js';
 import type { DatasetRow, VersionPlan } from './core.js';
@@ -27,7 +28,7 @@ import { buildSqliteFullText } from './sqlite-fulltext.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, Values } from './store.js';
 import { StoreUnavailableError } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
-import { VERSIONS_SELECT, versionInsert, versionValues } from './versions.js';
+import { VERSIONS_SELECT, newestImport, versionInsert, versionValues } from './versions.js';
 
 const columnType = (f: Field): string => (f.type.kind === 'int' ? 'INTEGER' : 'TEXT');
 
@@ -278,6 +279,9 @@ export function sqliteCatalog(db: Database.Database): VersionInfo[] {
   return catalogOf(rows, toDatasetInfo(db.prepare(DATASET_SELECT).get() as DatasetRow | undefined));
 }
 
+/** The page cache of a connection that reads a table once, in order (KiB). */
+const STREAM_CACHE_KIB = 256;
+
 /** One record set of the file at `path`, in identifier order, read on a connection of its own that closes when the reading stops. */
 export async function* sqliteRecordSet(path: string, rs: RecordSet): AsyncGenerator<Values> {
   let db: Database.Database;
@@ -286,6 +290,9 @@ export async function* sqliteRecordSet(path: string, rs: RecordSet): AsyncGenera
   } catch (error) {
     throw new StoreUnavailableError(`${path}: ${(error as Error).message}`);
   }
+  // One pass in order gains nothing from a page cache: the default (16 MB a connection) would make the
+  // memory of several downloads at once grow with the number of clients.
+  db.pragma(`cache_size = -${STREAM_CACHE_KIB}`);
   const rows = db.prepare(selectAll(rs)).raw().iterate() as IterableIterator<Values>;
   try {
     // A pause now and then lets a long read share the process with the requests around it.
@@ -296,6 +303,52 @@ export async function* sqliteRecordSet(path: string, rs: RecordSet): AsyncGenera
     }
   } finally {
     rows.return?.();
+    db.close();
+  }
+}
+
+/**
+ * What differs between two versions in each of `sets` (selectChanges), read on a connection of its own
+ * to the served file with the other version's file attached. Which version the served file holds is
+ * read from that same file, so a load that replaces it meanwhile changes nothing. The comparison runs
+ * in SQLite over both identifier indexes; a pause after each record set and every thousand changes
+ * lets it share the process with the requests around it.
+ */
+export async function sqliteChanges(path: string, sets: readonly RecordSet[], desde: VersionInfo, hasta: VersionInfo): Promise<Values[][]> {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new StoreUnavailableError(`${path}: ${(error as Error).message}`);
+  }
+  try {
+    const newest = newestImport(sqliteCatalog(db))?.version;
+    const schemaOf = (version: VersionInfo, name: string): string => {
+      if (version.version === newest) return '"main"';
+      try {
+        db.prepare(`ATTACH DATABASE ? AS ${quote(name)}`).run(versionFile(path, version));
+      } catch (error) {
+        throw new StoreUnavailableError(`${versionFile(path, version)}: ${(error as Error).message}`);
+      }
+      return quote(name);
+    };
+    const from = schemaOf(desde, 'desde');
+    const to = schemaOf(hasta, 'hasta');
+    const answer: Values[][] = [];
+    for (const rs of sets) {
+      const changes: Values[] = [];
+      for (const row of db
+        .prepare(selectChanges(rs, `${from}.${quote(rs.table)}`, `${to}.${quote(rs.table)}`))
+        .raw()
+        .iterate() as Iterable<Values>) {
+        changes.push(row);
+        if (changes.length % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      answer.push(changes);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return answer;
+  } finally {
     db.close();
   }
 }

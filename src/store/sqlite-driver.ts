@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { sqlitePath } from '../config.js';
 import { SqlUserAdmin, removalRefused } from './core.js';
 import { sqliteDialect } from './sql.js';
-import { SqliteDatasetBuild, readSqliteDataset, sqliteCatalog, sqliteRecordSet, versionFile } from './sqlite-build.js';
+import { SqliteDatasetBuild, readSqliteDataset, sqliteCatalog, sqliteChanges, sqliteRecordSet, versionFile } from './sqlite-build.js';
 import { MissingSqliteFile } from './sqlite-missing.js';
 import { SqliteStore, endReads } from './sqlite.js';
 import type { Replacement, Store, StoreDriver, UserAdmin } from './store.js';
@@ -82,6 +82,7 @@ export const sqliteDriver: StoreDriver = {
   // A refusal is a rejected promise, never a throw before there is one.
   removeVersion: (config, version, today) => new Promise<void>((resolve) => resolve(removeSqliteVersion(sqlitePath(config), version, today))),
   readRecordSet: (config, rs, aside) => sqliteRecordSet(aside ? versionFile(sqlitePath(config), aside) : sqlitePath(config), rs),
+  changes: (config, sets, desde, hasta) => sqliteChanges(sqlitePath(config), sets, desde, hasta),
   readDataset: (config, visit, aside) => {
     const path = aside ? versionFile(sqlitePath(config), aside) : sqlitePath(config);
     if (!existsSync(path)) throw notFound(path);

@@ -32,6 +32,10 @@ export class MissingSqliteFile implements Store {
     return this.fail();
   }
 
+  lookupMany(): Promise<Row[]> {
+    return this.fail();
+  }
+
   dataset(): Promise<DatasetInfo | null> {
     return this.fail();
   }

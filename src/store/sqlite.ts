@@ -10,7 +10,7 @@ import { DATASET_SELECT, catalogOf, shapeProblem, toDatasetInfo, toUser, userSel
 import type { DatasetRow, UserRow } from './core.js';
 import type { Suggestion } from '../search/vocabulary.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
-import { buildCount, buildLookup, buildSearch, sqliteDialect } from './sql.js';
+import { buildCount, buildLookup, buildLookupMany, buildSearch, sqliteDialect } from './sql.js';
 import type { Condition, SqlQuery } from './sql.js';
 import { SqliteFullText, hasFullText } from './sqlite-fulltext.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User, Values } from './store.js';
@@ -192,6 +192,12 @@ export class SqliteStore implements Store {
         return values === undefined ? undefined : rowMaker(rs)(values);
       }),
     );
+  }
+
+  lookupMany(rs: RecordSet, keys: readonly (readonly (string | number)[])[]): Promise<Row[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    const q = buildLookupMany(rs, keys, sqliteDialect);
+    return Promise.resolve(this.run(() => this.prepare(q.text).all(...q.values) as Row[]));
   }
 
   dataset(): Promise<DatasetInfo | null> {

@@ -40,6 +40,8 @@ export interface Store {
   search(rs: RecordSet, query: SearchQuery): Promise<Row[]>;
   count(rs: RecordSet, conditions: readonly Condition[]): Promise<number>;
   lookup(rs: RecordSet, key: readonly (string | number)[]): Promise<Row | undefined>;
+  /** Several records by identifier, in no particular order; those not there are left out. */
+  lookupMany(rs: RecordSet, keys: readonly (readonly (string | number)[])[]): Promise<Row[]>;
   /** A real query against the store; throws when it cannot answer. */
   dataset(): Promise<DatasetInfo | null>;
   /** The catalog of versions the database holds (src/store/versions.ts); empty when nothing is loaded. */
@@ -143,6 +145,12 @@ export interface StoreDriver {
     visit: (rs: RecordSet, rows: AsyncIterable<Values> | Iterable<Values>) => Promise<void> | void,
     aside?: VersionInfo,
   ): Promise<void>;
+  /**
+   * What differs between two versions in each of `sets` (core.ts selectChanges): per record set, one
+   * row per changed record, its identifier's values then the index of the change in CHANGE_KINDS, in
+   * identifier order. Where each version's tables are is read in the same snapshot as the tables.
+   */
+  changes(config: Config, sets: readonly RecordSet[], desde: VersionInfo, hasta: VersionInfo): Promise<Values[][]>;
   /** The store of a version whose record sets are not the main tables (moved aside by a later import). */
   openVersion(config: Config, version: VersionInfo): Store;
   /** Removes a version that is neither in force on `today` nor the newest import; refused while a load runs. */
