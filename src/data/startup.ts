@@ -160,6 +160,8 @@ export async function prepareStartup(config: Config): Promise<Prepared> {
   // A PostgreSQL database is loaded and given users by its operator; nothing is built at start.
   if (storeKind(config) === 'postgres') return { config, notes };
   const path = sqlitePath(config);
+  // The demo user's password hash (scrypt, on libuv's threads) is made while the demo builds, not after.
+  const demoHash = isEmbeddedDemo(config) ? hashPassword('demo') : null;
   if (!existsSync(path)) {
     const started = Date.now();
     const info = await buildDemoDatabase(path);
@@ -169,9 +171,9 @@ export async function prepareStartup(config: Config): Promise<Prepared> {
         `versions ${TIGIE_2012_FROM} (TIGIE 2012) and ${LIGIE_2022_FROM} (LIGIE 2022, current: ${rows} records)`,
     );
   }
-  if (!isEmbeddedDemo(config)) return { config, notes };
+  if (demoHash === null) return { config, notes };
 
-  const hash = await hashPassword('demo');
+  const hash = await demoHash;
   await withUserAdmin(config, async (admin) => {
     if ((await admin.list()).length > 0) return;
     await admin.add('demo', hash, 'Demo user', null);
