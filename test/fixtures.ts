@@ -71,6 +71,16 @@ export function fillFixture(writer: DatasetWriter): void {
   for (const rs of recordSets) for (const record of fixtureRecords(rs)) writer.insert(rs, recordToRow(rs, record));
 }
 
+/** The fixture with only the first `n` records of aladi2 (every other record set whole): versions that differ in one record set. */
+export const withAladi2 =
+  (n: number) =>
+  (writer: DatasetWriter): void => {
+    for (const rs of recordSets) {
+      const records = rs.path === 'aladi2' ? fixtureRecords(rs).slice(0, n) : fixtureRecords(rs);
+      for (const record of records) writer.insert(rs, recordToRow(rs, record));
+    }
+  };
+
 export async function writeFixtureDatabase(path: string): Promise<void> {
   await writeDatabase(`sqlite:${path}`, 'test fixture', fillFixture);
 }

@@ -8,25 +8,11 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { Config } from '../src/config.js';
-import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { driverFor, openStore, writeDatabase } from '../src/store/drivers.js';
-import type { DatasetWriter } from '../src/store/store.js';
 import { newestImport } from '../src/store/versions.js';
-import { fillFixture, fixtureRecords } from './fixtures.js';
+import { fillFixture, withAladi2 } from './fixtures.js';
 import { database, storeKinds, testConfig } from './helpers.js';
-
-const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
-
-/** The fixture with only the first `n` records of aladi2. */
-const withAladi2 =
-  (n: number) =>
-  (writer: DatasetWriter): void => {
-    for (const rs of recordSets) {
-      const records = rs === aladi2 ? fixtureRecords(rs).slice(0, n) : fixtureRecords(rs);
-      for (const record of records) writer.insert(rs, recordToRow(rs, record));
-    }
-  };
 
 /** Every version the database holds, with a hash of all its rows as read back. */
 async function versionsAndContents(config: Config): Promise<Map<string, string>> {

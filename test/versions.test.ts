@@ -13,23 +13,12 @@ import { loadConfig } from '../src/config.js';
 import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { driverFor, writeDatabase } from '../src/store/drivers.js';
-import type { DatasetWriter } from '../src/store/store.js';
 import { inForce, mexicoCityDate, nextVersionId } from '../src/store/versions.js';
 import type { VersionInfo } from '../src/store/versions.js';
-import { fixtureRecords } from './fixtures.js';
+import { fixtureRecords, withAladi2 } from './fixtures.js';
 import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, login, storeKinds } from './helpers.js';
 
 const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
-
-/** The fixture with only the first `n` records of aladi2 (every other record set whole). */
-const withAladi2 =
-  (n: number) =>
-  (writer: DatasetWriter): void => {
-    for (const rs of recordSets) {
-      const records = rs === aladi2 ? fixtureRecords(rs).slice(0, n) : fixtureRecords(rs);
-      for (const record of records) writer.insert(rs, recordToRow(rs, record));
-    }
-  };
 
 const version = (v: string, vigenteDesde: string, seq: number): VersionInfo => ({
   version: v,

@@ -12,7 +12,7 @@ import { demoSourcesDir, isEmbeddedDemo, sqlitePath, storeKind } from '../config
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../store/drivers.js';
-import { adoptOlderVersions } from '../store/sqlite-build.js';
+import { adoptOlderVersions, isRunning } from '../store/sqlite-build.js';
 import type { CommittedDataset, DatasetInfo, DatasetWriter } from '../store/store.js';
 import { DEMO_VERSION_COUNT, LIGIE_2022_FROM } from './demo/index.js';
 import { TIGIE_2012_FROM } from './demo/tigie2012.js';
@@ -131,14 +131,6 @@ function removeStaleDemoBuilds(path: string): void {
   }
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
-}
 
 /** The embedded demo's signing secret: made once and kept beside its database, so tokens survive a restart. */
 function demoSecret(databasePath: string): string {

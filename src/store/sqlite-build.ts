@@ -181,7 +181,8 @@ function lockServedFile(path: string): Database.Database | null {
   }
 }
 
-function isRunning(pid: number): boolean {
+/** Whether a process with this id runs (one of another user's counts). */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
