@@ -13,16 +13,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { hashPassword } from '../src/auth/passwords.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
-import { defaultDatabasePath, demoSourcesDir, loadConfig } from '../src/config.js';
-import { demoRecords } from '../src/data/demo/index.js';
-import { recordToRow } from '../src/data/record-row.js';
+import { defaultDatabasePath, loadConfig } from '../src/config.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';
 import type { Figures, Request } from './load.js';
 import { autocannonGenerator, cpuSeconds, findWrk, wrkGenerator } from './load.js';
+import type { BenchDatabase } from './postgres.js';
+import { demoPostgres } from './postgres.js';
 
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 8);
 const WARMUP = Math.max(2, Math.round(DURATION / 4));
@@ -205,36 +204,15 @@ async function serviceRun(label: string, port: number, env: Record<string, strin
 }
 
 /** A database of its own on the PostgreSQL server, holding the demo dataset and the bench user; null when none answers. */
-async function benchPostgres(): Promise<{ url: string; drop: () => Promise<void> } | null> {
-  const adminUrl = process.env['BENCH_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
-  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
+async function benchPostgres(): Promise<BenchDatabase | null> {
+  const database = await demoPostgres('bench');
+  if (database === null) return null;
   try {
-    await admin.connect();
-  } catch {
-    return null;
-  }
-  const name = `tariff_bench_${process.pid}`;
-  await admin.query(`CREATE DATABASE ${name} ENCODING 'UTF8' TEMPLATE template0`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const drop = async (): Promise<void> => {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  };
-  try {
-    const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
-    await writeDatabase(url.toString(), 'demo', async (writer) => {
-      for (const { recordSet, record } of demoRecords(demoSourcesDir)) {
-        const rs = byPath.get(recordSet)!;
-        writer.insert(rs, recordToRow(rs, record));
-        await writer.ready();
-      }
-    });
     const hash = await hashPassword('bench password');
-    await withUserAdmin(loadConfig({ DATABASE_URL: url.toString() }), (a) => a.add('bench', hash, null, null));
-    return { url: url.toString(), drop };
+    await withUserAdmin(loadConfig({ DATABASE_URL: database.url }), (a) => a.add('bench', hash, null, null));
+    return database;
   } catch (error) {
-    await drop();
+    await database.drop();
     throw error;
   }
 }

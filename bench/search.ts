@@ -12,18 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import Database from 'better-sqlite3';
-import pg from 'pg';
-import { demoSourcesDir, loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
-import { demoRecords } from '../src/data/demo/index.js';
-import { recordToRow } from '../src/data/record-row.js';
-import { recordSets } from '../src/record-sets/index.js';
 import { isStopWord, words } from '../src/search/analysis.js';
 import { queryCode } from '../src/store/fulltext.js';
-import { writeDatabase } from '../src/store/drivers.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
+import { demoPostgres } from './postgres.js';
 
 interface Query {
   readonly section: string;
@@ -99,33 +95,6 @@ function likeEngine(path: string): Engine {
   };
 }
 
-async function postgresDemo(): Promise<{ url: string; drop: () => Promise<void> } | null> {
-  const adminUrl = process.env['BENCH_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
-  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await admin.connect();
-  } catch {
-    return null;
-  }
-  const name = `tariff_bench_search_${process.pid}`;
-  await admin.query(`CREATE DATABASE ${name} ENCODING 'UTF8' TEMPLATE template0`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const drop = async (): Promise<void> => {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  };
-  const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
-  await writeDatabase(url.toString(), 'demo', async (writer) => {
-    for (const { recordSet, record } of demoRecords(demoSourcesDir)) {
-      const rs = byPath.get(recordSet)!;
-      writer.insert(rs, recordToRow(rs, record));
-      await writer.ready();
-    }
-  });
-  return { url: url.toString(), drop };
-}
-
 const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 
 async function main(): Promise<void> {
@@ -149,7 +118,7 @@ async function main(): Promise<void> {
       ),
       await latency((q) => sqlite.suggest(q), prefixes(), rounds),
     ]);
-    const postgres = await postgresDemo();
+    const postgres = await demoPostgres('bench_search');
     if (postgres) {
       const store = new PostgresStore(loadConfig({ DATABASE_URL: postgres.url }));
       results.push(store);

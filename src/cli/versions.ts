@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { driverFor } from '../store/drivers.js';
 import type { VersionInfo } from '../store/versions.js';
-import { beyondKeep, inForce, mexicoCityDate } from '../store/versions.js';
+import { beyondKeep, inForce, mexicoCityDate, versionJson } from '../store/versions.js';
 import { CliError } from './io.js';
 
 export const versionsHelp = `Usage: tariff-lookup versions <command> [options]
@@ -54,15 +54,7 @@ export async function versionsCommand(args: string[], config: Config, out: (line
       const versions = await catalog(config);
       const current = inForce(versions, today);
       if (values.json) {
-        const shown = versions.map((v) => ({
-          version: v.version,
-          vigente_desde: v.vigenteDesde,
-          fuente: v.fuente,
-          importado: v.importado,
-          hash: v.hash,
-          conteos: v.conteos,
-          actual: v === current,
-        }));
+        const shown = versions.map((v) => versionJson(v, current));
         return out(JSON.stringify(shown));
       }
       if (versions.length === 0) return out('no versions: nothing is loaded');

@@ -69,7 +69,7 @@ const ROMAN = [
   'XXIII',
   'XXIV',
 ];
-const SECTOR_PATTERN = '^(I|II|III|IV|V|VI|VII|VIII|IX|X|XI|XII|XIII|XIV|XV|XVI|XVII|XVIII|XIX|XX|XXI|XXII|XXIII|XXIV)$';
+const SECTOR_PATTERN = `^(${ROMAN.join('|')})$`;
 
 type Loc = (string | number)[];
 type Obj = Record<string, unknown>;

@@ -1,7 +1,7 @@
 /** `/api/v1/versiones`: the dataset versions the service holds (../shared/spec/versiones.md). */
 import type { onRequestHookHandler } from 'fastify';
 import type { Datasets } from '../store/datasets.js';
-import type { VersionInfo } from '../store/versions.js';
+import { versionJson } from '../store/versions.js';
 import { notFound } from './errors.js';
 import type { OpenRoute } from './route-kinds.js';
 
@@ -26,18 +26,6 @@ const versionSchema = {
 
 const unauthorised = { 401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' } };
 
-function shown(v: VersionInfo, current: VersionInfo | null): Record<string, unknown> {
-  return {
-    version: v.version,
-    vigente_desde: v.vigenteDesde,
-    fuente: v.fuente,
-    importado: v.importado,
-    hash: v.hash,
-    conteos: v.conteos,
-    actual: v.version === current?.version,
-  };
-}
-
 export function versionesRoute(ctx: VersionesContext): OpenRoute {
   return {
     onRequest: ctx.protect,
@@ -50,7 +38,7 @@ export function versionesRoute(ctx: VersionesContext): OpenRoute {
     },
     handler: () => {
       const current = ctx.datasets.current().version;
-      return ctx.datasets.versions().map((v) => shown(v, current));
+      return ctx.datasets.versions().map((v) => versionJson(v, current));
     },
   };
 }
@@ -74,7 +62,7 @@ export function versionRoute(ctx: VersionesContext): OpenRoute {
       const { version } = request.params as { version: string };
       const found = ctx.datasets.versions().find((v) => v.version === version);
       if (!found) throw notFound(`No dataset version ${version}`);
-      return shown(found, ctx.datasets.current().version);
+      return versionJson(found, ctx.datasets.current().version);
     },
   };
 }

@@ -15,6 +15,7 @@ import type { Suggestion } from '../search/vocabulary.js';
 import { Vocabulary } from '../search/vocabulary.js';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
 import { codeSearchSql } from './fulltext.js';
+import { statementCache } from './sqlite-statements.js';
 
 const COLUMNS = SEARCH_COLUMNS;
 
@@ -60,10 +61,12 @@ const named = (values: readonly (string | number | null)[]): Record<string, stri
   Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]));
 
 export class SqliteFullText {
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly prepare: (sql: string) => Database.Statement;
   private loaded: Vocabulary | undefined;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database.Database) {
+    this.prepare = statementCache(db);
+  }
 
   /** Built on the first search or suggestion, not when the store opens: a start stays quick. */
   get vocabulary(): Vocabulary {
@@ -79,15 +82,6 @@ export class SqliteFullText {
       codes: this.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
     });
     return this.loaded;
-  }
-
-  private prepare(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
   }
 
   search(query: FullTextQuery): FullTextResult {

@@ -13,6 +13,7 @@ import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { buildCount, buildLookup, buildLookupMany, buildSearch, sqliteDialect } from './sql.js';
 import type { Condition, SqlQuery } from './sql.js';
 import { SqliteFullText, hasFullText } from './sqlite-fulltext.js';
+import { statementCache } from './sqlite-statements.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User, Values } from './store.js';
 import { StoreUnavailableError, UnservableDatasetError } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
@@ -47,7 +48,9 @@ export function endReads(): void {
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly prepare: (sql: string) => Database.Statement;
+  /** Statements that read a record set's rows, as arrays (rowMaker). */
+  private readonly prepareRows: (sql: string) => Database.Statement;
 
   /** Which file is open: an import replaces the file at `path` by renaming another one over it. */
   private readonly file: string;
@@ -69,6 +72,8 @@ export class SqliteStore implements Store {
     // No memory map: a file truncated or copied over in place (`cp backup.sqlite PATH`) would kill the
     // process with SIGBUS on the next read; with plain reads it is an error, answered 503.
     this.db.pragma('mmap_size = 0');
+    this.prepare = statementCache(this.db);
+    this.prepareRows = statementCache(this.db, true);
     const columns = sqliteColumns(this.db);
     this.unservable = shapeProblem(columns);
     this.hasCatalog = columns.has('dataset_versions');
@@ -123,27 +128,6 @@ export class SqliteStore implements Store {
 
   /** The lookup by identifier of each record set, prepared on its first use. */
   private readonly lookups = new Map<RecordSet, Database.Statement>();
-
-  /** Statements that read a record set's rows, as arrays (rowMaker). */
-  private readonly rowStatements = new Map<string, Database.Statement>();
-
-  private prepareRows(sql: string): Database.Statement {
-    let statement = this.rowStatements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql).raw(true);
-      this.rowStatements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  private prepare(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
 
   /** `users`: a read of the users only, which a dataset of another shape does not stop (logins go on working). */
   private run<T>(action: () => T, users = false): T {

@@ -29,6 +29,19 @@ export const VERSIONS_DDL = `CREATE TABLE IF NOT EXISTS "dataset_versions" (
   "seq" INTEGER NOT NULL
 )`;
 
+/** A version as the contract shows it (`/api/v1/versiones`, `tariff-lookup versions list --json`); `actual` for the current one. */
+export function versionJson(v: VersionInfo, current: VersionInfo | null | undefined): Record<string, unknown> {
+  return {
+    version: v.version,
+    vigente_desde: v.vigenteDesde,
+    fuente: v.fuente,
+    importado: v.importado,
+    hash: v.hash,
+    conteos: v.conteos,
+    actual: v.version === current?.version,
+  };
+}
+
 export const VERSIONS_SELECT = 'SELECT "version", "vigente_desde", "fuente", "importado", "hash", "conteos", "seq" FROM "dataset_versions"';
 
 export function versionInsert(dialect: Dialect): string {
