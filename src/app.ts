@@ -18,6 +18,7 @@ import type { LogOutput } from './http/logging.js';
 import { loggerOptions, requestLogger } from './http/logging.js';
 import { registerObservability, requestIds } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
+import { FrontDoor } from './http/front-door.js';
 import { connectionLimits, registerProtection } from './http/protection.js';
 import { API_VERSION, SERVICE_NAME } from './http/public.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
@@ -63,9 +64,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     maxPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
     windowMs: config.LOGIN_WINDOW_MINUTES * 60_000,
   });
+  const requestId = requestIds();
+  const front = new FrontDoor();
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.LOG_LEVEL, options.log),
-    genReqId: requestIds(),
+    genReqId: requestId,
+    serverFactory: front.serverFactory,
     trustProxy: trustProxy(config),
     ...connectionLimits(config),
     // One line per request, written when it is answered (src/http/observe.ts), instead of two.
@@ -92,7 +96,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await slot.close();
   });
   registerErrorHandling(app);
-  await registerProtection(app, { config, tokens });
+  const protection = await registerProtection(app, { config, tokens });
 
   // Every GET answer carries an ETag (a hash of its body) and If-None-Match gives 304; bodies worth it go out compressed.
   await app.register(etag);
@@ -118,8 +122,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const current = slot.current;
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
-  const protect = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
+  const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
   const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
-  await registerRoutes(app, { store: current, datasets, tokens, throttle, protect, cache, observability });
+  await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability });
+  // Cached answers are written before Fastify sees the request, with the same parts (src/http/front-door.ts).
+  if (cache.enabled) {
+    front.open({ ...protection, cache, datasets, guard, requestId, answered: observability.answered, cors: config.CORS_ORIGINS !== '' });
+    app.addHook('preClose', (done) => {
+      front.close();
+      done();
+    });
+  }
   return app;
 }

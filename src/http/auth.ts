@@ -9,7 +9,7 @@ import type { TokenService } from '../auth/tokens.js';
 import type { Store, User } from '../store/store.js';
 import type { ValidationDetail } from './errors.js';
 import { HttpError, RequestValidationError } from './errors.js';
-import { bearerOf } from './rate-limit.js';
+import { bearerOf, bearerToken } from './rate-limit.js';
 import type { OpenRoute } from './route-kinds.js';
 
 const BEARER = { 'www-authenticate': 'Bearer' } as const;
@@ -32,6 +32,16 @@ export interface LoginContext {
   readonly throttle: LoginThrottle;
 }
 
+/** What protects the business routes: their onRequest hook, and the same check without a request for the front door. */
+export interface BearerGuard {
+  readonly hook: onRequestHookHandler;
+  /**
+   * The user an `Authorization` header admits when that is known without waiting: a token verified
+   * before, a user remembered, enabled. Null for anything else, which the hook decides (src/http/front-door.ts).
+   */
+  admitted(authorization: string | undefined): User | null;
+}
+
 /**
  * The onRequest hook of every protected route. The user's state (exists, enabled) is remembered for
  * `userCacheMs` so that a client reusing its token does not cost a store query per request; a user
@@ -39,7 +49,7 @@ export interface LoginContext {
  * token verified before and a user remembered passes synchronously, without a promise; the rest wait
  * for the signature check or the store (docs/adr/0006-hot-path.md).
  */
-export function bearerGuard(store: () => Store, tokens: TokenService, userCacheMs: number): onRequestHookHandler {
+export function bearerGuard(store: () => Store, tokens: TokenService, userCacheMs: number): BearerGuard {
   const known = new Map<string, { user: User | undefined; until: number }>();
   const remembered = (username: string): User | undefined | null => {
     if (userCacheMs <= 0) return null;
@@ -63,7 +73,7 @@ export function bearerGuard(store: () => Store, tokens: TokenService, userCacheM
     const user = remembered(username);
     admit(request, user === null ? await findUser(username) : user);
   };
-  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+  const hook = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const { token, user: username } = bearerOf(request, tokens);
     if (token === null) {
       done(notAuthenticated());
@@ -86,6 +96,13 @@ export function bearerGuard(store: () => Store, tokens: TokenService, userCacheM
     }
     done();
   };
+  const admitted = (authorization: string | undefined): User | null => {
+    const token = bearerToken(authorization);
+    const username = token === null ? null : tokens.known(token);
+    const user = username === null || username === undefined ? null : remembered(username);
+    return user && !user.disabled ? user : null;
+  };
+  return { hook, admitted };
 }
 
 /** The login body as FastAPI validates a Pydantic model: every problem listed, in Pydantic's words. */

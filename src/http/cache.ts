@@ -5,8 +5,8 @@
  * seen by the dataset hash each cache checks every two seconds.
  */
 import * as crypto from 'node:crypto';
-import type { OutgoingHttpHeaders } from 'node:http';
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
+import type { IncomingHttpHeaders, OutgoingHttpHeader, ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import type { Store } from '../store/store.js';
 
 export interface CacheLimits {
@@ -17,44 +17,57 @@ export interface CacheLimits {
 /** Bodies from this size on go out compressed to a client that accepts it (src/app.ts). */
 export const COMPRESS_THRESHOLD = 1024;
 
-/** A serialised answer and the headers that depend on it alone, computed together once. */
+/**
+ * A serialised answer and the headers that depend on it alone, computed together once. The body is
+ * kept as its UTF-8 bytes: written as a string, Node would join it to the header block and encode
+ * the whole again on every answer, which took a bare server from 38,000 to 18,000 answers a second
+ * on an 8 KB body (docs/adr/0006-hot-path.md).
+ */
 export interface CachedAnswer {
-  readonly body: string;
+  readonly body: Buffer;
   readonly etag: string;
   readonly bytes: number;
   /** Set on the reply when Fastify sends the answer (it works out the length itself, compressed or not). */
   readonly headers: Readonly<Record<string, string>>;
-  /** The same and the length, for an answer written directly (serveCached). */
-  readonly direct: Readonly<Record<string, string>>;
+  /** The same and the length, as names and values in turn, for an answer written directly (writeAnswer). */
+  readonly head: readonly string[];
 }
 
 /** SHA-1 in one call where Node has it (from 20.12), without a Hash object per answer; the same digest either way. */
-const sha1: (text: string) => string =
-  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha1', text, 'base64url') : (text) => crypto.createHash('sha1').update(text).digest('base64url');
+const sha1: (bytes: Buffer) => string =
+  typeof crypto.hash === 'function' ? (bytes) => crypto.hash('sha1', bytes, 'base64url') : (bytes) => crypto.createHash('sha1').update(bytes).digest('base64url');
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** Kept by the client, asked again each time: a 304 when nothing changed. */
+const CACHE_CONTROL = 'private, no-cache';
 
 /** The entity tag names the dataset version too: the same body from another version is another answer (a 200, not a 304). */
-export function answer(body: string, version = ''): CachedAnswer {
-  const etag = `"${sha1(`${version}\n${body}`)}"`;
-  const bytes = Buffer.byteLength(body);
+export function answer(text: string, version = ''): CachedAnswer {
+  // The version, a newline and the body encoded once, into memory of its own (not a slice of Node's
+  // shared pool, which a small cached answer would keep alive whole): hashed whole, the body written.
+  const tagged = `${version}\n${text}`;
+  const whole = Buffer.allocUnsafeSlow(Buffer.byteLength(tagged));
+  whole.write(tagged);
+  const etag = `"${sha1(whole)}"`;
+  const body = whole.subarray(Buffer.byteLength(version) + 1);
+  const bytes = body.length;
   const length = String(bytes);
-  // Written out whole, with or without the version: each is one object shape, built without a copy.
+  // Written out whole, with or without the version: each is one shape, built without a copy.
   if (version === '') {
     return {
       body,
       etag,
       bytes,
-      headers: { 'cache-control': 'private, no-cache', etag, 'content-type': JSON_TYPE },
-      direct: { 'cache-control': 'private, no-cache', etag, 'content-type': JSON_TYPE, 'content-length': length },
+      headers: { 'cache-control': CACHE_CONTROL, etag, 'content-type': JSON_TYPE },
+      head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'content-length', length],
     };
   }
   return {
     body,
     etag,
     bytes,
-    headers: { 'cache-control': 'private, no-cache', etag, 'content-type': JSON_TYPE, 'x-dataset-version': version },
-    direct: { 'cache-control': 'private, no-cache', etag, 'content-type': JSON_TYPE, 'x-dataset-version': version, 'content-length': length },
+    headers: { 'cache-control': CACHE_CONTROL, etag, 'content-type': JSON_TYPE, 'x-dataset-version': version },
+    head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'x-dataset-version', version, 'content-length', length],
   };
 }
 
@@ -74,11 +87,11 @@ class Lru {
   }
 
   set(key: string, value: CachedAnswer): void {
-    const size = value.body.length + key.length;
+    const size = value.bytes + key.length;
     if (size > this.limits.maxBytes / 4) return;
     const previous = this.entries.get(key);
     if (previous !== undefined) {
-      this.bytes -= previous.body.length + key.length;
+      this.bytes -= previous.bytes + key.length;
       this.entries.delete(key);
     }
     this.entries.set(key, value);
@@ -86,7 +99,7 @@ class Lru {
     for (const [oldest, v] of this.entries) {
       if (this.entries.size <= this.limits.maxEntries && this.bytes <= this.limits.maxBytes) break;
       this.entries.delete(oldest);
-      this.bytes -= v.body.length + oldest.length;
+      this.bytes -= v.bytes + oldest.length;
     }
   }
 }
@@ -94,10 +107,23 @@ class Lru {
 /** How often a cache asks its store which dataset it holds: a load by another process (PostgreSQL) swaps no store. */
 const REVALIDATE_MS = 2000;
 
+/** What a request URL answered before asked for: its route, the version that answered and the normalised key. */
+interface Asked {
+  readonly route: string;
+  readonly version: string;
+  readonly key: string;
+}
+
+/** An answer found by its request URL, and the route template that answered it (for the metrics and the log line). */
+export interface Found {
+  readonly answer: CachedAnswer;
+  readonly route: string;
+}
+
 interface PerStore {
   lru: Lru;
-  /** The normalised key each request URL answered from the cache asked for: a repeated URL is not parsed again. */
-  urls: Map<string, string>;
+  /** What each request URL answered asked for: a repeated URL is not parsed again. */
+  urls: Map<string, Asked>;
   hash: string | null | undefined;
   checkedAt: number;
   checking: boolean;
@@ -153,16 +179,30 @@ export class ResponseCache {
     return entry;
   }
 
-  /** The answer cached for a request URL seen before, without parsing it. */
-  byUrl(store: Store, url: string): CachedAnswer | undefined {
+  /**
+   * The answer cached for a request URL seen before, without parsing it, when `version` answered it:
+   * the store of a PostgreSQL database serves each new version in turn.
+   */
+  byUrl(store: Store, url: string, version: string): Found | undefined {
     if (!this.enabled) return undefined;
     const entry = this.current(store);
-    const key = entry.urls.get(url);
-    return key === undefined ? undefined : entry.lru.get(key);
+    const asked = entry.urls.get(url);
+    if (asked === undefined || asked.version !== version) return undefined;
+    const answer = entry.lru.get(asked.key);
+    return answer === undefined ? undefined : { answer, route: asked.route };
   }
 
-  /** The serialised answer for `key` on this store's data, computed once; `url` finds it again (byUrl). */
-  async getOrCompute(store: Store, question: string, compute: () => Promise<string>, url?: string, version = ''): Promise<CachedAnswer> {
+  /**
+   * The serialised answer for `question` on this store's data as `version`, computed once; `url`
+   * finds it again (byUrl), answered by `route`.
+   */
+  async getOrCompute(
+    store: Store,
+    question: string,
+    compute: () => Promise<string>,
+    version = '',
+    url?: { readonly url: string; readonly route: string },
+  ): Promise<CachedAnswer> {
     if (!this.enabled) return answer(await compute(), version);
     const entry = this.current(store);
     const lru = entry.lru;
@@ -170,16 +210,16 @@ export class ResponseCache {
     const key = `${version}\n${question}`;
     const found = lru.get(key) ?? answer(await compute(), version);
     lru.set(key, found);
-    if (url !== undefined && entry.lru === lru) this.remember(entry, url, key);
+    if (url !== undefined && entry.lru === lru) this.remember(entry, url.url, { route: url.route, version, key });
     return found;
   }
 
-  private remember(entry: PerStore, url: string, key: string): void {
+  private remember(entry: PerStore, url: string, asked: Asked): void {
     if (entry.urls.size >= this.limits.maxEntries) {
       const oldest = entry.urls.keys().next();
       if (oldest.done !== true) entry.urls.delete(oldest.value);
     }
-    entry.urls.set(url, key);
+    entry.urls.set(url, asked);
   }
 }
 
@@ -187,37 +227,23 @@ export class ResponseCache {
  * Whether an answer can be written at once, past the onSend hooks: a GET (HEAD keeps its own path),
  * not conditional (304 is the ETag plugin's), and not a body that would be compressed for this client.
  */
-function writableAtOnce(request: FastifyRequest, found: CachedAnswer): boolean {
-  const headers = request.headers;
-  return request.method === 'GET' && headers['if-none-match'] === undefined && (found.bytes < COMPRESS_THRESHOLD || headers['accept-encoding'] === undefined);
+export function writableAtOnce(method: string | undefined, headers: IncomingHttpHeaders, found: CachedAnswer): boolean {
+  return method === 'GET' && headers['if-none-match'] === undefined && (found.bytes < COMPRESS_THRESHOLD || headers['accept-encoding'] === undefined);
 }
 
-/** One writeHead with the headers the hooks set and the answer's own, precomputed with it, and the body. */
-function writeAtOnce(reply: FastifyReply, found: CachedAnswer): void {
-  reply.raw.writeHead(200, Object.assign(reply.getHeaders(), found.direct) as OutgoingHttpHeaders);
-  reply.raw.end(found.body);
-}
-
-/**
- * The onRequest hook of a cached GET route, after the guard: an answer already cached for the
- * request's URL is written at once, with its precomputed headers beside those the hooks before it
- * set (request id, security, rate limit, CORS), and the route's handler is never reached. Requests the
- * rest of the pipeline treats differently take the ordinary path: HEAD, a conditional request (304),
- * and a body that would be compressed for this client (docs/adr/0006-hot-path.md).
- */
-export function serveCached(cache: ResponseCache, store: (request: FastifyRequest) => Store | undefined): onRequestHookHandler {
-  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const served = request.method === 'GET' && request.headers['if-none-match'] === undefined ? store(request) : undefined;
-    const found = served === undefined ? undefined : cache.byUrl(served, request.url);
-    if (found !== undefined && writableAtOnce(request, found)) writeAtOnce(reply, found);
-    done();
-  };
+/** One writeHead with the headers in `head` and the answer's own, precomputed with it, and the body. */
+export function writeAnswer(response: ServerResponse, head: OutgoingHttpHeader[], found: CachedAnswer): void {
+  const own = found.head;
+  for (let i = 0; i < own.length; i++) head.push(own[i]!);
+  response.writeHead(200, head);
+  response.end(found.body);
 }
 
 /**
  * Answers a GET from the cache, computing and serialising the payload (through the route's response
  * schema) on a miss. Every cached route answers this way, with the same headers; an answer the
- * onSend hooks would leave as it is (writableAtOnce) is written at once, as serveCached writes it.
+ * onSend hooks would leave as it is (writableAtOnce) is written at once, with one writeHead, as the
+ * front door writes the next one (src/http/front-door.ts).
  */
 export async function sendCached(
   reply: FastifyReply,
@@ -227,11 +253,16 @@ export async function sendCached(
   payload: () => Promise<unknown>,
   version = '',
 ): Promise<FastifyReply> {
-  const found = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string, reply.request.url, version);
-  if (writableAtOnce(reply.request, found)) {
+  const request = reply.request;
+  const url = { url: request.url, route: request.routeOptions.url ?? '' };
+  const found = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string, version, url);
+  if (writableAtOnce(request.method, request.headers, found)) {
     // Fastify sends nothing more for this reply; its onResponse hooks (log line, metrics) still run.
     reply.hijack();
-    writeAtOnce(reply, found);
+    const head: OutgoingHttpHeader[] = [];
+    // The answer's own headers are its: the version the route named already is one of them.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined && found.headers[name] === undefined) head.push(name, value);
+    writeAnswer(reply.raw, head, found);
     return reply;
   }
   return reply.headers(found.headers).send(found.body);

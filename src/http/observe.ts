@@ -120,8 +120,20 @@ export interface StoreTimer {
   time<T>(recordSet: string, operation: string, work: () => Promise<T>): Promise<T>;
 }
 
+/** A request the front door answered (src/http/front-door.ts), for the log line and the metrics. */
+export interface Answered {
+  readonly id: string;
+  readonly method: string;
+  readonly route: string;
+  readonly status: number;
+  readonly ms: number;
+  readonly user: string;
+}
+
 export interface Observability {
   readonly timer: StoreTimer;
+  /** What the onResponse hook does for a request Fastify answered, for one it never saw. */
+  readonly answered: (request: Answered) => void;
   /** The Prometheus endpoint, for the routing table to serve; none when metrics are off. */
   readonly metrics: OpenRoute | undefined;
 }
@@ -136,12 +148,17 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
       'request',
     );
   };
+  // The same line, with the request logger's binding (reqId) among its fields.
+  const logAnswered = (a: Answered): void => {
+    if (!logsRequests) return;
+    app.log.info({ reqId: a.id, method: a.method, route: a.route, status: a.status, ms: Math.round(a.ms * 100) / 100, user: a.user }, 'request');
+  };
   if (!options.enabled) {
     app.addHook('onResponse', (request, reply, done) => {
       logLine(request, reply, request.routeOptions.url ?? 'unknown');
       done();
     });
-    return { timer: { time: (_rs, _op, work) => work() }, metrics: undefined };
+    return { timer: { time: (_rs, _op, work) => work() }, answered: logAnswered, metrics: undefined };
   }
 
   const registry = new Registry();
@@ -237,5 +254,9 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
       }
     },
   };
-  return { timer, metrics };
+  const answered = (a: Answered): void => {
+    logAnswered(a);
+    durations.observe([a.method, a.route, String(a.status)], a.ms / 1000);
+  };
+  return { timer, answered, metrics };
 }

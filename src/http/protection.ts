@@ -9,6 +9,7 @@ import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import { HttpError } from './errors.js';
+import type { RateLimit } from './rate-limit.js';
 import { registerRateLimit, runFirst } from './rate-limit.js';
 
 /**
@@ -18,7 +19,7 @@ import { registerRateLimit, runFirst } from './rate-limit.js';
  * provides). A fixed set in one hook rather than @fastify/helmet, which builds helmet's middleware
  * anew on every request (docs/adr/0004-operations.md).
  */
-const SECURITY_HEADERS = {
+export const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
   'x-content-type-options': 'nosniff',
@@ -97,7 +98,15 @@ export interface ProtectionOptions {
   readonly tokens: TokenService;
 }
 
-export async function registerProtection(app: FastifyInstance, { config, tokens }: ProtectionOptions): Promise<void> {
+/** What the front door (src/http/front-door.ts) asks of the protection: the same limit, the same pressure. */
+export interface Protection {
+  /** The per-client limit; null when it is off. */
+  readonly rateLimit: RateLimit | null;
+  /** Whether the process is past its load-shedding limit now; null when load shedding is off. */
+  readonly underPressure: (() => boolean) | null;
+}
+
+export async function registerProtection(app: FastifyInstance, { config, tokens }: ProtectionOptions): Promise<Protection> {
   // One hook for the headers every answer carries: the request id (src/http/observe.ts) and these.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id).headers(SECURITY_HEADERS);
@@ -106,20 +115,22 @@ export async function registerProtection(app: FastifyInstance, { config, tokens 
   app.addHook('onRoute', (route) => {
     if (DOCUMENT_PREFIXES.some((prefix) => route.url === prefix || route.url?.startsWith(`${prefix}/`))) runFirst(route, documentHeaders);
   });
-  if (config.MAX_EVENT_LOOP_DELAY_MS > 0) await registerLoadShedding(app, config.MAX_EVENT_LOOP_DELAY_MS);
+  const underPressure = config.MAX_EVENT_LOOP_DELAY_MS > 0 ? await registerLoadShedding(app, config.MAX_EVENT_LOOP_DELAY_MS) : null;
   // Counted per user when the request carries a valid token (many users may share one address behind
   // a gateway), else per address; before the route's bearer guard, so requests with no token or a bad
   // one are counted too.
-  if (config.RATE_LIMIT_MAX > 0) {
-    registerRateLimit(app, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000, tokens, exempt: NOT_LIMITED });
-  }
+  const rateLimit =
+    config.RATE_LIMIT_MAX > 0
+      ? registerRateLimit(app, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000, tokens, exempt: NOT_LIMITED })
+      : null;
+  return { rateLimit, underPressure };
 }
 
 /**
  * Past the event-loop delay limit every request but /metrics is answered 503 at once, so latency
  * stays bounded and a load balancer moves traffic elsewhere, instead of every client waiting longer.
  */
-async function registerLoadShedding(app: FastifyInstance, maxEventLoopDelay: number): Promise<void> {
+async function registerLoadShedding(app: FastifyInstance, maxEventLoopDelay: number): Promise<() => boolean> {
   let lastWarning = 0;
   let readyAt = Number.POSITIVE_INFINITY;
   app.addHook('onReady', (done) => {
@@ -139,4 +150,5 @@ async function registerLoadShedding(app: FastifyInstance, maxEventLoopDelay: num
       throw new HttpError(503, 'Service Unavailable', { 'retry-after': PRESSURE_RETRY_AFTER });
     },
   });
+  return () => app.isUnderPressure();
 }

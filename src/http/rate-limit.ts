@@ -58,30 +58,58 @@ export function bearerOf(request: FastifyRequest, tokens: TokenService): Bearer 
   return bearer;
 }
 
+/** The values of the three RateLimit headers of an answer. */
+export interface RateHeaders {
+  readonly limit: string;
+  readonly remaining: string;
+  readonly reset: string;
+}
+
 export class RateLimit {
   private readonly windows = new Map<string, Window>();
+  private readonly limit: string;
 
-  constructor(private readonly options: RateLimitOptions) {}
+  constructor(private readonly options: RateLimitOptions) {
+    this.limit = String(options.max);
+  }
 
-  /** Counts the request for `client`; sets the RateLimit headers, and throws 429 past the limit. */
-  take(client: string, reply: FastifyReply, now = Date.now()): void {
+  /** The window `client` counts in now: a new one when it had none or its window has ended. */
+  private window(client: string, now: number): Window {
     let w = this.windows.get(client);
     if (w === undefined || w.endsAt <= now) {
       if (w === undefined && this.windows.size >= MAX_TRACKED) this.sweep(now);
       w = { count: 0, endsAt: now + this.options.windowMs };
       this.windows.set(client, w);
     }
-    w.count++;
-    const reset = String(Math.ceil((w.endsAt - now) / 1000));
+    return w;
+  }
+
+  private headers(w: Window, now: number): RateHeaders {
     const remaining = this.options.max - w.count;
-    reply
-      .header('ratelimit-limit', this.options.max)
-      .header('ratelimit-remaining', remaining > 0 ? remaining : 0)
-      .header('ratelimit-reset', reset);
-    if (remaining < 0) {
+    return { limit: this.limit, remaining: String(remaining > 0 ? remaining : 0), reset: String(Math.ceil((w.endsAt - now) / 1000)) };
+  }
+
+  /** Counts the request for `client`; sets the RateLimit headers, and throws 429 past the limit. */
+  take(client: string, reply: FastifyReply, now = Date.now()): void {
+    const w = this.window(client, now);
+    w.count++;
+    const { limit, remaining, reset } = this.headers(w, now);
+    reply.header('ratelimit-limit', limit).header('ratelimit-remaining', remaining).header('ratelimit-reset', reset);
+    if (w.count > this.options.max) {
       reply.header('retry-after', reset);
       throw new HttpError(429, 'Too Many Requests');
     }
+  }
+
+  /**
+   * Counts a request of `client` that is within the limit and gives its headers; a request past the
+   * limit is not counted here (null), and takes the ordinary path, where `take` counts and refuses it.
+   */
+  admit(client: string, now = Date.now()): RateHeaders | null {
+    const w = this.window(client, now);
+    if (w.count >= this.options.max) return null;
+    w.count++;
+    return this.headers(w, now);
   }
 
   private sweep(now: number): void {
@@ -123,7 +151,7 @@ export function runFirst(route: RouteOptions, hook: onRequestHookHandler): void 
  * Attaches the limit to every route as it is registered (so no request looks up its route to learn
  * whether it is exempt), and to requests no route matches.
  */
-export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
+export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): RateLimit {
   const limit = new RateLimit(options);
   app.addHook('onRoute', (route) => {
     if (!options.exempt.has(route.url ?? '')) runFirst(route, limit.hook);
@@ -132,4 +160,5 @@ export function registerRateLimit(app: FastifyInstance, options: RateLimitOption
     if (request.is404) limit.hook.call(app, request, reply, done);
     else done();
   });
+  return limit;
 }

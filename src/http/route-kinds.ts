@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onReq
 import type { Datasets, ServedVersion } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
-import { sendCached, serveCached } from './cache.js';
+import { sendCached } from './cache.js';
 import { RequestValidationError, methodNotAllowed, notFound } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
 import { parseParams, partSchemas } from './params.js';
@@ -103,19 +103,13 @@ export function servedVersion<P>(
   return { question, served };
 }
 
-/** The fast path serves the current version only: a request naming `as_of` takes the ordinary path. */
-const currentStore =
-  (datasets: Datasets) =>
-  (request: FastifyRequest): Store | undefined =>
-    request.url.includes('as_of=') ? undefined : datasets.current().store;
-
 /** Registers a GET behind the bearer guard whose answers are served from the cache, as every business route is. */
 export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url: string, route: ProtectedGet<P>): void {
   for (const schema of route.schemas ?? []) app.addSchema(schema);
   routeWithAllow(app, {
     method: 'GET',
     url,
-    onRequest: [ctx.protect, serveCached(ctx.cache, currentStore(ctx.datasets))],
+    onRequest: ctx.protect,
     schema: {
       operationId: route.operationId,
       summary: route.summary,
