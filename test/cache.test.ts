@@ -1,6 +1,7 @@
 /** The answer cache follows the data: a new dataset, loaded by another process, shows within seconds. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
@@ -10,7 +11,8 @@ import { writeDatabase } from '../src/store/drivers.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { fixtureRecords } from './fixtures.js';
 import type { Running } from './helpers.js';
-import { TEST_ENV, database, serve, storeKinds, temporary, waitFor } from './helpers.js';
+import { buildApp } from '../src/app.js';
+import { TEST_ENV, TEST_PASSWORD, TEST_USER, addUser, database, defer, login, serve, storeKinds, temporary, testConfig, waitFor } from './helpers.js';
 
 /** The fixture with only its first `n` records in every record set. */
 const firstRecords =
@@ -90,6 +92,94 @@ describe('answers written from the cache', () => {
     assert.ok(Buffer.byteLength(again.body) >= 1024, 'a body worth compressing');
     assert.equal(again.response.headers.get('content-encoding'), 'gzip');
     assert.deepEqual(JSON.parse(again.body), JSON.parse(page.body));
+  });
+});
+
+describe('answers written by the front door', () => {
+  /** Every line the app writes, parsed. */
+  function capture(): { stream: Writable; lines: () => Record<string, unknown>[] } {
+    const chunks: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk.toString());
+        done();
+      },
+    });
+    const lines = () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { stream, lines };
+  }
+
+  test('are logged, counted in the metrics and refused past the rate limit as the first answer was; a client request id is kept', async (t) => {
+    const db = await database(t, 'sqlite');
+    const config = testConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_MAX: '4' });
+    await addUser(config, TEST_USER, TEST_PASSWORD);
+    const out = capture();
+    const app = await buildApp(config, { log: { stream: out.stream } });
+    defer(t, () => app.close());
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const { access_token: token } = (await (await login(base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string };
+    const call = async (headers: Record<string, string> = {}) => {
+      const response = await fetch(`${base}/api/v1/aladi2/5`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+      await response.arrayBuffer();
+      return response;
+    };
+    const answers = [await call(), await call(), await call({ 'x-request-id': 'trace-4711.a' }), await call(), await call()];
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [200, 200, 200, 200, 429],
+      'four answers within the limit of four, the fifth refused',
+    );
+    assert.deepEqual(
+      answers.map((r) => r.headers.get('ratelimit-remaining')),
+      ['3', '2', '1', '0', '0'],
+    );
+    assert.ok(answers[4]!.headers.get('retry-after'), 'the refusal says when to come back');
+    assert.equal(answers[2]!.headers.get('x-request-id'), 'trace-4711.a', "the client's request id is the answer's");
+
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const counted = (status: number): number =>
+      Number(new RegExp(`^http_requests_total\\{method="GET",route="/api/v1/aladi2/:sysid",status="${status}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+    assert.equal(counted(200), 4, 'every answer counted, cached or not');
+    assert.equal(counted(429), 1);
+
+    await app.close();
+    const lines = out.lines().filter((l) => l['msg'] === 'request' && l['route'] === '/api/v1/aladi2/:sysid');
+    assert.equal(lines.length, 5, 'one line per request');
+    const shape = (line: Record<string, unknown>) => Object.keys(line).sort().join(',');
+    const [computed, cached] = [lines[0]!, lines[1]!];
+    assert.equal(shape(cached), shape(computed), 'a cached answer is logged with the fields of a computed one');
+    for (const line of lines.slice(0, 4)) {
+      assert.equal(line['status'], 200);
+      assert.equal(line['user'], TEST_USER);
+      assert.equal(typeof line['ms'], 'number');
+    }
+    assert.equal(lines[2]!['reqId'], 'trace-4711.a');
+    assert.equal(new Set(lines.map((l) => l['reqId'])).size, 5, 'each request an id of its own');
+    assert.equal(lines[4]!['status'], 429);
+  });
+
+  test('an answer as of a date comes from the version in force that day, cached or not', async (t) => {
+    const db = await database(t, 'sqlite');
+    await writeDatabase(db.url, 'a later version', firstRecords(3), { vigenteDesde: '2099-01-01' });
+    const server = await serve(t, { DATABASE_URL: db.url });
+    const asked = async (path: string) => {
+      const { body, response } = await server.json<unknown[]>(path);
+      return { rows: body.length, version: response.headers.get('x-dataset-version') };
+    };
+    const twice: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await asked('/api/v1/aladi2/')).rows, 8, 'today: the version in force');
+      const later = await asked('/api/v1/aladi2/?as_of=2099-06-01');
+      assert.equal(later.rows, 3, 'as of a later date: the version loaded ahead');
+      assert.match(later.version ?? '', /^2099-01-01\./);
+      twice.push(await asked('/api/v1/aladi2/?as_of=2099-06-01&as_of=2000-01-01'));
+    }
   });
 });
 

@@ -35,7 +35,9 @@ export interface CachedAnswer {
 
 /** SHA-1 in one call where Node has it (from 20.12), without a Hash object per answer; the same digest either way. */
 const sha1: (bytes: Buffer) => string =
-  typeof crypto.hash === 'function' ? (bytes) => crypto.hash('sha1', bytes, 'base64url') : (bytes) => crypto.createHash('sha1').update(bytes).digest('base64url');
+  typeof crypto.hash === 'function'
+    ? (bytes) => crypto.hash('sha1', bytes, 'base64url')
+    : (bytes) => crypto.createHash('sha1').update(bytes).digest('base64url');
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** Kept by the client, asked again each time: a 304 when nothing changed. */
