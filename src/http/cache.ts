@@ -159,8 +159,9 @@ export class ResponseCache {
     if (entry.checking) return;
     entry.checking = true;
     entry.checkedAt = Date.now();
-    store
-      .dataset()
+    // A store that cannot be read may throw at once rather than reject: both end the same way.
+    Promise.resolve()
+      .then(() => store.dataset())
       .then((info) => {
         const hash = info?.hash ?? null;
         if (entry.hash !== undefined && hash !== entry.hash) {

@@ -74,8 +74,21 @@ export class FrontDoor {
     return server;
   };
 
-  /** Answers the request when its answer is cached and nothing calls for the ordinary path; false otherwise, having written nothing. */
+  /**
+   * Answers the request when its answer is cached and nothing calls for the ordinary path; false
+   * otherwise, having written nothing. Nothing it meets is thrown at the server: a part that fails
+   * (a store that cannot be read, say) leaves the request to the ordinary path, which answers it as
+   * the contract says.
+   */
   serve(request: IncomingMessage, response: ServerResponse): boolean {
+    try {
+      return this.attempt(request, response);
+    } catch {
+      return response.headersSent;
+    }
+  }
+
+  private attempt(request: IncomingMessage, response: ServerResponse): boolean {
     const parts = this.parts;
     if (parts === null || request.method !== 'GET') return false;
     const started = performance.now();
@@ -83,13 +96,7 @@ export class FrontDoor {
     if (parts.cors && headers.origin !== undefined) return false;
     if (parts.underPressure?.() === true) return false;
     const url = request.url ?? '';
-    let served: ServedVersion | undefined;
-    try {
-      served = this.served(parts.datasets, url);
-    } catch {
-      // A version that cannot be opened: the ordinary path says what happened.
-      return false;
-    }
+    const served = this.served(parts.datasets, url);
     if (served === undefined) return false;
     const found = parts.cache.byUrl(served.store, url, served.version?.version ?? '');
     if (found === undefined || !writableAtOnce(request.method, headers, found.answer)) return false;
