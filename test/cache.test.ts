@@ -1,7 +1,10 @@
 /** The answer cache follows the data: a new dataset, loaded by another process, shows within seconds. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { get as httpGet } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Writable } from 'node:stream';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
@@ -180,6 +183,55 @@ describe('answers written by the front door', () => {
       assert.match(later.version ?? '', /^2099-01-01\./);
       twice.push(await asked('/api/v1/aladi2/?as_of=2099-06-01&as_of=2000-01-01'));
     }
+  });
+});
+
+describe('compressed answers', () => {
+  /** A GET as the bytes arrive, not decoded as fetch would. */
+  function raw(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      httpGet(base + path, { headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+        response.on('error', reject);
+      }).on('error', reject);
+    });
+  }
+
+  test('are compressed once and kept: the same bytes every time, in the coding the client prefers, or none as it asks', async (t) => {
+    const db = await database(t, 'sqlite');
+    const server = await serve(t, { DATABASE_URL: db.url });
+    const auth = { authorization: `Bearer ${server.token}` };
+    const path = '/api/v1/aladi2/?limit=100';
+    const plain = await raw(server.base, path, auth);
+    assert.ok(plain.body.length >= 1024, 'a body worth compressing');
+    assert.equal(plain.headers['content-encoding'], undefined);
+    const decode = { br: brotliDecompressSync, gzip: gunzipSync } as const;
+    const asked: [string, 'br' | 'gzip' | undefined][] = [
+      ['gzip, deflate, br', 'br'],
+      ['gzip;q=1, br;q=0.5', 'gzip'],
+      ['x-gzip', 'gzip'],
+      ['*', 'gzip'],
+      ['deflate', undefined],
+      ['identity', undefined],
+    ];
+    for (const [accepted, coding] of asked) {
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await raw(server.base, path, { ...auth, 'accept-encoding': accepted }));
+      for (const a of answers) {
+        assert.equal(a.status, 200);
+        assert.equal(a.headers['content-encoding'], coding, accepted);
+        assert.equal(a.headers['etag'], plain.headers['etag'], 'one entity tag for the answer in any coding');
+        assert.equal(Number(a.headers['content-length']), a.body.length, 'the length of the bytes sent');
+        assert.deepEqual(coding === undefined ? a.body : decode[coding](a.body), plain.body, `${accepted}: decodes to the answer`);
+        if (coding !== undefined) assert.equal(a.headers['vary'], 'accept-encoding');
+      }
+      assert.deepEqual(answers[2]!.body, answers[0]!.body, `${accepted}: the same bytes each time`);
+    }
+    const refused = await raw(server.base, path, { ...auth, 'accept-encoding': 'gzip', 'x-no-compression': '1' });
+    assert.equal(refused.headers['content-encoding'], undefined, 'X-No-Compression turns compression off');
+    assert.deepEqual(refused.body, plain.body);
   });
 });
 

@@ -5,6 +5,9 @@
  * seen by the dataset hash each cache checks every two seconds.
  */
 import * as crypto from 'node:crypto';
+import { promisify } from 'node:util';
+import * as zlib from 'node:zlib';
+import negotiate from '@fastify/accept-negotiator';
 import type { IncomingHttpHeaders, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { Store } from '../store/store.js';
@@ -23,15 +26,24 @@ export const COMPRESS_THRESHOLD = 1024;
  * the whole again on every answer, which took a bare server from 38,000 to 18,000 answers a second
  * on an 8 KB body (docs/adr/0006-hot-path.md).
  */
-export interface CachedAnswer {
-  readonly body: Buffer;
+export interface CachedAnswer extends Written {
   readonly etag: string;
   readonly bytes: number;
   /** Set on the reply when Fastify sends the answer (it works out the length itself, compressed or not). */
   readonly headers: Readonly<Record<string, string>>;
-  /** The same and the length, as names and values in turn, for an answer written directly (writeAnswer). */
+  /** The body compressed in a coding a client asked for, made on the first such request and kept with the answer. */
+  readonly coded: { [coding in Coding]?: Written };
+}
+
+/** A body as it is written and its own headers (names and values in turn), the length among them. */
+export interface Written {
+  readonly body: Buffer;
   readonly head: readonly string[];
 }
+
+/** The content codings of compressed answers, as the compression plugin is registered with them (src/app.ts). */
+export const CODINGS: Coding[] = ['br', 'gzip'];
+export type Coding = 'br' | 'gzip';
 
 /** SHA-1 in one call where Node has it (from 20.12), without a Hash object per answer; the same digest either way. */
 const sha1: (bytes: Buffer) => string =
@@ -62,6 +74,7 @@ export function answer(text: string, version = ''): CachedAnswer {
       bytes,
       headers: { 'cache-control': CACHE_CONTROL, etag, 'content-type': JSON_TYPE },
       head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'content-length', length],
+      coded: {},
     };
   }
   return {
@@ -70,8 +83,12 @@ export function answer(text: string, version = ''): CachedAnswer {
     bytes,
     headers: { 'cache-control': CACHE_CONTROL, etag, 'content-type': JSON_TYPE, 'x-dataset-version': version },
     head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'x-dataset-version', version, 'content-length', length],
+    coded: {},
   };
 }
+
+/** The memory an answer holds: its body and the compressed bodies made of it. */
+const held = (value: CachedAnswer): number => value.bytes + (value.coded.br?.body.length ?? 0) + (value.coded.gzip?.body.length ?? 0);
 
 /** Least-recently-used by insertion order of a Map: a hit moves the entry to the end. */
 class Lru {
@@ -89,19 +106,30 @@ class Lru {
   }
 
   set(key: string, value: CachedAnswer): void {
-    const size = value.bytes + key.length;
+    const size = held(value) + key.length;
     if (size > this.limits.maxBytes / 4) return;
     const previous = this.entries.get(key);
     if (previous !== undefined) {
-      this.bytes -= previous.bytes + key.length;
+      this.bytes -= held(previous) + key.length;
       this.entries.delete(key);
     }
     this.entries.set(key, value);
     this.bytes += size;
+    this.evict();
+  }
+
+  /** An answer kept under `key` holds `more` bytes than it did (a compressed body made of it). */
+  grew(key: string, value: CachedAnswer, more: number): void {
+    if (this.entries.get(key) !== value) return;
+    this.bytes += more;
+    this.evict();
+  }
+
+  private evict(): void {
     for (const [oldest, v] of this.entries) {
       if (this.entries.size <= this.limits.maxEntries && this.bytes <= this.limits.maxBytes) break;
       this.entries.delete(oldest);
-      this.bytes -= v.bytes + oldest.length;
+      this.bytes -= held(v) + oldest.length;
     }
   }
 }
@@ -217,6 +245,22 @@ export class ResponseCache {
     return found;
   }
 
+  /**
+   * The answer to `question` compressed in `coding`, made once and kept with it (its memory counted
+   * with the answer's); compressed away from the event loop, with the compression plugin's settings.
+   */
+  async coded(store: Store, question: string, version: string, found: CachedAnswer, coding: Coding): Promise<Written> {
+    const kept = found.coded[coding];
+    if (kept !== undefined) return kept;
+    const body = await (coding === 'br' ? brotli(found.body, BROTLI) : gzip(found.body));
+    const made = found.coded[coding];
+    if (made !== undefined) return made;
+    const written: Written = { body, head: codedHead(found, coding, body.length) };
+    found.coded[coding] = written;
+    if (this.enabled) this.current(store).lru.grew(`${version}\n${question}`, found, body.length);
+    return written;
+  }
+
   private remember(entry: PerStore, url: string, asked: Asked): void {
     if (entry.urls.size >= this.limits.maxEntries) {
       const oldest = entry.urls.keys().next();
@@ -226,27 +270,63 @@ export class ResponseCache {
   }
 }
 
-/**
- * Whether an answer can be written at once, past the onSend hooks: a GET (HEAD keeps its own path),
- * not conditional (304 is the ETag plugin's), and not a body that would be compressed for this client.
- */
-export function writableAtOnce(method: string | undefined, headers: IncomingHttpHeaders, found: CachedAnswer): boolean {
-  return method === 'GET' && headers['if-none-match'] === undefined && (found.bytes < COMPRESS_THRESHOLD || headers['accept-encoding'] === undefined);
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+/** @fastify/compress's own choice for brotli: quality 4 of 11, fast at a ratio close to the best. */
+const BROTLI = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
+
+/** A compressed body's headers: the answer's own, with its coding, `Vary` and its length. */
+function codedHead(found: CachedAnswer, coding: Coding, bytes: number): string[] {
+  const head = found.head.slice(0, -2);
+  head.push('vary', 'accept-encoding', 'content-encoding', coding, 'content-length', String(bytes));
+  return head;
 }
 
-/** One writeHead with the headers in `head` and the answer's own, precomputed with it, and the body. */
-export function writeAnswer(response: ServerResponse, head: OutgoingHttpHeader[], found: CachedAnswer): void {
-  const own = found.head;
+/** The codings chosen for the last Accept-Encoding values seen: clients send few distinct ones. */
+const chosen = new Map<string, Coding | null>();
+
+/**
+ * The coding the compression plugin would send this answer in to this client, by the plugin's own
+ * rules (a body from COMPRESS_THRESHOLD bytes, `X-No-Compression` turning it off, `*` and `x-gzip`
+ * read as gzip, the client's preferences among br and gzip); null for the body as it is.
+ */
+export function codingFor(headers: IncomingHttpHeaders, bytes: number): Coding | null {
+  const accepted = headers['accept-encoding'];
+  if (accepted === undefined || bytes < COMPRESS_THRESHOLD || headers['x-no-compression'] !== undefined) return null;
+  let coding = chosen.get(accepted);
+  if (coding === undefined) {
+    coding = negotiate(accepted.toLowerCase().replace(/\*|x-gzip/gu, 'gzip'), CODINGS);
+    if (chosen.size >= 64) chosen.clear();
+    chosen.set(accepted, coding);
+  }
+  return coding;
+}
+
+/**
+ * What a GET writes at once, past the onSend hooks, for this client: the body or the compressed body
+ * kept with it; undefined when the request takes the ordinary path (HEAD, a conditional request whose
+ * 304 is the ETag plugin's) or the compressed body is not made yet.
+ */
+export function writtenFor(method: string | undefined, headers: IncomingHttpHeaders, found: CachedAnswer): Written | undefined {
+  if (method !== 'GET' || headers['if-none-match'] !== undefined) return undefined;
+  const coding = codingFor(headers, found.bytes);
+  return coding === null ? found : found.coded[coding];
+}
+
+/** One writeHead with the headers in `head` and the body's own, precomputed with it, and the body. */
+export function writeAnswer(response: ServerResponse, head: OutgoingHttpHeader[], written: Written): void {
+  const own = written.head;
   for (let i = 0; i < own.length; i++) head.push(own[i]!);
   response.writeHead(200, head);
-  response.end(found.body);
+  response.end(written.body);
 }
 
 /**
  * Answers a GET from the cache, computing and serialising the payload (through the route's response
- * schema) on a miss. Every cached route answers this way, with the same headers; an answer the
- * onSend hooks would leave as it is (writableAtOnce) is written at once, with one writeHead, as the
- * front door writes the next one (src/http/front-door.ts).
+ * schema) on a miss. Every cached route answers this way, with the same headers; a GET (not HEAD, not
+ * conditional) is written at once, with one writeHead, as the front door writes the next one
+ * (src/http/front-door.ts): its body, or the body compressed for this client, made once and kept.
+ * With the cache off, compression is left to the plugin.
  */
 export async function sendCached(
   reply: FastifyReply,
@@ -259,14 +339,16 @@ export async function sendCached(
   const request = reply.request;
   const url = { url: request.url, route: request.routeOptions.url ?? '' };
   const found = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string, version, url);
-  if (writableAtOnce(request.method, request.headers, found)) {
-    // Fastify sends nothing more for this reply; its onResponse hooks (log line, metrics) still run.
-    reply.hijack();
-    const head: OutgoingHttpHeader[] = [];
-    // The answer's own headers are its: the version the route named already is one of them.
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined && found.headers[name] === undefined) head.push(name, value);
-    writeAnswer(reply.raw, head, found);
-    return reply;
+  let written = writtenFor(request.method, request.headers, found);
+  if (written === undefined && cache.enabled && request.method === 'GET' && request.headers['if-none-match'] === undefined) {
+    written = await cache.coded(store, key, version, found, codingFor(request.headers, found.bytes)!);
   }
-  return reply.headers(found.headers).send(found.body);
+  if (written === undefined) return reply.headers(found.headers).send(found.body);
+  // Fastify sends nothing more for this reply; its onResponse hooks (log line, metrics) still run.
+  reply.hijack();
+  const head: OutgoingHttpHeader[] = [];
+  // The answer's own headers are its: the version the route named already is one of them.
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined && found.headers[name] === undefined) head.push(name, value);
+  writeAnswer(reply.raw, head, written);
+  return reply;
 }

@@ -6,7 +6,7 @@
  * the answer's own headers, the metrics and the log line. Whatever it is not sure of goes on to
  * Fastify, whose answer is the reference: a token never verified, a user not remembered, a client
  * past its limit, a process under pressure or closing, HEAD, a conditional request, a body to
- * compress, a request with CORS to answer, a URL never answered, an `as_of` in any but the plain form
+ * compress that is not compressed yet, a request with CORS to answer, a URL never answered, an `as_of` in any but the plain form
  * (docs/adr/0006-hot-path.md, step 13).
  */
 import { createServer } from 'node:http';
@@ -15,7 +15,7 @@ import type { FastifyServerFactory } from 'fastify';
 import type { Datasets, ServedVersion } from '../store/datasets.js';
 import type { BearerGuard } from './auth.js';
 import type { ResponseCache } from './cache.js';
-import { writableAtOnce, writeAnswer } from './cache.js';
+import { writeAnswer, writtenFor } from './cache.js';
 import type { Answered } from './observe.js';
 import type { Protection } from './protection.js';
 import { SECURITY_HEADERS } from './protection.js';
@@ -99,7 +99,9 @@ export class FrontDoor {
     const served = this.served(parts.datasets, url);
     if (served === undefined) return false;
     const found = parts.cache.byUrl(served.store, url, served.version?.version ?? '');
-    if (found === undefined || !writableAtOnce(request.method, headers, found.answer)) return false;
+    if (found === undefined) return false;
+    const written = writtenFor(request.method, headers, found.answer);
+    if (written === undefined) return false;
     const user = parts.guard.admitted(headers.authorization);
     if (user === null) return false;
     const limit = parts.rateLimit === null ? null : parts.rateLimit.admit(`user ${user.username}`);
@@ -109,7 +111,7 @@ export class FrontDoor {
     const head: OutgoingHttpHeader[] = ['x-request-id', id];
     for (let i = 0; i < SECURITY.length; i++) head.push(SECURITY[i]!);
     if (limit !== null) head.push('ratelimit-limit', limit.limit, 'ratelimit-remaining', limit.remaining, 'ratelimit-reset', limit.reset);
-    writeAnswer(response, head, found.answer);
+    writeAnswer(response, head, written);
     parts.answered({ id, method: 'GET', route: found.route, status: 200, ms: performance.now() - started, user: user.username });
     return true;
   }
