@@ -4,6 +4,8 @@
  * every feature on, the load coming from `wrk` when it is installed (else autocannon in this process)
  * while each server runs in its own. Prints a table with both ratios and the targets of the hot path,
  * writes the figures as JSON, refuses to report a run with errors, and stops every process it started.
+ * A third baseline, measured at the end, is the bare server writing the service's own answer to a
+ * lookup (headers and body as the service wrote them): what that answer costs Node and the kernel.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -120,8 +122,8 @@ async function freePort(): Promise<number> {
 }
 
 /** A baseline server (bench/*.ts, its own process) measured answering its fixed body. */
-async function baseline(name: string, script: string, port: number): Promise<Figures> {
-  const server = start(join(root, 'dist', 'bench', script), { PORT: String(port) });
+async function baseline(name: string, script: string, port: number, env: Record<string, string> = {}): Promise<Figures> {
+  const server = start(join(root, 'dist', 'bench', script), { PORT: String(port), ...env });
   await firstOk(`http://127.0.0.1:${port}/`, server.startedAt);
   const figures = await measure(name, `http://127.0.0.1:${port}`, [{ path: '/' }], server.child.pid!);
   await stop(server.child);
@@ -153,6 +155,7 @@ function scenarios(get: (path: string) => Request): Map<string, Request[]> {
     ['page of 100 fracciones', Array.from({ length: 20 }, (_, i) => get(`/api/v1/fracciones/?skip=${i * 500}&limit=100`))],
     ['search returning nothing', [get('/api/v1/aladi2/?fraccion=99999999')]],
     ['ficha (every record set for one fraction)', tlcFractions.map((f) => get(`/api/v1/ficha/${f}`))],
+    ['ficha, to a client accepting gzip and brotli', tlcFractions.map((f) => compressed(get(`/api/v1/ficha/${f}`)))],
     ['buscar (full text, 20 hits)', ['cafe', 'refrig', 'tomates', 'motor', 'acero'].map((q) => get(`/api/v1/buscar?q=${q}&limit=20`))],
     ['login', [{ method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: loginBody }]],
     ['contribuciones (1 line)', [contribuciones(get, 1)]],
@@ -163,6 +166,9 @@ function scenarios(get: (path: string) => Request): Map<string, Request[]> {
     ['cambios page (whole tariff, first page)', [get('/api/v1/cambios?desde=2020-01-01&hasta=2024-06-01')]],
   ]);
 }
+
+/** A request as browsers and most HTTP libraries send it, accepting compressed answers. */
+const compressed = (request: Request): Request => ({ ...request, headers: { ...request.headers, 'accept-encoding': 'gzip, deflate, br' } });
 
 /** POST /api/v1/contribuciones of `lines` lines over the tlcs fractions, originating in the US. */
 function contribuciones(get: (path: string) => Request, lines: number): Request {
@@ -178,7 +184,22 @@ function contribuciones(get: (path: string) => Request, lines: number): Request 
 
 const CORE = ['single-record lookup (fracciones/{sysid})', 'search by 8-digit fraction (tlcs)', 'page of 100 fracciones'];
 
-async function serviceRun(label: string, port: number, env: Record<string, string>, names?: readonly string[]): Promise<Run> {
+/** The lookup whose answer, as the service writes it, the third baseline writes too. */
+const SAVED_LOOKUP = '/api/v1/fracciones/5000';
+/** Headers Node's HTTP server writes by itself on every answer. */
+const NODE_OWN = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** Saves a cached answer of the service (status line aside: headers and body) for the third baseline. */
+async function saveAnswer(url: string, token: string, file: string): Promise<void> {
+  const ask = () => fetch(url + SAVED_LOOKUP, { headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'identity' } });
+  await (await ask()).arrayBuffer();
+  const response = await ask();
+  const body = Buffer.from(await response.arrayBuffer());
+  const headers = [...response.headers].filter(([name]) => !NODE_OWN.has(name));
+  writeFileSync(file, JSON.stringify({ headers, body: body.toString('base64') }));
+}
+
+async function serviceRun(label: string, port: number, env: Record<string, string>, names?: readonly string[], save?: string): Promise<Run> {
   const service = start(join(root, 'dist', 'src', 'server.js'), {
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -198,6 +219,7 @@ async function serviceRun(label: string, port: number, env: Record<string, strin
   const all = scenarios((path) => ({ path, headers: { authorization: `Bearer ${token}` } }));
   const figures: Figures[] = [];
   for (const name of (names ?? [...all.keys()]).filter(chosen)) figures.push(await measure(`${label}: ${name}`, url, all.get(name)!, service.child.pid!));
+  if (save !== undefined) await saveAnswer(url, token, save);
   const peak = peakMemoryMb(service.child.pid!);
   await stop(service.child);
   return { label, startupMs: Math.round(startupMs), peakMemoryMb: peak, scenarios: figures };
@@ -297,7 +319,8 @@ async function main(): Promise<void> {
 
   const sqlite = { DATABASE_URL: `sqlite:${database}` };
   const runs: Run[] = [];
-  if (wanted('sqlite')) runs.push(await serviceRun('sqlite', await freePort(), sqlite));
+  const saved = join(work, 'lookup-answer.json');
+  if (wanted('sqlite')) runs.push(await serviceRun('sqlite', await freePort(), sqlite, undefined, saved));
   if (wanted('workers')) runs.push(await serviceRun('sqlite, WORKERS=auto', await freePort(), { ...sqlite, WORKERS: 'auto' }, CORE));
   if (wanted('cache-off')) runs.push(await serviceRun('sqlite, cache off', await freePort(), { ...sqlite, RESPONSE_CACHE_ENTRIES: '0' }, CORE.slice(0, 2)));
   const postgres = wanted('postgres') ? await benchPostgres() : null;
@@ -315,25 +338,36 @@ async function main(): Promise<void> {
   // Measured again at the end, and the faster of the two kept: a moment when the machine was busy
   // with something else makes a baseline slow, and would flatter every ratio to it.
   const after = await baselines();
+  // What Node and the kernel alone pay to write the lookup's answer: the ceiling of the service's ratios on it.
+  const ceiling = existsSync(saved)
+    ? await baseline(`baseline (node:http, the answer of ${SAVED_LOOKUP})`, 'baseline.js', await freePort(), { ANSWER: saved })
+    : null;
   const [bare, fastify] = before.map((f, i) => {
     const other = after[i]!;
     const kept = other.requestsPerSecond > f.requestsPerSecond ? other : f;
     return { ...kept, cpuMicros: Math.min(f.cpuMicros ?? Infinity, other.cpuMicros ?? Infinity) };
   }) as [Figures, Figures];
-  for (const f of [bare, fastify, ...runs.flatMap((r) => r.scenarios)]) {
+  const baselineFigures = ceiling === null ? [bare, fastify] : [bare, fastify, ceiling];
+  for (const f of [...baselineFigures, ...runs.flatMap((r) => r.scenarios)]) {
     f.ratio = ratio(f, bare);
     f.fastifyRatio = ratio(f, fastify);
     f.cpuRatio = cpuRatio(f, bare);
     f.fastifyCpuRatio = cpuRatio(f, fastify);
   }
-  printTable([bare, fastify], runs);
-  const failed = [bare, fastify, ...runs.flatMap((r) => r.scenarios)].filter((f) => f.errors > 0 || f.non2xx > 0);
+  printTable(baselineFigures, runs);
+  const failed = [...baselineFigures, ...runs.flatMap((r) => r.scenarios)].filter((f) => f.errors > 0 || f.non2xx > 0);
   if (failed.length > 0) {
     console.error(`refusing to report: errors in ${failed.map((f) => f.name).join(', ')}`);
     process.exitCode = 1;
     return;
   }
   printTargets(runs, fastify);
+  if (ceiling !== null) {
+    console.log(
+      `a bare node:http server writing the service's own answer to ${SAVED_LOOKUP} (its headers and body): ${ceiling.ratio!.toFixed(3)} of bare, ` +
+        `${ceiling.fastifyRatio!.toFixed(3)} of Fastify (cpu ${ceiling.cpuRatio!.toFixed(3)}, ${ceiling.fastifyCpuRatio!.toFixed(3)}): what writing that answer costs Node and the kernel alone`,
+    );
+  }
   const report = {
     date: new Date().toISOString(),
     generator: WRK === null ? 'autocannon' : 'wrk',
@@ -342,6 +376,7 @@ async function main(): Promise<void> {
     node: process.version,
     baseline: bare,
     fastifyBaseline: fastify,
+    answerBaseline: ceiling,
     runs,
   };
   const out = join(root, 'bench', 'results');
