@@ -56,12 +56,17 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const CACHE_CONTROL = 'private, no-cache';
 
 /** The entity tag names the dataset version too: the same body from another version is another answer (a 200, not a 304). */
-export function answer(text: string, version = ''): CachedAnswer {
-  // The version, a newline and the body encoded once, into memory of its own (not a slice of Node's
-  // shared pool, which a small cached answer would keep alive whole): hashed whole, the body written.
+export function answer(text: string, version = '', kept = false): CachedAnswer {
+  // The version, a newline and the body encoded once: hashed whole, the body written. An answer the
+  // cache keeps gets memory of its own (a slice of Node's shared pool would keep the whole pool alive).
   const tagged = `${version}\n${text}`;
-  const whole = Buffer.allocUnsafeSlow(Buffer.byteLength(tagged));
-  whole.write(tagged);
+  let whole: Buffer;
+  if (kept) {
+    whole = Buffer.allocUnsafeSlow(Buffer.byteLength(tagged));
+    whole.write(tagged);
+  } else {
+    whole = Buffer.from(tagged);
+  }
   const etag = `"${sha1(whole)}"`;
   const body = whole.subarray(Buffer.byteLength(version) + 1);
   const bytes = body.length;
@@ -239,7 +244,7 @@ export class ResponseCache {
     const lru = entry.lru;
     // The version is part of the key: a store shared by two versions in turn (PostgreSQL's main tables) never mixes them.
     const key = `${version}\n${question}`;
-    const found = lru.get(key) ?? answer(await compute(), version);
+    const found = lru.get(key) ?? answer(await compute(), version, true);
     lru.set(key, found);
     if (url !== undefined && entry.lru === lru) this.remember(entry, url.url, { route: url.route, version, key });
     return found;
@@ -337,7 +342,8 @@ export async function sendCached(
   version = '',
 ): Promise<FastifyReply> {
   const request = reply.request;
-  const url = { url: request.url, route: request.routeOptions.url ?? '' };
+  // The route template is worth asking Fastify for (it builds the route's options anew) only when the answer is kept.
+  const url = cache.enabled ? { url: request.url, route: request.routeOptions.url ?? '' } : undefined;
   const found = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string, version, url);
   let written = writtenFor(request.method, request.headers, found);
   if (written === undefined && cache.enabled && request.method === 'GET' && request.headers['if-none-match'] === undefined) {
