@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { get as httpGet } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Writable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +13,7 @@ import { writeDatabase } from '../src/store/drivers.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { fixtureRecords } from './fixtures.js';
 import type { Running } from './helpers.js';
-import { buildApp } from '../src/app.js';
-import { TEST_ENV, TEST_PASSWORD, TEST_USER, addUser, database, defer, login, serve, storeKinds, temporary, testConfig, waitFor } from './helpers.js';
+import { TEST_ENV, TEST_PASSWORD, TEST_USER, database, login, serve, serveWithLog, storeKinds, temporary, waitFor } from './helpers.js';
 
 /** The fixture with only its first `n` records in every record set. */
 const firstRecords =
@@ -99,33 +97,9 @@ describe('answers written from the cache', () => {
 });
 
 describe('answers written by the front door', () => {
-  /** Every line the app writes, parsed. */
-  function capture(): { stream: Writable; lines: () => Record<string, unknown>[] } {
-    const chunks: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        chunks.push(chunk.toString());
-        done();
-      },
-    });
-    const lines = () =>
-      chunks
-        .join('')
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-    return { stream, lines };
-  }
-
   test('are logged, counted in the metrics and refused past the rate limit as the first answer was; a client request id is kept', async (t) => {
     const db = await database(t, 'sqlite');
-    const config = testConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_MAX: '4' });
-    await addUser(config, TEST_USER, TEST_PASSWORD);
-    const out = capture();
-    const app = await buildApp(config, { log: { stream: out.stream } });
-    defer(t, () => app.close());
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const { app, base, log: out } = await serveWithLog(t, { DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_MAX: '4' });
     const { access_token: token } = (await (await login(base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string };
     const call = async (headers: Record<string, string> = {}) => {
       const response = await fetch(`${base}/api/v1/aladi2/5`, { headers: { authorization: `Bearer ${token}`, ...headers } });

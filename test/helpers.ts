@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -311,4 +312,36 @@ export function outcomeOf(child: ChildProcessWithoutNullStreams): Promise<Outcom
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** A stream for an app's log (buildApp's `log.stream`) that keeps every line written: as text, or parsed. */
+export function captureLog(): { stream: Writable; text: () => string; lines: () => Record<string, unknown>[] } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  const text = () => chunks.join('');
+  const lines = () =>
+    text()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { stream, text, lines };
+}
+
+/** The app on a port of its own with the test user, every line of its log kept; closed when the test ends. */
+export async function serveWithLog(
+  t: TestContext,
+  env: Record<string, string>,
+): Promise<{ app: FastifyInstance; base: string; log: ReturnType<typeof captureLog> }> {
+  const config = testConfig(env);
+  await addUser(config, TEST_USER, TEST_PASSWORD);
+  const log = captureLog();
+  const app = await buildApp(config, { log: { stream: log.stream } });
+  defer(t, () => app.close());
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, log, base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` };
 }

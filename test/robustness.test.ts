@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { copyFileSync, renameSync, truncateSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import autocannon from 'autocannon';
 import type { TestContext } from 'node:test';
@@ -17,7 +16,7 @@ import { buildApp } from '../src/app.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { writeFixtureDatabase } from './fixtures.js';
 import type { Running } from './helpers.js';
-import { TEST_PASSWORD, TEST_USER, addUser, defer, login, startServer, tempDir, testConfig, waitFor } from './helpers.js';
+import { TEST_PASSWORD, TEST_USER, addUser, captureLog, defer, login, serveWithLog, startServer, tempDir, testConfig, waitFor } from './helpers.js';
 import type { LogLine } from './process.js';
 import { runService } from './process.js';
 
@@ -355,27 +354,9 @@ describe('security headers', () => {
 });
 
 describe('logs', () => {
-  /** Every line the app writes, collected. */
-  function capture(): { stream: Writable; text: () => string } {
-    const chunks: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        chunks.push(chunk.toString());
-        done();
-      },
-    });
-    return { stream, text: () => chunks.join('') };
-  }
-
   test('never a password, token or Authorization header, at the most detailed level, after a login and authenticated calls', async (t) => {
     const path = fixtureCopy('logs.sqlite');
-    const config = testConfig({ DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'trace', METRICS_TOKEN: 'scrape-secret-4711' });
-    await addUser(config, TEST_USER, TEST_PASSWORD);
-    const out = capture();
-    const app = await buildApp(config, { log: { stream: out.stream } });
-    defer(t, () => app.close());
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const { app, base, log: out } = await serveWithLog(t, { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'trace', METRICS_TOKEN: 'scrape-secret-4711' });
     const token = await tokenFor(base);
     const call = (path: string, authorization: string, cookie = ''): Promise<void> =>
       read(fetch(base + path, { headers: { authorization, cookie } })).then(() => undefined);
@@ -407,7 +388,7 @@ describe('logs', () => {
   });
 
   test('pretty output is readable lines, not JSON, with the same redaction', async (t) => {
-    const out = capture();
+    const out = captureLog();
     const config = testConfig({ DATABASE_URL: `sqlite:${fixture}`, LOG_LEVEL: 'info' });
     const app = await buildApp(config, { log: { pretty: true, stream: out.stream } });
     defer(t, () => app.close());
