@@ -280,7 +280,7 @@ const gzip = promisify(zlib.gzip);
 /** @fastify/compress's own choice for brotli: quality 4 of 11, fast at a ratio close to the best. */
 const BROTLI = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
 
-/** A compressed body's headers: the answer's own, with its coding, `Vary` and its length. */
+/** A compressed body's headers: the answer's own but its length (the last of them), then its coding, `Vary` and its length. */
 function codedHead(found: CachedAnswer, coding: Coding, bytes: number): string[] {
   const head = found.head.slice(0, -2);
   head.push('vary', 'accept-encoding', 'content-encoding', coding, 'content-length', String(bytes));

@@ -6,8 +6,8 @@
  * the answer's own headers, the metrics and the log line. Whatever it is not sure of goes on to
  * Fastify, whose answer is the reference: a token never verified, a user not remembered, a client
  * past its limit, a process under pressure or closing, HEAD, a conditional request, a body to
- * compress that is not compressed yet, a request with CORS to answer, a URL never answered, an `as_of` in any but the plain form
- * (docs/adr/0006-hot-path.md, step 13).
+ * compress that is not compressed yet, a request with CORS to answer, a URL never answered, an
+ * `as_of` in any but the plain form (docs/adr/0006-hot-path.md, step 14).
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeader, Server, ServerOptions, ServerResponse } from 'node:http';
