@@ -209,6 +209,37 @@ describe('compressed answers', () => {
   });
 });
 
+describe('a client holding the answer', () => {
+  test("gets a 304 with the answer's headers and no body, cached or not, in any coding, counted as a 304; another tag gets the answer", async (t) => {
+    const db = await database(t, 'sqlite');
+    const server = await serve(t, { DATABASE_URL: db.url });
+    const auth = { authorization: `Bearer ${server.token}` };
+    const first = await server.get('/api/v1/aladi2/?limit=100', auth);
+    const body = await first.text();
+    const etag = first.headers.get('etag')!;
+    for (const held of [etag, `W/${etag}`]) {
+      const extras: Record<string, string>[] = [{}, { 'accept-encoding': 'gzip, br' }];
+      for (const extra of extras) {
+        for (let i = 0; i < 3; i++) {
+          const again = await server.get('/api/v1/aladi2/?limit=100', { ...auth, ...extra, 'if-none-match': held });
+          assert.equal(again.status, 304, `${held} ${JSON.stringify(extra)}`);
+          assert.equal(await again.text(), '');
+          assert.equal(again.headers.get('etag'), etag);
+          for (const name of ['cache-control', 'x-dataset-version', 'x-request-id', 'content-security-policy']) {
+            assert.ok(again.headers.get(name), `${name} on the 304`);
+          }
+          assert.equal(again.headers.get('content-encoding'), null);
+        }
+      }
+    }
+    const other = await server.get('/api/v1/aladi2/?limit=100', { ...auth, 'if-none-match': '"another"' });
+    assert.equal(other.status, 200);
+    assert.equal(await other.text(), body);
+    const metrics = await (await server.get('/metrics')).text();
+    assert.match(metrics, /^http_requests_total\{method="GET",route="\/api\/v1\/aladi2\/",status="304"\} 12$/m, 'every 304 counted as one');
+  });
+});
+
 describe('import into PostgreSQL', () => {
   test('tariff-lookup import loads an exported folder into PostgreSQL in one go, and a running service serves it', async (t) => {
     if (!(await storeKinds()).includes('postgres')) return t.skip('PostgreSQL is not reachable');

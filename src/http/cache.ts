@@ -33,13 +33,18 @@ export interface CachedAnswer extends Written {
   readonly headers: Readonly<Record<string, string>>;
   /** The body compressed in a coding a client asked for, made on the first such request and kept with the answer. */
   readonly coded: { [coding in Coding]?: Written };
+  /** The 304 to a client that holds this answer already (If-None-Match): its headers, no body. */
+  readonly unchanged: Written;
 }
 
-/** A body as it is written and its own headers (names and values in turn), the length among them. */
+/** A status, a body as it is written and its own headers (names and values in turn), the length among them. */
 export interface Written {
+  readonly status: 200 | 304;
   readonly body: Buffer;
   readonly head: readonly string[];
 }
+
+const NO_BODY = Buffer.alloc(0);
 
 /** The content codings of compressed answers, as the compression plugin is registered with them (src/app.ts). */
 export const CODINGS: Coding[] = ['br', 'gzip'];
@@ -74,21 +79,29 @@ export function answer(text: string, version = '', kept = false): CachedAnswer {
   // Written out whole, with or without the version: each is one shape, built without a copy.
   if (version === '') {
     return {
+      status: 200,
       body,
       etag,
       bytes,
       headers: { 'cache-control': CACHE_CONTROL, etag, 'content-type': JSON_TYPE },
       head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'content-length', length],
       coded: {},
+      unchanged: { status: 304, body: NO_BODY, head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'content-length', '0'] },
     };
   }
   return {
+    status: 200,
     body,
     etag,
     bytes,
     headers: { 'cache-control': CACHE_CONTROL, etag, 'content-type': JSON_TYPE, 'x-dataset-version': version },
     head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'x-dataset-version', version, 'content-length', length],
     coded: {},
+    unchanged: {
+      status: 304,
+      body: NO_BODY,
+      head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'x-dataset-version', version, 'content-length', '0'],
+    },
   };
 }
 
@@ -260,7 +273,7 @@ export class ResponseCache {
     const body = await (coding === 'br' ? brotli(found.body, BROTLI) : gzip(found.body));
     const made = found.coded[coding];
     if (made !== undefined) return made;
-    const written: Written = { body, head: codedHead(found, coding, body.length) };
+    const written: Written = { status: 200, body, head: codedHead(found, coding, body.length) };
     found.coded[coding] = written;
     if (this.enabled) this.current(store).lru.grew(`${version}\n${question}`, found, body.length);
     return written;
@@ -308,12 +321,15 @@ export function codingFor(headers: IncomingHttpHeaders, bytes: number): Coding |
 }
 
 /**
- * What a GET writes at once, past the onSend hooks, for this client: the body or the compressed body
- * kept with it; undefined when the request takes the ordinary path (HEAD, a conditional request whose
- * 304 is the ETag plugin's) or the compressed body is not made yet.
+ * What a GET writes at once, past the onSend hooks, for this client: a 304 when it holds this answer
+ * already (If-None-Match, compared as the ETag plugin compares it: the tag itself or its weak form),
+ * else the body or the compressed body kept with it; undefined when the request takes the ordinary
+ * path (HEAD) or the compressed body is not made yet.
  */
 export function writtenFor(method: string | undefined, headers: IncomingHttpHeaders, found: CachedAnswer): Written | undefined {
-  if (method !== 'GET' || headers['if-none-match'] !== undefined) return undefined;
+  if (method !== 'GET') return undefined;
+  const tag = headers['if-none-match'];
+  if (tag !== undefined && (tag === found.etag || tag === `W/${found.etag}`)) return found.unchanged;
   const coding = codingFor(headers, found.bytes);
   return coding === null ? found : found.coded[coding];
 }
@@ -322,15 +338,16 @@ export function writtenFor(method: string | undefined, headers: IncomingHttpHead
 export function writeAnswer(response: ServerResponse, head: OutgoingHttpHeader[], written: Written): void {
   const own = written.head;
   for (let i = 0; i < own.length; i++) head.push(own[i]!);
-  response.writeHead(200, head);
+  response.writeHead(written.status, head);
   response.end(written.body);
 }
 
 /**
  * Answers a GET from the cache, computing and serialising the payload (through the route's response
- * schema) on a miss. Every cached route answers this way, with the same headers; a GET (not HEAD, not
- * conditional) is written at once, with one writeHead, as the front door writes the next one
- * (src/http/front-door.ts): its body, or the body compressed for this client, made once and kept.
+ * schema) on a miss. Every cached route answers this way, with the same headers; a GET (not HEAD) is
+ * written at once, with one writeHead, as the front door writes the next one (src/http/front-door.ts):
+ * a 304 to a client holding the answer, its body, or the body compressed for this client, made once
+ * and kept.
  * With the cache off, compression is left to the plugin.
  */
 export async function sendCached(
@@ -346,7 +363,7 @@ export async function sendCached(
   const url = cache.enabled ? { url: request.url, route: request.routeOptions.url ?? '' } : undefined;
   const found = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string, version, url);
   let written = writtenFor(request.method, request.headers, found);
-  if (written === undefined && cache.enabled && request.method === 'GET' && request.headers['if-none-match'] === undefined) {
+  if (written === undefined && cache.enabled && request.method === 'GET') {
     written = await cache.coded(store, key, version, found, codingFor(request.headers, found.bytes)!);
   }
   if (written === undefined) return reply.headers(found.headers).send(found.body);

@@ -5,9 +5,10 @@
  * rate limit's count and headers, the bearer guard's check, the request id, the security headers,
  * the answer's own headers, the metrics and the log line. Whatever it is not sure of goes on to
  * Fastify, whose answer is the reference: a token never verified, a user not remembered, a client
- * past its limit, a process under pressure or closing, HEAD, a conditional request, a body to
- * compress that is not compressed yet, a request with CORS to answer, a URL never answered, an
- * `as_of` in any but the plain form (docs/adr/0006-hot-path.md, step 14).
+ * past its limit, a process under pressure or closing, HEAD, a body to compress that is not
+ * compressed yet, a request with CORS to answer, a URL never answered, an `as_of` in any but the
+ * plain form. A client that holds the answer already (If-None-Match) gets its 304 here too
+ * (docs/adr/0006-hot-path.md, steps 14 and 15).
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeader, Server, ServerOptions, ServerResponse } from 'node:http';
@@ -112,7 +113,7 @@ export class FrontDoor {
     for (let i = 0; i < SECURITY.length; i++) head.push(SECURITY[i]!);
     if (limit !== null) head.push('ratelimit-limit', limit.limit, 'ratelimit-remaining', limit.remaining, 'ratelimit-reset', limit.reset);
     writeAnswer(response, head, written);
-    parts.answered({ id, method: 'GET', route: found.route, status: 200, ms: performance.now() - started, user: user.username });
+    parts.answered({ id, method: 'GET', route: found.route, status: written.status, ms: performance.now() - started, user: user.username });
     return true;
   }
 
