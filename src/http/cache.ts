@@ -76,32 +76,20 @@ export function answer(text: string, version = '', kept = false): CachedAnswer {
   const body = whole.subarray(Buffer.byteLength(version) + 1);
   const bytes = body.length;
   const length = String(bytes);
-  // Written out whole, with or without the version: each is one shape, built without a copy.
-  if (version === '') {
-    return {
-      status: 200,
-      body,
-      etag,
-      bytes,
-      headers: { 'cache-control': CACHE_CONTROL, etag, 'content-type': JSON_TYPE },
-      head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'content-length', length],
-      coded: {},
-      unchanged: { status: 304, body: NO_BODY, head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'content-length', '0'] },
-    };
-  }
+  // The headers that depend on the answer alone, once; the length last, as codedHead expects it.
+  const own = ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE];
+  if (version !== '') own.push('x-dataset-version', version);
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < own.length; i += 2) headers[own[i]!] = own[i + 1]!;
   return {
     status: 200,
     body,
     etag,
     bytes,
-    headers: { 'cache-control': CACHE_CONTROL, etag, 'content-type': JSON_TYPE, 'x-dataset-version': version },
-    head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'x-dataset-version', version, 'content-length', length],
+    headers,
+    head: [...own, 'content-length', length],
     coded: {},
-    unchanged: {
-      status: 304,
-      body: NO_BODY,
-      head: ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE, 'x-dataset-version', version, 'content-length', '0'],
-    },
+    unchanged: { status: 304, body: NO_BODY, head: [...own, 'content-length', '0'] },
   };
 }
 
@@ -205,9 +193,8 @@ export class ResponseCache {
     if (entry.checking) return;
     entry.checking = true;
     entry.checkedAt = Date.now();
-    // A store that cannot be read may throw at once rather than reject: both end the same way.
-    Promise.resolve()
-      .then(() => store.dataset())
+    store
+      .dataset()
       .then((info) => {
         const hash = info?.hash ?? null;
         if (entry.hash !== undefined && hash !== entry.hash) {

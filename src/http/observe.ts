@@ -120,19 +120,19 @@ export interface StoreTimer {
   time<T>(recordSet: string, operation: string, work: () => Promise<T>): Promise<T>;
 }
 
-/** A request the front door answered (src/http/front-door.ts), for the log line and the metrics. */
+/** A request answered, by Fastify or by the front door (src/http/front-door.ts), for the log line and the metrics. */
 export interface Answered {
   readonly id: string;
   readonly method: string;
   readonly route: string;
   readonly status: number;
   readonly ms: number;
-  readonly user: string;
+  readonly user?: string | undefined;
 }
 
 export interface Observability {
   readonly timer: StoreTimer;
-  /** What the onResponse hook does for a request Fastify answered, for one it never saw. */
+  /** The log line and the metrics of a request answered: the onResponse hook's, and the front door's for the requests Fastify never sees. */
   readonly answered: (request: Answered) => void;
   /** The Prometheus endpoint, for the routing table to serve; none when metrics are off. */
   readonly metrics: OpenRoute | undefined;
@@ -141,24 +141,26 @@ export interface Observability {
 export function registerObservability(app: FastifyInstance, options: ObserveOptions): Observability {
   // The line's fields are gathered only when it is written (not at LOG_LEVEL=warn and above).
   const logsRequests = ['info', 'debug', 'trace'].includes(app.log.level);
-  const logLine = (request: FastifyRequest, reply: FastifyReply, route: string): void => {
-    if (!logsRequests) return;
-    request.log.info(
-      { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100, user: request.user?.username },
-      'request',
-    );
-  };
-  // The same line, with the request logger's binding (reqId) among its fields.
-  const logAnswered = (a: Answered): void => {
+  // The request logger's binding (reqId) among the line's fields: the same line, with no child logger made for it.
+  const logLine = (a: Answered): void => {
     if (!logsRequests) return;
     app.log.info({ reqId: a.id, method: a.method, route: a.route, status: a.status, ms: Math.round(a.ms * 100) / 100, user: a.user }, 'request');
   };
+  /** The route is looked up once: Fastify builds the route's options anew on each look. */
+  const answeredBy = (request: FastifyRequest, reply: FastifyReply): Answered => ({
+    id: request.id,
+    method: request.method,
+    route: request.routeOptions.url ?? 'unknown',
+    status: reply.statusCode,
+    ms: reply.elapsedTime,
+    user: request.user?.username,
+  });
   if (!options.enabled) {
     app.addHook('onResponse', (request, reply, done) => {
-      logLine(request, reply, request.routeOptions.url ?? 'unknown');
+      logLine(answeredBy(request, reply));
       done();
     });
-    return { timer: { time: (_rs, _op, work) => work() }, answered: logAnswered, metrics: undefined };
+    return { timer: { time: (_rs, _op, work) => work() }, answered: logLine, metrics: undefined };
   }
 
   const registry = new Registry();
@@ -218,13 +220,13 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
     },
   });
 
-  // One hook for the log line and the metrics, which look the route up once.
+  const answered = (a: Answered): void => {
+    logLine(a);
+    if (a.route !== '/metrics') durations.observe([a.method, a.route, String(a.status)], a.ms / 1000);
+  };
+  // One hook for the log line and the metrics.
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unknown';
-    logLine(request, reply, route);
-    if (route !== '/metrics') {
-      durations.observe([request.method, route, String(reply.statusCode)], reply.elapsedTime / 1000);
-    }
+    answered(answeredBy(request, reply));
     done();
   });
 
@@ -253,10 +255,6 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
         queries.observe([recordSet, operation], (performance.now() - start) / 1000);
       }
     },
-  };
-  const answered = (a: Answered): void => {
-    logAnswered(a);
-    durations.observe([a.method, a.route, String(a.status)], a.ms / 1000);
   };
   return { timer, answered, metrics };
 }

@@ -37,6 +37,14 @@ function rowMaker(rs: RecordSet): (values: Values) => Row {
   return make;
 }
 
+/** A synchronous piece of work as a promise: rejected, never thrown, when it fails, as callers of a promise expect. */
+function settled<T>(work: () => T): Promise<T> {
+  // The executor runs at once, and what it throws rejects the promise.
+  return new Promise((resolve) => resolve(work()));
+}
+
+const noSearchIndex = (): StoreUnavailableError => new StoreUnavailableError('this database has no search index: load the data again (tariff-lookup import)');
+
 /** Stores of this process with a read transaction open (SqliteStore.beginRead). */
 const openReads = new Set<SqliteStore>();
 
@@ -84,14 +92,14 @@ export class SqliteStore implements Store {
 
   fullText(query: FullTextQuery): Promise<FullTextResult> {
     const text = this.text;
-    if (!text) throw new StoreUnavailableError('this database has no search index: load the data again (tariff-lookup import)');
-    return Promise.resolve(this.run(() => text.search(query)));
+    if (!text) return Promise.reject(noSearchIndex());
+    return this.read(() => text.search(query));
   }
 
   suggest(q: string): Promise<Suggestion[]> {
     const text = this.text;
-    if (!text) throw new StoreUnavailableError('this database has no search index: load the data again (tariff-lookup import)');
-    return Promise.resolve(text.suggest(q));
+    if (!text) return Promise.reject(noSearchIndex());
+    return settled(() => text.suggest(q));
   }
 
   /**
@@ -129,6 +137,11 @@ export class SqliteStore implements Store {
   /** The lookup by identifier of each record set, prepared on its first use. */
   private readonly lookups = new Map<RecordSet, Database.Statement>();
 
+  /** A read as the Store interface gives it: a promise that rejects with what the read throws, never a throw. */
+  private read<T>(action: () => T, users = false): Promise<T> {
+    return settled(() => this.run(action, users));
+  }
+
   /** `users`: a read of the users only, which a dataset of another shape does not stop (logins go on working). */
   private run<T>(action: () => T, users = false): T {
     if (this.unservable !== null && !users) throw new UnservableDatasetError(this.unservable);
@@ -156,50 +169,46 @@ export class SqliteStore implements Store {
 
   search(rs: RecordSet, query: SearchQuery): Promise<Row[]> {
     const q: SqlQuery = buildSearch(rs, query.conditions, query.skip, query.limit, sqliteDialect);
-    return Promise.resolve(this.run(() => (this.prepareRows(q.text).all(...q.values) as Values[]).map(rowMaker(rs))));
+    return this.read(() => (this.prepareRows(q.text).all(...q.values) as Values[]).map(rowMaker(rs)));
   }
 
   count(rs: RecordSet, conditions: readonly Condition[]): Promise<number> {
     const q = buildCount(rs, conditions, sqliteDialect);
-    return Promise.resolve(this.run(() => (this.prepare(q.text).get(...q.values) as { total: number }).total));
+    return this.read(() => (this.prepare(q.text).get(...q.values) as { total: number }).total);
   }
 
   lookup(rs: RecordSet, key: readonly (string | number)[]): Promise<Row | undefined> {
-    return Promise.resolve(
-      this.run(() => {
-        let statement = this.lookups.get(rs);
-        if (!statement) {
-          statement = this.db.prepare(buildLookup(rs, sqliteDialect)).raw(true);
-          this.lookups.set(rs, statement);
-        }
-        const values = statement.get(...key) as Values | undefined;
-        return values === undefined ? undefined : rowMaker(rs)(values);
-      }),
-    );
+    return this.read(() => {
+      let statement = this.lookups.get(rs);
+      if (!statement) {
+        statement = this.db.prepare(buildLookup(rs, sqliteDialect)).raw(true);
+        this.lookups.set(rs, statement);
+      }
+      const values = statement.get(...key) as Values | undefined;
+      return values === undefined ? undefined : rowMaker(rs)(values);
+    });
   }
 
   lookupMany(rs: RecordSet, keys: readonly (readonly (string | number)[])[]): Promise<Row[]> {
     if (keys.length === 0) return Promise.resolve([]);
     const q = buildLookupMany(rs, keys, sqliteDialect);
-    return Promise.resolve(this.run(() => this.prepare(q.text).all(...q.values) as Row[]));
+    return this.read(() => this.prepare(q.text).all(...q.values) as Row[]);
   }
 
   dataset(): Promise<DatasetInfo | null> {
-    return Promise.resolve(this.run(() => toDatasetInfo(this.prepare(DATASET_SELECT).get() as DatasetRow | undefined)));
+    return this.read(() => toDatasetInfo(this.prepare(DATASET_SELECT).get() as DatasetRow | undefined));
   }
 
   /** The catalog of the file; a file from before versions has none and is one version (catalogOf). */
   versions(): Promise<VersionInfo[]> {
-    return Promise.resolve(
-      this.run(() => {
-        const rows = this.hasCatalog ? (this.prepare(VERSIONS_SELECT).all() as VersionRow[]) : [];
-        return catalogOf(rows, toDatasetInfo(this.prepare(DATASET_SELECT).get() as DatasetRow | undefined));
-      }),
-    );
+    return this.read(() => {
+      const rows = this.hasCatalog ? (this.prepare(VERSIONS_SELECT).all() as VersionRow[]) : [];
+      return catalogOf(rows, toDatasetInfo(this.prepare(DATASET_SELECT).get() as DatasetRow | undefined));
+    });
   }
 
   findUser(username: string): Promise<User | undefined> {
-    return Promise.resolve(this.run(() => toUser(this.prepare(userSelect(sqliteDialect)).get(username) as UserRow | undefined), true));
+    return this.read(() => toUser(this.prepare(userSelect(sqliteDialect)).get(username) as UserRow | undefined), true);
   }
 
   /**

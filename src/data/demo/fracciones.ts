@@ -5,7 +5,7 @@ import type { RowOf } from '../../record-sets/define.js';
 import type { LigieCode, Sources } from './sources.js';
 import { col, dotted8, HIST_IGI, isoToDate8, numbered } from './sources.js';
 import { LIGIE_2022_RATES, ligie2022Duties } from './spanish.js';
-import { parseDuty } from './values.js';
+import { tigie2012Duties } from './values.js';
 
 /** The code's own history in the SAT catalog (10 digits) and its 8-digit predecessor with the same number. */
 export function codeHistory(src: Sources, c: LigieCode): string | null {
@@ -29,8 +29,6 @@ export function fracciones(src: Sources): RowOf<typeof fraccionesSet>[] {
     src.ligie.map((c): RowOf<typeof fraccionesSet> => {
       const current = ligie2022Duties(src, c.fraction);
       const old = current ? undefined : src.igi.get(c.fraction);
-      const imp = old ? parseDuty(old.igi) : null;
-      const exp = old ? parseDuty(old.ige) : null;
       const notes: string[] = [];
       if (current) notes.push(LIGIE_2022_RATES);
       if (old) notes.push(HIST_IGI);
@@ -41,15 +39,7 @@ export function fracciones(src: Sources): RowOf<typeof fraccionesSet>[] {
         DESCRIPCION: c.text,
         UMCLAVE: c.unit,
         UMABREVIACION: c.unitAbbr,
-        ADVIMPOTXT: old?.igi || null,
-        ADVIMPONUM: imp?.num ?? null,
-        TIPOTASAADVIMPO: imp?.type ?? null,
-        ADVEXPOTXT: old?.ige || null,
-        ADVEXPONUM: exp?.num ?? null,
-        TIPOTASAADVEXPO: exp?.type ?? null,
-        ARANCELMIXTO: imp?.mixed ? 'S' : null,
-        TASAMIXTA: imp?.mixedSpecific ?? null,
-        ARANCELESPECIFICO: imp?.specific ? 'S' : null,
+        ...tigie2012Duties(old),
         ...current,
         DOF: validityStart(src, c),
         NOTAS: notes.length > 0 ? notes.join(' ') : null,

@@ -16,7 +16,7 @@ import { correlateReplaced } from './cupos.js';
 import { isRoman } from './fracciones.js';
 import type { Rec, Row, Sources } from './sources.js';
 import { col, compare, dotted8, isoToDate8, numbered, readCsv, UNIT_ABBREVIATIONS } from './sources.js';
-import { parseDuty } from './values.js';
+import { tigie2012Duties } from './values.js';
 
 /** The day the 8-digit codes of the TIGIE 2012 came into force in the SAT catalog (the old ones end on 2012-07-01). */
 export const TIGIE_2012_FROM = '2012-07-02';
@@ -77,23 +77,13 @@ function codeNotes(c: Code2012, withRates: boolean): string | null {
 export function fracciones2012(src: Sources, codes: readonly Code2012[]): RowOf<typeof fraccionesSet>[] {
   return codes.map((c): RowOf<typeof fraccionesSet> => {
     const rates = src.igi.get(c.fraction);
-    const imp = rates ? parseDuty(rates.igi) : null;
-    const exp = rates ? parseDuty(rates.ige) : null;
     return {
       FRACCION: c.fraction,
       FRACCIONPUNTO: dotted8(c.fraction),
       DESCRIPCION: c.text,
       UMCLAVE: c.unit,
       UMABREVIACION: c.unit === null ? null : (UNIT_ABBREVIATIONS[c.unit] ?? null),
-      ADVIMPOTXT: rates?.igi || null,
-      ADVIMPONUM: imp?.num ?? null,
-      TIPOTASAADVIMPO: imp?.type ?? null,
-      ADVEXPOTXT: rates?.ige || null,
-      ADVEXPONUM: exp?.num ?? null,
-      TIPOTASAADVEXPO: exp?.type ?? null,
-      ARANCELMIXTO: imp?.mixed ? 'S' : null,
-      TASAMIXTA: imp?.mixedSpecific ?? null,
-      ARANCELESPECIFICO: imp?.specific ? 'S' : null,
+      ...tigie2012Duties(rates),
       DOF: isoToDate8(c.validFrom),
       NOTAS: codeNotes(c, rates !== undefined),
       HISTORICO: codeHistory2012(src, c.fraction),

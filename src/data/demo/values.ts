@@ -1,4 +1,5 @@
 /** Rates and dates as the sources write them, and the seeded generator of the demo records. */
+import type { Igi } from './sources.js';
 import { charCount } from './sources.js';
 
 export interface ParsedRate {
@@ -27,6 +28,23 @@ export function parseDuty(written: string): ParsedRate {
   }
   if (/^AE\b/.test(s)) return { ...none, type: 2, specific: true };
   return none;
+}
+
+/** The duty fields of a fraction from its TIGIE 2012 rates as SIICEX wrote them (all null without them). */
+export function tigie2012Duties(rates: Igi | undefined) {
+  const imp = rates ? parseDuty(rates.igi) : null;
+  const exp = rates ? parseDuty(rates.ige) : null;
+  return {
+    ADVIMPOTXT: rates?.igi || null,
+    ADVIMPONUM: imp?.num ?? null,
+    TIPOTASAADVIMPO: imp?.type ?? null,
+    ADVEXPOTXT: rates?.ige || null,
+    ADVEXPONUM: exp?.num ?? null,
+    TIPOTASAADVEXPO: exp?.type ?? null,
+    ARANCELMIXTO: imp?.mixed ? 'S' : null,
+    TASAMIXTA: imp?.mixedSpecific ?? null,
+    ARANCELESPECIFICO: imp?.specific ? 'S' : null,
+  };
 }
 
 /** A preference written as a plain number or `Ex.`: its numeric value; anything with words: null. */
