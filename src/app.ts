@@ -18,7 +18,7 @@ import type { LogOutput } from './http/logging.js';
 import { loggerOptions, requestLogger } from './http/logging.js';
 import { registerObservability, requestIds } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
-import { FrontDoor } from './http/front-door.js';
+import { DirectRoutes, FrontDoor } from './http/front-door.js';
 import { connectionLimits, registerProtection } from './http/protection.js';
 import { API_VERSION, SERVICE_NAME } from './http/public.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
@@ -50,6 +50,9 @@ export interface AppOptions {
 /** Outside the embedded demo the secret is the operator's own; server.ts fills in the demo's. */
 export const MIN_SECRET_BYTES = 32;
 
+/** Fastify's router options, which the front door's router takes too. Long path parameters reach the handler and get the same 422 as any other bad value. */
+const ROUTER_OPTIONS = { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16384 };
+
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   if (Buffer.byteLength(config.JWT_SECRET) < MIN_SECRET_BYTES) {
     throw new ConfigError(`JWT_SECRET must be set to a secret of at least ${MIN_SECRET_BYTES} bytes (e.g. the output of: openssl rand -hex 32)`);
@@ -78,13 +81,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     bodyLimit: 16 * 1024,
     // While closing, requests on open connections are still answered (with Connection: close), not refused.
     return503OnClosing: false,
-    // Long path parameters reach the handler and get the same 422 as any other bad value.
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16384 },
+    routerOptions: ROUTER_OPTIONS,
     frameworkErrors: (_error, _request, reply) => {
       void (reply as unknown as FastifyReply).code(400).type('application/json; charset=utf-8').send({ detail: 'Bad Request' });
     },
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  // The front door finds the routes it answers in a router of its own, holding every GET route as Fastify's does.
+  const routes = new DirectRoutes(ROUTER_OPTIONS);
+  app.addHook('onRoute', routes.onRoute);
   // Parameters are parsed by the routes themselves, with the original's rules and error shapes.
   app.setValidatorCompiler(() => () => true);
   const slot = new StoreSlot(config, app.log, options.store);
@@ -125,13 +130,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
   const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
   await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability });
-  // Cached answers are written before Fastify sees the request, with the same parts (src/http/front-door.ts).
-  if (cache.enabled) {
-    front.open({ ...protection, cache, datasets, guard, requestId, answered: observability.answered, cors: config.CORS_ORIGINS !== '' });
-    app.addHook('preClose', (done) => {
-      front.close();
-      done();
-    });
-  }
+  // Cached answers and lookups are written before Fastify sees the request, with the same parts (src/http/front-door.ts).
+  front.open({ ...protection, cache, datasets, guard, requestId, answered: observability.answered, cors: config.CORS_ORIGINS !== '', routes });
+  app.addHook('preClose', (done) => {
+    front.close();
+    done();
+  });
   return app;
 }

@@ -141,6 +141,69 @@ describe('answers written by the front door', () => {
     assert.equal(lines[4]!['status'], 429);
   });
 
+  test('a lookup never answered before gets the answer, headers, log line and count the route gives, the cache on or off', async (t) => {
+    for (const entries of ['0', '500']) {
+      const db = await database(t, 'sqlite');
+      const {
+        app,
+        base,
+        log: out,
+      } = await serveWithLog(t, { DATABASE_URL: db.url, LOG_LEVEL: 'info', RESPONSE_CACHE_ENTRIES: entries, RATE_LIMIT_MAX: '100' });
+      const { access_token: token } = (await (await login(base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string };
+      const call = async (path: string) => {
+        const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
+        return { response, text: await response.text() };
+      };
+      const names = (r: Response) => [...r.headers.keys()].filter((n) => n !== 'date' && n !== 'x-request-id').join(',');
+      // The first lookup of the route, then others never asked: each answered in full, as the first was.
+      const first = await call('/api/v1/aladi2/5');
+      assert.equal(first.response.status, 200);
+      const rows = [first];
+      for (const id of [6, 7, 5, 6]) rows.push(await call(`/api/v1/aladi2/${id}`));
+      for (const row of rows) {
+        assert.equal(row.response.status, 200);
+        assert.equal(names(row.response), names(first.response), `cache entries ${entries}: the same headers`);
+        assert.ok((JSON.parse(row.text) as { SYSID: number }).SYSID > 0, 'a record');
+      }
+      assert.equal(rows[3]!.text, first.text, 'the same record, the same bytes');
+      assert.equal(rows[3]!.response.headers.get('etag'), first.response.headers.get('etag'));
+      assert.notEqual(rows[1]!.response.headers.get('etag'), first.response.headers.get('etag'));
+      assert.equal(rows[4]!.text, rows[1]!.text);
+      assert.deepEqual(
+        rows.map((r) => Number(r.response.headers.get('ratelimit-remaining'))),
+        [99, 98, 97, 96, 95],
+        'each lookup counted once against the limit',
+      );
+
+      // What the route does not answer with a 200 is answered as the route answers it, counted once.
+      const missing = await call('/api/v1/aladi2/999999');
+      assert.equal(missing.response.status, 404);
+      assert.deepEqual(Object.keys(JSON.parse(missing.text) as object), ['detail']);
+      assert.equal(missing.response.headers.get('ratelimit-remaining'), '94', 'a lookup that finds nothing is counted once');
+      const bad = await call('/api/v1/aladi2/abc');
+      assert.equal(bad.response.status, 422);
+      assert.equal((JSON.parse(bad.text) as { detail: { loc: string[] }[] }).detail[0]!.loc.join('.'), 'path.sysid');
+      assert.equal((await call('/api/v1/aladi2/6/')).text, rows[1]!.text, 'a trailing slash is the same lookup, as the router has it');
+      // A fixed path beside a lookup's parameter is its own route (a search), whichever was asked first.
+      await call('/api/v1/fundamentos-tlc/1');
+      const fixed = await call('/api/v1/fundamentos-tlc/tipat');
+      assert.equal(fixed.response.status, 200);
+      assert.ok(Array.isArray(JSON.parse(fixed.text)), 'the search of the fixed path, not a lookup of "tipat"');
+      const unknownToken = await fetch(`${base}/api/v1/aladi2/8`, { headers: { authorization: 'Bearer nonsense' } });
+      assert.equal(unknownToken.status, 401);
+
+      await app.close();
+      const lines = out.lines().filter((l) => l['msg'] === 'request' && l['route'] === '/api/v1/aladi2/:sysid');
+      assert.deepEqual(
+        lines.map((l) => l['status']),
+        [200, 200, 200, 200, 200, 404, 422, 200, 401],
+        `cache entries ${entries}: one line per request, with its status`,
+      );
+      const shape = (line: Record<string, unknown>) => Object.keys(line).sort().join(',');
+      for (const line of lines.slice(1, 5)) assert.equal(shape(line), shape(lines[0]!), 'logged with the fields of the first answer');
+    }
+  });
+
   test('an answer as of a date comes from the version in force that day, cached or not', async (t) => {
     const db = await database(t, 'sqlite');
     await writeDatabase(db.url, 'a later version', firstRecords(3), { vigenteDesde: '2099-01-01' });

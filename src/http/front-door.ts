@@ -1,25 +1,57 @@
 /**
- * The front door: a business GET whose answer is already cached is answered by the HTTP server's own
- * request listener, before Fastify makes its request and reply objects, routes the URL and runs the
- * hooks. It does what those hooks would do, with the same parts: the load shedding's state, the
- * rate limit's count and headers, the bearer guard's check, the request id, the security headers,
- * the answer's own headers, the metrics and the log line. Whatever it is not sure of goes on to
- * Fastify, whose answer is the reference: a token never verified, a user not remembered, a client
+ * The front door: a business GET whose answer is already cached, or a lookup whose question is its
+ * path, is answered by the HTTP server's own request listener, before Fastify makes its request and
+ * reply objects, routes the URL and runs the hooks. It does what those hooks would do, with the same
+ * parts: the load shedding's state, the rate limit's count and headers, the bearer guard's check,
+ * the request id, the security headers, the answer's own headers, the metrics and the log line.
+ * Whatever it is not sure of goes on to Fastify, whose answer is the reference: a token never verified, a user not remembered, a client
  * past its limit, a process under pressure or closing, HEAD, a body to compress that is not
- * compressed yet, a request with CORS to answer, a URL never answered, an `as_of` in any but the
- * plain form. A client that holds the answer already (If-None-Match) gets its 304 here too
- * (docs/adr/0006-hot-path.md, steps 14 and 15).
+ * compressed yet, a request with CORS to answer, a URL never answered that is not a lookup, an
+ * `as_of` in any but the plain form, a lookup the route would not answer with a 200. A client that
+ * holds the answer already (If-None-Match) gets its 304 here too (docs/adr/0006-hot-path.md, steps
+ * 14 to 16).
  */
 import { createServer } from 'node:http';
-import type { IncomingMessage, OutgoingHttpHeader, Server, ServerOptions, ServerResponse } from 'node:http';
-import type { FastifyServerFactory } from 'fastify';
+import type { IncomingMessage, OutgoingHttpHeader, RequestListener, Server, ServerOptions, ServerResponse } from 'node:http';
+import type { FastifyServerFactory, RouteOptions } from 'fastify';
+import FindMyWay from 'find-my-way';
+import type { Config as RouterConfig, HTTPVersion } from 'find-my-way';
 import type { Datasets, ServedVersion } from '../store/datasets.js';
 import type { BearerGuard } from './auth.js';
-import type { ResponseCache } from './cache.js';
+import type { CachedAnswer, ResponseCache } from './cache.js';
 import { writeAnswer, writtenFor } from './cache.js';
 import type { Answered } from './observe.js';
 import type { Protection } from './protection.js';
 import { SECURITY_HEADERS } from './protection.js';
+import type { DirectRoute } from './route-kinds.js';
+
+/**
+ * The GET routes as Fastify's router holds them, in a router of the same kind with the same options,
+ * each with its DirectRoute or null: a URL finds here the route Fastify would find (a fixed path
+ * before a parameter, the same slashes, the same decoding), and its parameters.
+ */
+export class DirectRoutes {
+  private readonly router: FindMyWay.Instance<HTTPVersion.V1>;
+
+  constructor(options: RouterConfig<HTTPVersion.V1>) {
+    this.router = FindMyWay({ ...options, defaultRoute: undefined, onBadUrl: undefined });
+  }
+
+  /** Fastify's onRoute hook: every GET route, so that precedence among them is Fastify's. */
+  readonly onRoute = (route: RouteOptions): void => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('GET')) return;
+    const direct = route.config?.direct ?? null;
+    this.router.on('GET', route.url, () => undefined, direct);
+  };
+
+  /** The route a GET of `url` reaches when the front door may answer it, with its path parameters; null otherwise. */
+  find(url: string): { route: DirectRoute; path: Record<string, string | undefined> } | null {
+    const found = this.router.find('GET', url);
+    const route = (found?.store ?? null) as DirectRoute | null;
+    return route === null ? null : { route, path: found!.params };
+  }
+}
 
 /** What the front door works with: the very objects the ordinary path uses. */
 export interface FrontDoorParts extends Protection {
@@ -31,6 +63,8 @@ export interface FrontDoorParts extends Protection {
   readonly answered: (request: Answered) => void;
   /** CORS is on: a request with an Origin gets CORS headers, which only the ordinary path adds. */
   readonly cors: boolean;
+  /** The routes whose misses the front door answers (lookups). */
+  readonly routes: DirectRoutes;
 }
 
 /** The options of Fastify's own HTTP/1.1 server that a server factory must apply itself. */
@@ -66,7 +100,7 @@ export class FrontDoor {
   readonly serverFactory: FastifyServerFactory<Server> = (handler, opts) => {
     const options = opts as unknown as FastifyServerOptions;
     const server = createServer(options.http ?? {}, (request, response) => {
-      if (!this.serve(request, response)) handler(request, response);
+      if (!this.serve(request, response, handler)) handler(request, response);
     });
     server.keepAliveTimeout = options.keepAliveTimeout;
     server.requestTimeout = options.requestTimeout;
@@ -76,20 +110,21 @@ export class FrontDoor {
   };
 
   /**
-   * Answers the request when its answer is cached and nothing calls for the ordinary path; false
-   * otherwise, having written nothing. Nothing it meets is thrown at the server: a part that fails
-   * (a store that cannot be read, say) leaves the request to the ordinary path, which answers it as
-   * the contract says.
+   * Answers the request when its answer is cached, or takes it on when it is a lookup to answer, and
+   * nothing calls for the ordinary path; false otherwise, having written nothing. A lookup taken on
+   * is answered later, or handed to `ordinary` (Fastify) when the route would not answer it with a
+   * 200. Nothing it meets is thrown at the server: a part that fails (a store that cannot be read,
+   * say) leaves the request to the ordinary path, which answers it as the contract says.
    */
-  serve(request: IncomingMessage, response: ServerResponse): boolean {
+  serve(request: IncomingMessage, response: ServerResponse, ordinary: RequestListener): boolean {
     try {
-      return this.attempt(request, response);
+      return this.attempt(request, response, ordinary);
     } catch {
       return response.headersSent;
     }
   }
 
-  private attempt(request: IncomingMessage, response: ServerResponse): boolean {
+  private attempt(request: IncomingMessage, response: ServerResponse, ordinary: RequestListener): boolean {
     const parts = this.parts;
     if (parts === null || request.method !== 'GET') return false;
     const started = performance.now();
@@ -100,10 +135,18 @@ export class FrontDoor {
     const served = this.served(parts.datasets, url);
     if (served === undefined) return false;
     const found = parts.cache.byUrl(served.store, url, served.version?.version ?? '');
-    if (found === undefined) return false;
-    const written = writtenFor(request.method, headers, found.answer);
+    if (found === undefined) return this.lookup(parts, served, request, response, ordinary, started);
+    return this.write(parts, request, response, found.answer, found.route, started);
+  }
+
+  /**
+   * Writes `answer` as the ordinary path would, when the client is let through (a token verified
+   * before, within its limit) and nothing is left to compress; false, having written nothing, otherwise.
+   */
+  private write(parts: FrontDoorParts, request: IncomingMessage, response: ServerResponse, answer: CachedAnswer, route: string, started: number): boolean {
+    const written = writtenFor(request.method, request.headers, answer);
     if (written === undefined) return false;
-    const user = parts.guard.admitted(headers.authorization);
+    const user = parts.guard.admitted(request.headers.authorization);
     if (user === null) return false;
     const limit = parts.rateLimit === null ? null : parts.rateLimit.admit(`user ${user.username}`);
     if (parts.rateLimit !== null && limit === null) return false;
@@ -113,7 +156,48 @@ export class FrontDoor {
     for (let i = 0; i < SECURITY.length; i++) head.push(SECURITY[i]!);
     if (limit !== null) head.push('ratelimit-limit', limit.limit, 'ratelimit-remaining', limit.remaining, 'ratelimit-reset', limit.reset);
     writeAnswer(response, head, written);
-    parts.answered({ id, method: 'GET', route: found.route, status: written.status, ms: performance.now() - started, user: user.username });
+    parts.answered({ id, method: 'GET', route, status: written.status, ms: performance.now() - started, user: user.username });
+    return true;
+  }
+
+  /**
+   * A lookup not answered before: its question parsed, answered, serialised and kept as the route's
+   * handler does, with the route's own parts, then written as a cached answer is; a lookup the route
+   * answers otherwise (not found, a bad identifier) goes to the ordinary path. Only a client with a
+   * token verified before is taken on, and only once Fastify has answered the route (its serialiser).
+   */
+  private lookup(
+    parts: FrontDoorParts,
+    served: ServedVersion,
+    request: IncomingMessage,
+    response: ServerResponse,
+    ordinary: RequestListener,
+    started: number,
+  ): boolean {
+    if (parts.guard.admitted(request.headers.authorization) === null) return false;
+    const url = request.url!;
+    const match = parts.routes.find(url);
+    const serialize = match?.route.serialize;
+    if (match === null || serialize === undefined) return false;
+    const route = match.route;
+    let question: unknown;
+    try {
+      question = route.question(match.path);
+    } catch {
+      return false;
+    }
+    const { store, version } = served;
+    const written = (answer: CachedAnswer): void => {
+      let done: boolean;
+      try {
+        done = this.parts === parts && this.write(parts, request, response, answer, route.url, started);
+      } catch {
+        done = response.headersSent;
+      }
+      if (!done) ordinary(request, response);
+    };
+    const compute = (): Promise<string> => route.answer(store, question).then(serialize);
+    parts.cache.getOrCompute(store, route.key(question), compute, version?.version, { url, route: route.url }).then(written, () => ordinary(request, response));
     return true;
   }
 

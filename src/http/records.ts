@@ -9,7 +9,7 @@ import type { Row, Store } from '../store/store.js';
 import { ruleOf, searchConditions } from '../record-sets/filters.js';
 import { notFound } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
-import { PAGING } from './params.js';
+import { PAGING, parseParams } from './params.js';
 import type { ProtectedGet } from './route-kinds.js';
 import { parseDeclared } from './route-kinds.js';
 import { pageSchemaName } from './schemas.js';
@@ -102,6 +102,12 @@ export function recordRoutes(recordSets: readonly RecordSet[]): RecordRoute[] {
   ]);
 }
 
+/** A lookup's question is its path alone: the front door may answer its misses too (src/http/front-door.ts). */
+function fromPath(params: readonly ParamSpec[]): Pick<ProtectedGet<Parsed>, 'parse' | 'fromPath'> {
+  const question = (path: Readonly<Record<string, unknown>>): Parsed => parseParams(params, path, {});
+  return { fromPath: question, parse: (request) => question(request.params as Record<string, unknown>) };
+}
+
 /** A record route as a protected, cached GET; the store's time is measured per record set and operation. */
 export function recordGet(route: RecordRoute, timer: StoreTimer): ProtectedGet<Parsed> {
   return {
@@ -114,7 +120,7 @@ export function recordGet(route: RecordRoute, timer: StoreTimer): ProtectedGet<P
       ...(route.kind === 'lookup' ? { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } : {}),
     },
     // Parsed parameters are normalised (fraction digits, upper-case codes, defaults).
-    parse: parseDeclared(route.params),
+    ...(route.kind === 'lookup' ? fromPath(route.params) : { parse: parseDeclared(route.params) }),
     answer: (store, params) => timer.time(route.tag, route.kind, () => route.run(store, params)),
   };
 }

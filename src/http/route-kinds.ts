@@ -31,6 +31,29 @@ export interface ProtectedContext {
   readonly cache: ResponseCache;
 }
 
+/**
+ * A protected GET whose question is read from its path alone (and `as_of`): the front door answers
+ * it on a miss too, with the route's own parsing, answer and serialiser (src/http/front-door.ts).
+ */
+export interface DirectRoute {
+  /** The route's URL template, for the metrics and the log line. */
+  readonly url: string;
+  /** The question the path's parameters ask; throws what the route would answer with (a 422). */
+  readonly question: (path: Readonly<Record<string, unknown>>) => unknown;
+  /** The cache key of a question, as the route keys it. */
+  readonly key: (question: unknown) => string;
+  readonly answer: (store: Store, question: unknown) => Promise<unknown>;
+  /** Fastify's serialiser of the route's 200 (its response schema), taken on the route's first answer. */
+  serialize: ((payload: unknown) => string) | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A protected GET's DirectRoute rides on its config, so that the front door's router sees every route Fastify's does. */
+    readonly direct?: DirectRoute;
+  }
+}
+
 /** An open route as the routing table pairs it with its URL and method. */
 export type OpenRoute = Omit<RouteOptions, 'url' | 'method'>;
 
@@ -58,6 +81,11 @@ export interface ProtectedGet<P> {
   readonly responses: Readonly<Record<number, Readonly<Record<string, unknown>> | undefined>>;
   /** The request's normalised question: equal questions share a cached answer. */
   readonly parse: (request: FastifyRequest) => P;
+  /**
+   * For a route whose question is its path parameters alone: the question from them (what `parse`
+   * gives from the request). Such a route's misses can be answered by the front door.
+   */
+  readonly fromPath?: (path: Readonly<Record<string, unknown>>) => P;
   readonly answer: (store: Store, question: P) => Promise<unknown>;
   /** Schemas the responses refer to that no other route brings. */
   readonly schemas?: readonly Readonly<Record<string, unknown>>[];
@@ -103,12 +131,27 @@ export function servedVersion<P>(
   return { question, served };
 }
 
+/** The cache key of a route's question: equal questions share one answer. */
+const questionKey = (operationId: string, question: unknown): string => `${operationId}?${JSON.stringify(question)}`;
+
 /** Registers a GET behind the bearer guard whose answers are served from the cache, as every business route is. */
 export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url: string, route: ProtectedGet<P>): void {
   for (const schema of route.schemas ?? []) app.addSchema(schema);
+  const fromPath = route.fromPath;
+  const direct: DirectRoute | undefined =
+    fromPath === undefined
+      ? undefined
+      : {
+          url,
+          question: fromPath,
+          key: (question) => questionKey(route.operationId, question),
+          answer: (store, question) => route.answer(store, question as P),
+          serialize: undefined,
+        };
   routeWithAllow(app, {
     method: 'GET',
     url,
+    config: { direct },
     onRequest: ctx.protect,
     schema: {
       operationId: route.operationId,
@@ -121,7 +164,8 @@ export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url
     handler: async (request, reply) => {
       const { question, served } = servedVersion(request, reply, ctx.datasets, route.parse);
       const { store, version } = served;
-      const key = `${route.operationId}?${JSON.stringify(question)}`;
+      const key = questionKey(route.operationId, question);
+      if (direct !== undefined && direct.serialize === undefined) direct.serialize = reply.getSerializationFunction('200') as DirectRoute['serialize'];
       return sendCached(reply, ctx.cache, store, key, () => route.answer(store, question), version?.version);
     },
   });
