@@ -39,7 +39,7 @@ export interface BearerGuard {
    * The user an `Authorization` header admits when that is known without waiting: a token verified
    * before, a user remembered, enabled. Null for anything else, which the hook decides (src/http/front-door.ts).
    */
-  admitted(authorization: string | undefined): User | null;
+  admitted(authorization: string | undefined, now?: number): User | null;
 }
 
 /**
@@ -51,10 +51,10 @@ export interface BearerGuard {
  */
 export function bearerGuard(store: () => Store, tokens: TokenService, userCacheMs: number): BearerGuard {
   const known = new Map<string, { user: User | undefined; until: number }>();
-  const remembered = (username: string): User | undefined | null => {
+  const remembered = (username: string, now = Date.now()): User | undefined | null => {
     if (userCacheMs <= 0) return null;
     const hit = known.get(username);
-    return hit && hit.until > Date.now() ? hit.user : null;
+    return hit && hit.until > now ? hit.user : null;
   };
   const findUser = async (username: string): Promise<User | undefined> => {
     const user = await store().findUser(username);
@@ -96,10 +96,10 @@ export function bearerGuard(store: () => Store, tokens: TokenService, userCacheM
     }
     done();
   };
-  const admitted = (authorization: string | undefined): User | null => {
+  const admitted = (authorization: string | undefined, now = Date.now()): User | null => {
     const token = bearerToken(authorization);
-    const username = token === null ? null : tokens.known(token);
-    const user = username === null || username === undefined ? null : remembered(username);
+    const username = token === null ? null : tokens.known(token, now);
+    const user = username === null || username === undefined ? null : remembered(username, now);
     return user && !user.disabled ? user : null;
   };
   return { hook, admitted };

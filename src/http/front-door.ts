@@ -17,6 +17,7 @@ import type { FastifyServerFactory, RouteOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { Config as RouterConfig, HTTPVersion } from 'find-my-way';
 import type { Datasets, ServedVersion } from '../store/datasets.js';
+import type { User } from '../store/store.js';
 import type { BearerGuard } from './auth.js';
 import type { CachedAnswer, ResponseCache } from './cache.js';
 import { writeAnswer, writtenFor } from './cache.js';
@@ -136,19 +137,28 @@ export class FrontDoor {
     if (served === undefined) return false;
     const found = parts.cache.byUrl(served.store, url, served.version?.version ?? '');
     if (found === undefined) return this.lookup(parts, served, request, response, ordinary, started);
-    return this.write(parts, request, response, found.answer, found.route, started);
+    const now = Date.now();
+    const user = parts.guard.admitted(headers.authorization, now);
+    return user !== null && this.write(parts, user, request, response, found.answer, found.route, started, now);
   }
 
   /**
-   * Writes `answer` as the ordinary path would, when the client is let through (a token verified
-   * before, within its limit) and nothing is left to compress; false, having written nothing, otherwise.
+   * Writes `answer` to `user` (admitted by the guard) as the ordinary path would, when the client is
+   * within its limit and nothing is left to compress; false, having written nothing, otherwise.
    */
-  private write(parts: FrontDoorParts, request: IncomingMessage, response: ServerResponse, answer: CachedAnswer, route: string, started: number): boolean {
+  private write(
+    parts: FrontDoorParts,
+    user: User,
+    request: IncomingMessage,
+    response: ServerResponse,
+    answer: CachedAnswer,
+    route: string,
+    started: number,
+    now = Date.now(),
+  ): boolean {
     const written = writtenFor(request.method, request.headers, answer);
     if (written === undefined) return false;
-    const user = parts.guard.admitted(request.headers.authorization);
-    if (user === null) return false;
-    const limit = parts.rateLimit === null ? null : parts.rateLimit.admit(`user ${user.username}`);
+    const limit = parts.rateLimit === null ? null : parts.rateLimit.admit(parts.rateLimit.userKey(user.username), now);
     if (parts.rateLimit !== null && limit === null) return false;
 
     const id = parts.requestId(request);
@@ -174,7 +184,8 @@ export class FrontDoor {
     ordinary: RequestListener,
     started: number,
   ): boolean {
-    if (parts.guard.admitted(request.headers.authorization) === null) return false;
+    const user = parts.guard.admitted(request.headers.authorization);
+    if (user === null) return false;
     const url = request.url!;
     const match = parts.routes.find(url);
     const serialize = match?.route.serialize;
@@ -190,7 +201,7 @@ export class FrontDoor {
     const written = (answer: CachedAnswer): void => {
       let done: boolean;
       try {
-        done = this.parts === parts && this.write(parts, request, response, answer, route.url, started);
+        done = this.parts === parts && this.write(parts, user, request, response, answer, route.url, started);
       } catch {
         done = response.headersSent;
       }

@@ -58,7 +58,9 @@ interface Series {
 export class Durations {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  private readonly series = new Map<string, Series>();
+  /** The series by their label values, one map a label deep: no key is joined (and hashed anew) per observation. */
+  private readonly byLabels = new Map<string, unknown>();
+  private readonly series: Series[] = [];
 
   constructor(
     readonly name: string,
@@ -69,11 +71,21 @@ export class Durations {
 
   /** `values` in the order of the label names. */
   observe(values: readonly string[], seconds: number): void {
-    const key = values.join('\n');
-    let series = this.series.get(key);
+    let level = this.byLabels;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]!) as Map<string, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(values[i]!, next);
+      }
+      level = next;
+    }
+    let series = level.get(values[last]!) as Series | undefined;
     if (series === undefined) {
       series = { labels: Object.fromEntries(this.labelNames.map((name, i) => [name, values[i]!])), buckets: this.bounds.map(() => 0), sum: 0, count: 0 };
-      this.series.set(key, series);
+      level.set(values[last]!, series);
+      this.series.push(series);
     }
     const bounds = this.bounds;
     let i = 0;
@@ -85,12 +97,12 @@ export class Durations {
 
   /** Each series' labels and count of observations. */
   counts(): { labels: Readonly<Record<string, string>>; count: number }[] {
-    return [...this.series.values()].map(({ labels, count }) => ({ labels, count }));
+    return this.series.map(({ labels, count }) => ({ labels, count }));
   }
 
   get(): Promise<{ name: string; help: string; type: 'histogram'; aggregator: 'sum'; values: Sample[] }> {
     const values: Sample[] = [];
-    for (const { labels, buckets, sum, count } of this.series.values()) {
+    for (const { labels, buckets, sum, count } of this.series) {
       let below = 0;
       this.bounds.forEach((bound, i) => {
         below += buckets[i]!;
@@ -104,7 +116,8 @@ export class Durations {
   }
 
   reset(): void {
-    this.series.clear();
+    this.byLabels.clear();
+    this.series.length = 0;
   }
 }
 

@@ -26,9 +26,14 @@ interface Window {
 /** Clients tracked at most; past it the windows that have ended are dropped, then the oldest. */
 const MAX_TRACKED = 10_000;
 
+/** A visible ASCII character: not one that trim() removes (NaN past the end is not one). */
+const printable = (code: number): boolean => code > 32 && code < 127;
+
 /** The token of an `Authorization: Bearer <token>` header, or null; scheme case-insensitive. */
 export function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
+  // As clients write it, with nothing around the token (ASCII at both ends): nothing to lower-case or trim.
+  if (header.startsWith('Bearer ') && printable(header.charCodeAt(7)) && printable(header.charCodeAt(header.length - 1))) return header.slice(7);
   const space = header.indexOf(' ');
   if (space < 0 || header.slice(0, space).toLowerCase() !== 'bearer') return null;
   const token = header.slice(space + 1).trim();
@@ -68,6 +73,19 @@ export interface RateHeaders {
 export class RateLimit {
   private readonly windows = new Map<string, Window>();
   private readonly limit: string;
+  /** The client key of each user seen, made once: a key joined anew is joined and hashed again on every request. */
+  private readonly userKeys = new Map<string, string>();
+
+  /** The client a user counts as: the same key for the hook and the front door. */
+  userKey(username: string): string {
+    let key = this.userKeys.get(username);
+    if (key === undefined) {
+      if (this.userKeys.size >= MAX_TRACKED) this.userKeys.clear();
+      key = `user ${username}`;
+      this.userKeys.set(username, key);
+    }
+    return key;
+  }
 
   constructor(private readonly options: RateLimitOptions) {
     this.limit = String(options.max);
@@ -132,7 +150,7 @@ export class RateLimit {
 
   private count(request: FastifyRequest, reply: FastifyReply, user: string | null, done: HookHandlerDoneFunction): void {
     try {
-      this.take(user === null ? `address ${normalizeIP(request.ip)}` : `user ${user}`, reply);
+      this.take(user === null ? `address ${normalizeIP(request.ip)}` : this.userKey(user), reply);
     } catch (error) {
       done(error as Error);
       return;
