@@ -22,7 +22,7 @@ import { defaultDatabasePath, loadConfig } from '../src/config.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';
 import type { Figures, Request } from './load.js';
-import { autocannonGenerator, cpuSeconds, findWrk, wrkGenerator } from './load.js';
+import { PINNING, autocannonGenerator, cpuSeconds, findWrk, pinned, wrkGenerator } from './load.js';
 import type { BenchDatabase } from './postgres.js';
 import { demoPostgres } from './postgres.js';
 
@@ -57,9 +57,11 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-function start(script: string, env: Record<string, string>): { child: ChildProcess; startedAt: number } {
+/** Starts a server, on the server's core when pinning is on and `pin` (a cluster of workers is not pinned: it is there to use every core). */
+function start(script: string, env: Record<string, string>, pin = true): { child: ChildProcess; startedAt: number } {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const [command, args] = pinned(pin && WRK !== null ? PINNING?.server : undefined, process.execPath, [script]);
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   children.add(child);
   child.on('exit', () => children.delete(child));
   return { child, startedAt };
@@ -207,18 +209,22 @@ async function saveAnswer(url: string, token: string, file: string, requests: re
 }
 
 async function serviceRun(label: string, port: number, env: Record<string, string>, names?: readonly string[], save?: string): Promise<Run> {
-  const service = start(join(root, 'dist', 'src', 'server.js'), {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    JWT_SECRET: SECRET,
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    LOGIN_MAX_FAILURES: '1000000',
-    LOGIN_MAX_FAILURES_PER_ADDRESS: '1000000',
-    // The rate limit counts every request, as in production, with a limit no benchmark reaches.
-    RATE_LIMIT_MAX: String(1_000_000_000),
-    ...env,
-  });
+  const service = start(
+    join(root, 'dist', 'src', 'server.js'),
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      JWT_SECRET: SECRET,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      LOGIN_MAX_FAILURES: '1000000',
+      LOGIN_MAX_FAILURES_PER_ADDRESS: '1000000',
+      // The rate limit counts every request, as in production, with a limit no benchmark reaches.
+      RATE_LIMIT_MAX: String(1_000_000_000),
+      ...env,
+    },
+    env['WORKERS'] === undefined,
+  );
   const url = `http://127.0.0.1:${port}`;
   const startupMs = await firstOk(`${url}/health`, service.startedAt);
   const answer = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody });
@@ -318,6 +324,13 @@ async function main(): Promise<void> {
   await writeDatabase(`sqlite:${database}`, 'bench: second version', () => undefined, { keep: recordSets, vigenteDesde: '2024-01-01' });
 
   console.log(WRK === null ? 'wrk not found: load from autocannon in this process' : 'load from wrk (1 thread)');
+  if (WRK !== null) {
+    console.log(
+      PINNING === null
+        ? 'servers and wrk not pinned (taskset or a second core missing)'
+        : `servers on core ${PINNING.server}, wrk on core ${PINNING.load} (taskset)`,
+    );
+  }
   const baselines = async (): Promise<Figures[]> => [
     await baseline('baseline (node:http, fixed body)', 'baseline.js', await freePort()),
     await baseline('baseline (plain Fastify route, fixed body)', 'fastify-baseline.js', await freePort()),
