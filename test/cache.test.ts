@@ -176,7 +176,13 @@ describe('answers written by the front door', () => {
       );
 
       // What the route does not answer with a 200 is answered as the route answers it, counted once.
+      const lookups = async (): Promise<number> => {
+        const text = await (await fetch(`${base}/metrics`)).text();
+        return Number(/^store_query_duration_seconds_count\{record_set="aladi2",operation="lookup"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+      };
+      assert.equal(await lookups(), entries === '0' ? 5 : 3, 'the store asked once per lookup not kept');
       const missing = await call('/api/v1/aladi2/999999');
+      assert.equal(await lookups(), entries === '0' ? 6 : 4, 'a lookup that finds nothing asks the store once');
       assert.equal(missing.response.status, 404);
       assert.deepEqual(Object.keys(JSON.parse(missing.text) as object), ['detail']);
       assert.equal(missing.response.headers.get('ratelimit-remaining'), '94', 'a lookup that finds nothing is counted once');

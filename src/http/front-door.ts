@@ -25,6 +25,7 @@ import type { Answered } from './observe.js';
 import type { Protection } from './protection.js';
 import { SECURITY_HEADERS } from './protection.js';
 import type { DirectRoute } from './route-kinds.js';
+import { ANSWER_FAILED } from './route-kinds.js';
 
 /**
  * The GET routes as Fastify's router holds them, in a router of the same kind with the same options,
@@ -172,9 +173,11 @@ export class FrontDoor {
 
   /**
    * A lookup not answered before: its question parsed, answered, serialised and kept as the route's
-   * handler does, with the route's own parts, then written as a cached answer is; a lookup the route
-   * answers otherwise (not found, a bad identifier) goes to the ordinary path. Only a client with a
-   * token verified before is taken on, and only once Fastify has answered the route (its serialiser).
+   * handler does, with the route's own parts, then written as a cached answer is. A lookup the route
+   * answers otherwise goes to the ordinary path: a bad identifier at once, a failed answer (a record
+   * not found, a store that cannot answer) with its failure, which the handler answers without asking
+   * the store again. Only a client with a token verified before is taken on, and only once Fastify
+   * has answered the route (its serialiser).
    */
   private lookup(
     parts: FrontDoorParts,
@@ -208,7 +211,15 @@ export class FrontDoor {
       if (!done) ordinary(request, response);
     };
     const compute = (): Promise<string> => route.answer(store, question).then(serialize);
-    parts.cache.getOrCompute(store, route.key(question), compute, version?.version, { url, route: route.url }).then(written, () => ordinary(request, response));
+    const failed = (error: unknown): void => {
+      // Fastify answers the failure as the route would have, without asking the store again.
+      (request as { [ANSWER_FAILED]?: Error })[ANSWER_FAILED] = error instanceof Error ? error : new Error(String(error));
+      ordinary(request, response);
+    };
+    parts.cache
+      .getOrCompute(store, route.key(question), compute, version?.version, { url, route: route.url })
+      .then(written, failed)
+      .catch(() => response.destroy());
     return true;
   }
 

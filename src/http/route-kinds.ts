@@ -47,6 +47,13 @@ export interface DirectRoute {
   serialize: ((payload: unknown) => string) | undefined;
 }
 
+/**
+ * Set on a request the front door took on and hands to Fastify because the route's answer failed
+ * (a record not found, a store that cannot answer): the handler answers with that failure instead of
+ * asking the store again.
+ */
+export const ANSWER_FAILED = Symbol('answer failed');
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** A protected GET's DirectRoute rides on its config, so that the front door's router sees every route Fastify's does. */
@@ -164,6 +171,8 @@ export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url
     handler: async (request, reply) => {
       const { question, served } = servedVersion(request, reply, ctx.datasets, route.parse);
       const { store, version } = served;
+      const failed = (request.raw as { [ANSWER_FAILED]?: Error })[ANSWER_FAILED];
+      if (failed !== undefined) throw failed;
       const key = questionKey(route.operationId, question);
       if (direct !== undefined && direct.serialize === undefined) direct.serialize = reply.getSerializationFunction('200') as DirectRoute['serialize'];
       return sendCached(reply, ctx.cache, store, key, () => route.answer(store, question), version?.version);
