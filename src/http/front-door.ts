@@ -4,12 +4,12 @@
  * reply objects, routes the URL and runs the hooks. It does what those hooks would do, with the same
  * parts: the load shedding's state, the rate limit's count and headers, the bearer guard's check,
  * the request id, the security headers, the answer's own headers, the metrics and the log line.
- * Whatever it is not sure of goes on to Fastify, whose answer is the reference: a token never verified, a user not remembered, a client
- * past its limit, a process under pressure or closing, HEAD, a body to compress that is not
- * compressed yet, a request with CORS to answer, a URL never answered that is not a lookup, an
- * `as_of` in any but the plain form, a lookup the route would not answer with a 200. A client that
- * holds the answer already (If-None-Match) gets its 304 here too (docs/adr/0006-hot-path.md, steps
- * 14 to 16).
+ * Whatever it is not sure of goes on to Fastify, whose answer is the reference: a token never
+ * verified, a user not remembered, a client past its limit, a process under pressure or closing,
+ * HEAD, a body to compress that is not compressed yet, a request with CORS to answer, a URL never
+ * answered that is not a lookup, an `as_of` in any but the plain form, a lookup the route would not
+ * answer with a 200. A client that holds the answer already (If-None-Match) gets its 304 here too
+ * (docs/adr/0006-hot-path.md, steps 14 to 16).
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeader, RequestListener, Server, ServerOptions, ServerResponse } from 'node:http';
@@ -136,11 +136,12 @@ export class FrontDoor {
     const url = request.url ?? '';
     const served = this.served(parts.datasets, url);
     if (served === undefined) return false;
-    const found = parts.cache.byUrl(served.store, url, served.version?.version ?? '');
-    if (found === undefined) return this.lookup(parts, served, request, response, ordinary, started);
     const now = Date.now();
     const user = parts.guard.admitted(headers.authorization, now);
-    return user !== null && this.write(parts, user, request, response, found.answer, found.route, started, now);
+    if (user === null) return false;
+    const found = parts.cache.byUrl(served.store, url, served.version?.version ?? '');
+    if (found === undefined) return this.lookup(parts, user, served, request, response, ordinary, started);
+    return this.write(parts, user, request, response, found.answer, found.route, started, now);
   }
 
   /**
@@ -181,14 +182,13 @@ export class FrontDoor {
    */
   private lookup(
     parts: FrontDoorParts,
+    user: User,
     served: ServedVersion,
     request: IncomingMessage,
     response: ServerResponse,
     ordinary: RequestListener,
     started: number,
   ): boolean {
-    const user = parts.guard.admitted(request.headers.authorization);
-    if (user === null) return false;
     const url = request.url!;
     const match = parts.routes.find(url);
     const serialize = match?.route.serialize;

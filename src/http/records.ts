@@ -102,12 +102,6 @@ export function recordRoutes(recordSets: readonly RecordSet[]): RecordRoute[] {
   ]);
 }
 
-/** A lookup's question is its path alone: the front door may answer its misses too (src/http/front-door.ts). */
-function fromPath(params: readonly ParamSpec[]): Pick<ProtectedGet<Parsed>, 'parse' | 'fromPath'> {
-  const question = (path: Readonly<Record<string, unknown>>): Parsed => parseParams(params, path, {});
-  return { fromPath: question, parse: (request) => question(request.params as Record<string, unknown>) };
-}
-
 /** A record route as a protected, cached GET; the store's time is measured per record set and operation. */
 export function recordGet(route: RecordRoute, timer: StoreTimer): ProtectedGet<Parsed> {
   return {
@@ -119,8 +113,9 @@ export function recordGet(route: RecordRoute, timer: StoreTimer): ProtectedGet<P
       200: { description: 'Successful Response', ...route.response },
       ...(route.kind === 'lookup' ? { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } : {}),
     },
-    // Parsed parameters are normalised (fraction digits, upper-case codes, defaults).
-    ...(route.kind === 'lookup' ? fromPath(route.params) : { parse: parseDeclared(route.params) }),
     answer: (store, params) => timer.time(route.tag, route.kind, () => route.run(store, params)),
+    // Parsed parameters are normalised (fraction digits, upper-case codes, defaults); a lookup's
+    // question is its path alone, so the front door may answer its misses too (src/http/front-door.ts).
+    ...(route.kind === 'lookup' ? { fromPath: (path) => parseParams(route.params, path, {}) } : { parse: parseDeclared(route.params) }),
   };
 }

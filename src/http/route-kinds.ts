@@ -79,20 +79,30 @@ export function routeWithAllow(app: FastifyInstance, route: RouteOptions & { met
 }
 
 /** A protected, cached GET: what differs from one such route to another (its URL is in the routing table). */
-export interface ProtectedGet<P> {
+export type ProtectedGet<P> = ProtectedGetBase<P> &
+  (
+    | {
+        /** The request's normalised question: equal questions share a cached answer. */
+        readonly parse: (request: FastifyRequest) => P;
+        readonly fromPath?: undefined;
+      }
+    | {
+        /**
+         * For a route whose question is its path parameters alone: the question from them. The
+         * request's question is read through it, and the front door answers the route's misses too.
+         */
+        readonly fromPath: (path: Readonly<Record<string, unknown>>) => P;
+        readonly parse?: undefined;
+      }
+  );
+
+interface ProtectedGetBase<P> {
   readonly operationId: string;
   readonly summary: string;
   readonly tag: string;
   readonly params: readonly ParamSpec[];
   /** Responses besides the 401 and 422 every protected route documents; 200 is required. */
   readonly responses: Readonly<Record<number, Readonly<Record<string, unknown>> | undefined>>;
-  /** The request's normalised question: equal questions share a cached answer. */
-  readonly parse: (request: FastifyRequest) => P;
-  /**
-   * For a route whose question is its path parameters alone: the question from them (what `parse`
-   * gives from the request). Such a route's misses can be answered by the front door.
-   */
-  readonly fromPath?: (path: Readonly<Record<string, unknown>>) => P;
   readonly answer: (store: Store, question: P) => Promise<unknown>;
   /** Schemas the responses refer to that no other route brings. */
   readonly schemas?: readonly Readonly<Record<string, unknown>>[];
@@ -145,6 +155,7 @@ const questionKey = (operationId: string, question: unknown): string => `${opera
 export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url: string, route: ProtectedGet<P>): void {
   for (const schema of route.schemas ?? []) app.addSchema(schema);
   const fromPath = route.fromPath;
+  const parse = fromPath === undefined ? route.parse : (request: FastifyRequest): P => fromPath(request.params as Record<string, unknown>);
   const direct: DirectRoute | undefined =
     fromPath === undefined
       ? undefined
@@ -169,7 +180,7 @@ export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url
       response: { ...route.responses, ...errorResponses },
     },
     handler: async (request, reply) => {
-      const { question, served } = servedVersion(request, reply, ctx.datasets, route.parse);
+      const { question, served } = servedVersion(request, reply, ctx.datasets, parse);
       const { store, version } = served;
       const failed = (request.raw as { [ANSWER_FAILED]?: Error })[ANSWER_FAILED];
       if (failed !== undefined) throw failed;
