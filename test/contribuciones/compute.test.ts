@@ -110,3 +110,21 @@ test('CFF art. 20 at the edges: 50 centavos go down, 51 up', () => {
   const at = (value: string) => run({ values: [value], igi: '100.00', tlc: '0.00' }).partidas[0]!.opciones[0]!.contribuciones[0]!;
   assert.deepEqual([at('1000000.50').importe, at('1000000.51').importe, at('999999999999.50').importe], ['1000000', '1000001', '999999999999']);
 });
+
+test("the DTA minimum's shares pay what their centavos round to, and add up to the minimum in both", () => {
+  // Rounded one by one, these shares (172.76, 28.51, 223.73) would pay 173 + 29 + 224 = 426 pesos.
+  const dta = run({ values: ['2.00', '0.33', '2.59'], igi: '0.00', tlc: '0.00' }).partidas.map((p) => p.opciones[0]!.contribuciones[1]!);
+  for (const line of dta) assert.equal(BigInt(line.importe), cff(cents(line.importe_exacto)), `${line.importe_exacto} paid as ${line.importe}`);
+  assert.equal(
+    dta.reduce((a, l) => a + cents(l.importe_exacto), 0n),
+    42500n,
+  );
+  assert.equal(
+    dta.reduce((a, l) => a + BigInt(l.importe), 0n),
+    425n,
+  );
+  assert.deepEqual(
+    dta.map((l) => l.tipo),
+    ['cuota minima', 'cuota minima', 'cuota minima'],
+  );
+});
