@@ -1,0 +1,129 @@
+/**
+ * One TypeBox schema per route: the schema is the request's TypeScript type (`Static`), the OpenAPI
+ * operation's schema, and the check the handler runs, whose failures come out in Pydantic's error
+ * shapes (the contract's 422). Routes added from batches on declare their bodies and queries this way.
+ */
+import type { Static, TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType } from '@sinclair/typebox/errors';
+import type { ValueError } from '@sinclair/typebox/errors';
+import type { ValidationDetail } from './errors.js';
+import { RequestValidationError } from './errors.js';
+
+/** Pydantic v2's type and message for each kind of TypeBox failure the routes' schemas can produce. */
+function pydantic(error: ValueError): Pick<ValidationDetail, 'type' | 'msg' | 'ctx'> {
+  const schema = error.schema as Record<string, unknown>;
+  switch (error.type) {
+    case ValueErrorType.String:
+      return { type: 'string_type', msg: 'Input should be a valid string' };
+    case ValueErrorType.StringMinLength:
+      return {
+        type: 'string_too_short',
+        msg: `String should have at least ${String(schema['minLength'])} characters`,
+        ctx: { min_length: schema['minLength'] },
+      };
+    case ValueErrorType.StringMaxLength:
+      return { type: 'string_too_long', msg: `String should have at most ${String(schema['maxLength'])} characters`, ctx: { max_length: schema['maxLength'] } };
+    case ValueErrorType.StringPattern:
+      return { type: 'string_pattern_mismatch', msg: `String should match pattern '${String(schema['pattern'])}'`, ctx: { pattern: schema['pattern'] } };
+    case ValueErrorType.StringFormat:
+      return schema['format'] === 'date'
+        ? { type: 'date_from_datetime_parsing', msg: 'Input should be a valid date or datetime, input is too short', ctx: { error: 'input is too short' } }
+        : { type: 'value_error', msg: `Value error, not a valid ${String(schema['format'])}` };
+    case ValueErrorType.Boolean:
+      return { type: 'bool_type', msg: 'Input should be a valid boolean' };
+    case ValueErrorType.Integer:
+    case ValueErrorType.Number:
+      return { type: 'int_type', msg: 'Input should be a valid integer' };
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.NumberMinimum:
+      return { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${String(schema['minimum'])}`, ctx: { ge: schema['minimum'] } };
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMaximum:
+      return { type: 'less_than_equal', msg: `Input should be less than or equal to ${String(schema['maximum'])}`, ctx: { le: schema['maximum'] } };
+    case ValueErrorType.Array:
+      return { type: 'list_type', msg: 'Input should be a valid list' };
+    case ValueErrorType.ArrayMinItems:
+      return {
+        type: 'too_short',
+        msg: `List should have at least ${String(schema['minItems'])} items after validation`,
+        ctx: { field_type: 'List', min_length: schema['minItems'] },
+      };
+    case ValueErrorType.ArrayMaxItems:
+      return {
+        type: 'too_long',
+        msg: `List should have at most ${String(schema['maxItems'])} items after validation`,
+        ctx: { field_type: 'List', max_length: schema['maxItems'] },
+      };
+    case ValueErrorType.Object:
+      return { type: 'model_attributes_type', msg: 'Input should be a valid dictionary or object to extract fields from' };
+    case ValueErrorType.ObjectRequiredProperty:
+      return { type: 'missing', msg: 'Field required' };
+    case ValueErrorType.ObjectAdditionalProperties:
+      return { type: 'extra_forbidden', msg: 'Extra inputs are not permitted' };
+    case ValueErrorType.Literal:
+    case ValueErrorType.Union: {
+      const options = Array.isArray(schema['anyOf']) ? (schema['anyOf'] as { const?: unknown }[]).map((o) => o.const) : [schema['const']];
+      const expected = options.map((o) => `'${String(o)}'`).join(', ');
+      return { type: 'literal_error', msg: `Input should be ${expected}`, ctx: { expected } };
+    }
+    default:
+      return { type: 'value_error', msg: `Value error, ${error.message}` };
+  }
+}
+
+/** `/a/0/b` → ['a', 0, 'b'] (array indexes as numbers, as Pydantic writes them). */
+function pathOf(path: string): (string | number)[] {
+  if (path === '') return [];
+  return path
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^(0|[1-9][0-9]*)$/.test(part) ? Number(part) : part));
+}
+
+export interface Checked<S extends TSchema> {
+  readonly schema: S;
+  /** The value as the schema's type, or a RequestValidationError naming every failure under `where` ('body', 'query'…). */
+  parse(value: unknown): Static<S>;
+}
+
+/**
+ * Compiles a route's schema once. Each failing value is reported once, by the first failure TypeBox
+ * finds for it (a union's branches are not listed one by one).
+ */
+export function checked<S extends TSchema>(schema: S, where: 'body' | 'query' | 'path'): Checked<S> {
+  const check: TypeCheck<S> = TypeCompiler.Compile(schema);
+  return {
+    schema,
+    parse(value: unknown): Static<S> {
+      if (check.Check(value)) return value;
+      const detail: ValidationDetail[] = [];
+      const seen = new Set<string>();
+      for (const error of check.Errors(value)) {
+        // A required property's absence is reported at the property's own path.
+        if (seen.has(error.path)) continue;
+        seen.add(error.path);
+        const entry: ValidationDetail = {
+          ...pydantic(error),
+          loc: [where, ...pathOf(error.path)],
+          input: error.type === ValueErrorType.ObjectRequiredProperty ? parentOf(value, error.path) : error.value,
+        };
+        if (entry.ctx === undefined) delete entry.ctx;
+        detail.push(entry);
+      }
+      throw new RequestValidationError(detail);
+    },
+  };
+}
+
+/** The object a missing property was expected in (Pydantic's `input` for `missing`). */
+function parentOf(value: unknown, path: string): unknown {
+  let node: unknown = value;
+  for (const part of pathOf(path).slice(0, -1)) {
+    if (node === null || typeof node !== 'object') return node;
+    node = (node as Record<string | number, unknown>)[part];
+  }
+  return node;
+}

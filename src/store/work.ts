@@ -1,0 +1,250 @@
+/**
+ * The service's own working tables: what users ask it to do over time (batches, watch lists, their
+ * deliveries), written while it runs and never part of a load. SQLite: a file of their own beside the
+ * served one (`NAME.trabajo.sqlite`), because a load replaces the served file whole and would lose
+ * writes made between its copy and its rename; PostgreSQL: tables in the service's database beside
+ * `users`, which a load never touches. Work taken by one process is taken with a lease in one
+ * statement (`lockRows`: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so several copies never take the same
+ * row), as docs/adr/0010-work-store.md says.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Pool, PoolClient } from 'pg';
+import type { Config, StoreKind } from '../config.js';
+import { postgresSettings, sqlitePath, storeKind } from '../config.js';
+import { createPostgresPool, storeError } from './postgres-connection.js';
+import type { Dialect } from './sql.js';
+import { postgresDialect, sqliteDialect } from './sql.js';
+
+/** Column types as each database names them, for the working tables' DDL. */
+export interface WorkTypes {
+  /** An identifier the database assigns. */
+  readonly serial: string;
+  readonly bigint: string;
+  readonly boolean: string;
+  readonly text: string;
+}
+
+/** Statements inside a transaction, or outside one. */
+export interface WorkStatements {
+  readonly kind: StoreKind;
+  readonly dialect: Dialect;
+  readonly types: WorkTypes;
+  /** Appended to a `SELECT` that takes rows for work: other copies skip the rows one copy holds. */
+  readonly lockRows: string;
+  /** A boolean as the database binds it (SQLite: 0/1). */
+  bool(value: boolean): boolean | number;
+  /** Rows changed. */
+  run(text: string, values?: readonly unknown[]): Promise<number>;
+  all<T>(text: string, values?: readonly unknown[]): Promise<T[]>;
+}
+
+export interface WorkDb extends WorkStatements {
+  /** `work`'s statements in one transaction: all of them or, on any failure, none. */
+  transaction<T>(work: (tx: WorkStatements) => Promise<T>): Promise<T>;
+  /** Creates what is missing (idempotent DDL: `CREATE … IF NOT EXISTS`), once per statement list. */
+  ensure(ddl: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Where the SQLite working file of a served file is. */
+export function workFilePath(servedPath: string): string {
+  return servedPath.replace(/(\.sqlite3?|\.db)?$/i, '.trabajo.sqlite');
+}
+
+export function openWorkDb(config: Config): WorkDb {
+  return storeKind(config) === 'postgres' ? new PostgresWorkDb(config) : new SqliteWorkDb(workFilePath(sqlitePath(config)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQLite
+
+const SQLITE_TYPES: WorkTypes = { serial: 'INTEGER PRIMARY KEY AUTOINCREMENT', bigint: 'INTEGER', boolean: 'INTEGER', text: 'TEXT' };
+
+/**
+ * One writable connection per process, in WAL mode so that readers never wait for a writer. SQLite
+ * runs statements synchronously, so a transaction whose work awaits in between is kept whole by
+ * making every other statement of this process wait for it (`turn`).
+ */
+class SqliteWorkDb implements WorkDb {
+  readonly kind = 'sqlite' as const;
+  readonly dialect = sqliteDialect;
+  readonly types = SQLITE_TYPES;
+  readonly lockRows = '';
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private turn: Promise<unknown> = Promise.resolve();
+  private readonly ensured = new WeakSet<readonly string[]>();
+
+  constructor(readonly path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    // WAL with NORMAL survives a killed process (not a lost machine's last commits), as the batches' durability needs.
+    this.db.pragma('synchronous = NORMAL');
+  }
+
+  bool(value: boolean): number {
+    return value ? 1 : 0;
+  }
+
+  private statement(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      // The working tables' statements are a fixed set written in code; the bound keeps a mistake from growing memory.
+      if (this.statements.size >= 500) this.statements.clear();
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
+  private direct: WorkStatements = {
+    kind: 'sqlite',
+    dialect: sqliteDialect,
+    types: SQLITE_TYPES,
+    lockRows: '',
+    bool: (value) => (value ? 1 : 0),
+    run: (text, values = []) => Promise.resolve(this.statement(text).run(...values).changes),
+    all: <T>(text: string, values: readonly unknown[] = []) => {
+      const statement = this.statement(text);
+      return Promise.resolve((statement.reader ? statement.all(...values) : (statement.run(...values), [])) as T[]);
+    },
+  };
+
+  private queued<T>(action: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(action, action);
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
+  run(text: string, values: readonly unknown[] = []): Promise<number> {
+    return this.queued(() => this.direct.run(text, values));
+  }
+
+  all<T>(text: string, values: readonly unknown[] = []): Promise<T[]> {
+    return this.queued(() => this.direct.all<T>(text, values));
+  }
+
+  transaction<T>(work: (tx: WorkStatements) => Promise<T>): Promise<T> {
+    return this.queued(async () => {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work(this.direct);
+        this.db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  ensure(ddl: readonly string[]): Promise<void> {
+    if (this.ensured.has(ddl)) return Promise.resolve();
+    return this.queued(() => {
+      this.db.transaction(() => {
+        for (const statement of ddl) this.db.exec(statement);
+      })();
+      this.ensured.add(ddl);
+      return Promise.resolve();
+    });
+  }
+
+  close(): Promise<void> {
+    return this.queued(() => {
+      this.db.close();
+      return Promise.resolve();
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+const POSTGRES_TYPES: WorkTypes = { serial: 'BIGSERIAL PRIMARY KEY', bigint: 'BIGINT', boolean: 'BOOLEAN', text: 'TEXT' };
+
+/** Advisory lock key under which the working tables are created, so that copies starting together do not race. */
+const WORK_SCHEMA_LOCK = 0x7461726968;
+
+function postgresStatements(query: (text: string, values: readonly unknown[]) => Promise<{ rows: unknown[]; rowCount: number | null }>): WorkStatements {
+  return {
+    kind: 'postgres',
+    dialect: postgresDialect,
+    types: POSTGRES_TYPES,
+    lockRows: ' FOR UPDATE SKIP LOCKED',
+    bool: (value) => value,
+    run: async (text, values = []) => (await query(text, values)).rowCount ?? 0,
+    all: async <T>(text: string, values: readonly unknown[] = []) => (await query(text, values)).rows as T[],
+  };
+}
+
+class PostgresWorkDb implements WorkDb {
+  readonly kind = 'postgres' as const;
+  readonly dialect = postgresDialect;
+  readonly types = POSTGRES_TYPES;
+  readonly lockRows = ' FOR UPDATE SKIP LOCKED';
+  private readonly pool: Pool;
+  private readonly outside: WorkStatements;
+  private readonly ensured = new WeakSet<readonly string[]>();
+  private readonly shown: string;
+
+  constructor(config: Config) {
+    this.shown = postgresSettings(config).shown;
+    // The admin pool: writable sessions (the service's own pools are read-only).
+    this.pool = createPostgresPool(config, 'admin');
+    this.outside = postgresStatements((text, values) => this.query(this.pool, text, values));
+  }
+
+  private async query(on: Pool | PoolClient, text: string, values: readonly unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }> {
+    try {
+      return await on.query(text, [...values]);
+    } catch (error) {
+      throw storeError(error, this.shown);
+    }
+  }
+
+  bool(value: boolean): boolean {
+    return value;
+  }
+
+  run(text: string, values: readonly unknown[] = []): Promise<number> {
+    return this.outside.run(text, values);
+  }
+
+  all<T>(text: string, values: readonly unknown[] = []): Promise<T[]> {
+    return this.outside.all<T>(text, values);
+  }
+
+  async transaction<T>(work: (tx: WorkStatements) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw storeError(error, this.shown);
+    });
+    try {
+      await client.query('BEGIN');
+      const result = await work(postgresStatements((text, values) => this.query(client, text, values)));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async ensure(ddl: readonly string[]): Promise<void> {
+    if (this.ensured.has(ddl)) return;
+    await this.transaction(async (tx) => {
+      await tx.run(`SELECT pg_advisory_xact_lock(${WORK_SCHEMA_LOCK})`);
+      for (const statement of ddl) await tx.run(statement);
+    });
+    this.ensured.add(ddl);
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
