@@ -140,7 +140,8 @@ test('informacion-general speaks Spanish first: LIGIE 2022 texts, then the ficha
 });
 
 test('PROSEC records name their article', () => {
-  assert.ok(records(first, 'prosec').every((r) => r.ARTICULO === '4'));
+  const prosec = records(first, 'prosec');
+  assert.ok(prosec.length > 0 && prosec.every((r) => r.ARTICULO === '4'));
 });
 
 test('fracciones-usa holds the HTS line 0101.21.00.10', () => {

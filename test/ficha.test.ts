@@ -52,7 +52,8 @@ for (const kind of await storeKinds()) {
       assert.ok(tlcs.length > 0 && tlcs.length < (all['tlcs'] as unknown[]).length);
       assert.ok(tlcs.every((r) => r.PAIS === 'USA' || r.PAIS === null));
       const nico = (await server.json<Ficha>('/api/v1/ficha/01012101?nico=00')).body;
-      assert.ok((nico['fracciones'] as { NICO: string }[]).every((r) => r.NICO === '00'));
+      const lines = nico['fracciones'] as { NICO: string }[];
+      assert.ok(lines.length > 0 && lines.every((r) => r.NICO === '00'));
     });
 
     test('an unknown fraction is 404, a prefix or a malformed one 422, no token 401', async () => {
