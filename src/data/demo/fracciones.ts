@@ -27,7 +27,7 @@ export function validityStart(src: Sources, c: LigieCode): string | null {
 export function fracciones(src: Sources): RowOf<typeof fraccionesSet>[] {
   return numbered(
     src.ligie.map((c): RowOf<typeof fraccionesSet> => {
-      const current = ligie2022Duties(src, c.fraction);
+      const current = ligie2022Duties(src.spanish, c.fraction);
       const old = current ? undefined : src.igi.get(c.fraction);
       const notes: string[] = [];
       if (current) notes.push(LIGIE_2022_RATES);
@@ -79,7 +79,7 @@ export function informacionGeneral(src: Sources): RowOf<typeof informacionGenera
       const hsSection = chapter ? col(chapter, 'section') : '';
       // LIGIE chapter 98 (special operations) is not in the HS: its section comes from the fichas.
       const section = isRoman(hsSection) ? hsSection : (fichaSections.get(c.chapter) ?? null);
-      const current = ligie2022Duties(src, c.fraction);
+      const current = ligie2022Duties(src.spanish, c.fraction);
       const old = current ? undefined : src.igi.get(c.fraction);
       return {
         FRACCION: c.fraction,

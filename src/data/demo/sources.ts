@@ -1,17 +1,17 @@
 /** Reading the shipped sources, the marks of non-real records, and the shared small helpers. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
+import type { Igi, Rec, Row } from './common.js';
+import { col, readCsv } from './common.js';
 import type { SpanishNomenclature } from './spanish.js';
 import { readSpanishNomenclature } from './spanish.js';
+
+export type { Igi, Rec, Row } from './common.js';
+export { charCount, col, readCsv } from './common.js';
 
 export interface DemoRecord {
   readonly recordSet: string;
   readonly record: Record<string, unknown>;
 }
 
-export type Row = Readonly<Record<string, string | undefined>>;
-export type Rec = Record<string, unknown>;
 
 /** The marks non-real records carry in their notes field; tests and docs rely on these words. */
 export const DEMO_MARK = 'DEMO: registro generado, no es dato oficial.';
@@ -25,15 +25,6 @@ export const HIST_FICHA =
 // ---------------------------------------------------------------------------------------------
 // Reading the sources
 
-export function readCsv(dir: string, file: string, columns: readonly string[]): Row[] {
-  const text = readFileSync(join(dir, file), 'utf8');
-  const rows = parse<Record<string, string>>(text, { columns: true, bom: true, skip_empty_lines: true });
-  const first = rows[0];
-  if (!first) throw new Error(`demo source ${file} is empty`);
-  // A renamed column would otherwise turn a whole field silently into nulls.
-  for (const c of columns) if (!(c in first)) throw new Error(`demo source ${file} has no column ${c}`);
-  return rows;
-}
 
 const readFor = new WeakMap<Sources, Map<string, Row[]>>();
 
@@ -46,9 +37,7 @@ export function sourceRows(src: Sources, dir: string, file: string, columns: rea
   return rows;
 }
 
-export const col = (row: Row, name: string): string => (row[name] ?? '').trim();
 
-export const charCount = (s: string): number => [...s].length;
 
 /** '2022-12-12' → '20221212'; anything else → null. */
 export function isoToDate8(iso: string): string | null {
@@ -98,10 +87,6 @@ export interface LigieCode {
   readonly validUntil: string;
 }
 
-export interface Igi {
-  readonly igi: string;
-  readonly ige: string;
-}
 
 export interface Sources {
   readonly ligie: readonly LigieCode[];

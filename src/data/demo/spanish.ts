@@ -3,8 +3,8 @@
  * 64–67, with its 2022 IGI/IGE), then the TIGIE 2012-era SIICEX fichas (every chapter, about half the
  * headings and subheadings); the HS 2022 English is what is left where neither has a text.
  */
-import type { Rec, Row, Sources } from './sources.js';
-import { col, readCsv } from './sources.js';
+import type { Rec, Row } from './common.js';
+import { col, readCsv } from './common.js';
 import { parseDuty } from './values.js';
 
 export const LIGIE_2022_RATES =
@@ -69,8 +69,8 @@ function written(rate: string): string {
 }
 
 /** The duty fields of a fraction from the 2022 transcription, or null where it has none. */
-export function ligie2022Duties(src: Sources, fraction: string): Rec | null {
-  const rate = src.spanish.rates.get(fraction);
+export function ligie2022Duties(spanish: SpanishNomenclature, fraction: string): Rec | null {
+  const rate = spanish.rates.get(fraction);
   if (!rate || rate.igi === '') return null;
   const igi = written(rate.igi);
   const ige = rate.ige === '' ? null : written(rate.ige);

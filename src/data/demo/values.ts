@@ -1,6 +1,6 @@
 /** Rates and dates as the sources write them, and the seeded generator of the demo records. */
-import type { Igi } from './sources.js';
-import { charCount } from './sources.js';
+import type { Igi } from './common.js';
+import { charCount } from './common.js';
 
 export interface ParsedRate {
   readonly num: string | null;
