@@ -19,6 +19,8 @@ import type { ContribucionesRequest, Partida } from './request.js';
 import type { Circumstances, FractionRecords, Source } from './sources.js';
 import { applies, countryKeys, isMarked, rolesOf, sourceRef, text } from './sources.js';
 import type { Tables } from './tables.js';
+import type { SinTipoCambio, TipoCambioAplicable } from '../tipos-cambio/rule.js';
+import { isAplicable } from '../tipos-cambio/rule.js';
 import { dtaExemption } from './tables.js';
 
 export const ESTIMATE_WARNING = 'Estimación informativa; no sustituye al pedimento ni a la clasificación arancelaria.';
@@ -57,6 +59,8 @@ export interface Answer {
   readonly fecha: string;
   readonly pais_origen: string;
   readonly regimen: string;
+  /** The exchange rate of `fecha` the conversions used, when the request gave none. */
+  readonly tipo_cambio_aplicado?: { readonly tipo_cambio: string; readonly determinado: string; readonly publicado_dof: string };
   readonly partidas: readonly PartidaAnswer[];
   readonly totales: { readonly general: string; readonly mejor: string };
   readonly advertencias: readonly string[];
@@ -82,6 +86,10 @@ interface Run {
   /** Lines of the same fraction and NICO share the records that apply and the requirements (500 lines, few fractions). */
   readonly applicable: Map<string, Row[]>;
   readonly requirements: Map<string, Requisito[]>;
+  /** The rate the data gives for `fecha` when the request gives none (undefined: not looked up). */
+  readonly rate: TipoCambioAplicable | SinTipoCambio | undefined;
+  /** Whether a conversion used it: only then does the answer name it. */
+  rateUsed: boolean;
 }
 
 const tariffSource = (sources: readonly Source[]): Source => {
@@ -125,9 +133,20 @@ function quantity(run: Run, line: Resolved, what: string): Dec {
   return ZERO;
 }
 
+/**
+ * The rate a conversion uses: the request's own, else the rate the law fixes for `fecha` (the FIX
+ * published in the DOF the banking day before; src/tipos-cambio/rule.ts), named in the answer; when
+ * the data cannot settle that date, a 422 on `tipo_cambio` asks for it.
+ */
 function exchange(run: Run, what: string): Dec {
   if (run.request.tipoCambio) return run.request.tipoCambio;
-  need(run, ['body', 'tipo_cambio'], `Field required: ${what} is in US dollars and needs the exchange rate`);
+  const rate = run.rate;
+  if (rate && isAplicable(rate)) {
+    run.rateUsed = true;
+    return new Decimal(rate.tipo_cambio);
+  }
+  const why = rate ? ` and the loaded data holds no exchange rate for ${run.request.fecha} (${rate.motivo})` : '';
+  need(run, ['body', 'tipo_cambio'], `Field required: ${what} is in US dollars${why}; give the exchange rate (tipo_cambio)`);
   return ZERO;
 }
 
@@ -376,6 +395,7 @@ export function computeContribuciones(
   sources: readonly Source[],
   records: ReadonlyMap<string, FractionRecords>,
   tables: Tables,
+  rate?: TipoCambioAplicable | SinTipoCambio,
 ): Answer {
   const lines = resolve(request, sources, records);
   const run: Run = {
@@ -386,6 +406,8 @@ export function computeContribuciones(
     marked: new Set(),
     applicable: new Map(),
     requirements: new Map(),
+    rate,
+    rateUsed: false,
   };
   const warnings = [ESTIMATE_WARNING];
   const dta = dtaPart(
@@ -401,10 +423,12 @@ export function computeContribuciones(
       `Datos históricos o de demostración (marcados HISTÓRICO o DEMO) en: ${[...run.marked].join(', ')}; las tasas no son vigentes y el cálculo solo ilustra el método.`,
     );
   }
+  const applied = run.rateUsed && rate && isAplicable(rate) ? rate : undefined;
   return {
     fecha: request.fecha,
     pais_origen: request.paisOrigen,
     regimen: request.regimen,
+    ...(applied && { tipo_cambio_aplicado: { tipo_cambio: applied.tipo_cambio, determinado: applied.determinado, publicado_dof: applied.publicado_dof } }),
     partidas: computed.map((c) => c.answer),
     totales: { general: whole(sum(computed.map((c) => c.general))), mejor: whole(sum(computed.map((c) => c.best))) },
     advertencias: warnings,
