@@ -21,7 +21,7 @@ import { applies, countryKeys, isMarked, rolesOf, sourceRef, text } from './sour
 import type { Tables } from './tables.js';
 import type { SinTipoCambio, TipoCambioAplicable } from '../tipos-cambio/rule.js';
 import { isAplicable } from '../tipos-cambio/rule.js';
-import { dtaExemption } from './tables.js';
+import { agreementsOf, dtaExemption } from './tables.js';
 
 export const ESTIMATE_WARNING = 'Estimación informativa; no sustituye al pedimento ni a la clasificación arancelaria.';
 const VAT_RATE = new Decimal(16);
@@ -43,6 +43,19 @@ export interface Requisito {
   readonly descripcion: string;
 }
 
+/**
+ * A preference the origin's agreement with Mexico could grant but of which the loaded data holds no
+ * record for the fraction: said as absence, never as "does not apply" (docs/contribuciones.md).
+ */
+export interface Ausencia {
+  readonly tratamiento: 'tlc' | 'aladi';
+  /** The record set that holds such preferences. */
+  readonly conjunto: string;
+  /** The agreements in force on `fecha` under which the origin has preferences. */
+  readonly acuerdos: readonly string[];
+  readonly nota: string;
+}
+
 export interface PartidaAnswer {
   readonly fraccion: string;
   readonly nico: string;
@@ -53,6 +66,7 @@ export interface PartidaAnswer {
   readonly mejor_opcion: Opcion['tratamiento'];
   readonly requisitos: readonly Requisito[];
   readonly notas: readonly string[];
+  readonly ausencias: readonly Ausencia[];
 }
 
 export interface Answer {
@@ -302,6 +316,30 @@ function preferences(run: Run, line: Resolved, sources: readonly Source[], notes
   return out;
 }
 
+/** Treatments an agreement with the origin country can grant, whose absence from the data is said. */
+const AGREEMENT_TREATMENTS = ['tlc', 'aladi'] as const;
+
+/**
+ * For each treatment an agreement of the origin with Mexico grants (the project's table of
+ * agreements, with the country's groups), whether the data holds any preference record of it for the
+ * fraction and origin (whatever the request qualifies for): none is an absence, said in the notes.
+ */
+function absences(run: Run, line: Resolved, sources: readonly Source[], generalIsBest: boolean): Ausencia[] {
+  const out: Ausencia[] = [];
+  for (const treatment of AGREEMENT_TREATMENTS) {
+    const holding = sources.filter((s) => rolesOf(s, 'preference').some((r) => r.treatment === treatment));
+    if (holding.length === 0 || holding.some((s) => applicable(run, line, s).length > 0)) continue;
+    const acuerdos = agreementsOf(run.tables, treatment, run.countries, run.request.fecha);
+    if (acuerdos.length === 0) continue;
+    const pais = run.request.paisOrigen;
+    const code = dotted(line.partida.fraccion);
+    const advice = generalIsBest ? 'consulte el acuerdo antes de tomar el trato general como la mejor opción' : 'consulte el acuerdo';
+    const nota = `Los datos cargados no registran preferencia ${LABEL[treatment]} para la fracción ${code} con origen ${pais}, aunque ${pais} tiene acuerdo con México (${acuerdos.join(', ')}): que no haya registro no significa que no haya preferencia; ${advice}.`;
+    out.push({ tratamiento: treatment, conjunto: holding[0]!.rs.path, acuerdos, nota });
+  }
+  return out;
+}
+
 function requirements(run: Run, line: Resolved, sources: readonly Source[]): Requisito[] {
   const key = `${line.partida.fraccion}.${line.nico}`;
   const known = run.requirements.get(key);
@@ -371,6 +409,8 @@ function computeLine(run: Run, line: Resolved, sources: readonly Source[], dta: 
     options.push(option(p.tratamiento, { acuerdo: p.acuerdo, identificadores: [p.identifier] }, line, parts));
   }
   const best = options.reduce((a, b) => (b.total.lessThan(a.total) ? b : a));
+  const missing = absences(run, line, sources, best.opcion.tratamiento === 'general');
+  for (const a of missing) notes.push(a.nota);
   const role = rolesOf(tariff, 'tariff')[0]!;
   const answer: PartidaAnswer = {
     fraccion: line.partida.fraccion,
@@ -382,6 +422,7 @@ function computeLine(run: Run, line: Resolved, sources: readonly Source[], dta: 
     mejor_opcion: best.opcion.tratamiento,
     requisitos: requirements(run, line, sources),
     notas: [...new Set(notes)],
+    ausencias: missing,
   };
   return { answer, general: options[0]!.total, best: best.total };
 }

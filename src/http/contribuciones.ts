@@ -135,8 +135,23 @@ const responseSchemas = [
         },
       },
       notas: { type: 'array', items: { type: 'string' } },
+      ausencias: {
+        type: 'array',
+        description:
+          'Preferences the origin’s agreements with Mexico grant (the project’s table data/contribuciones/acuerdos.csv, with the country’s groups) of which the loaded data holds no record for the fraction: absence in the data, not absence of the preference. Each is also a note ("Los datos cargados no registran preferencia …"), so that the general treatment is never the best option without it.',
+        items: {
+          type: 'object',
+          properties: {
+            tratamiento: { type: 'string', enum: ['tlc', 'aladi'] },
+            conjunto: { type: 'string', description: 'The record set that holds such preferences' },
+            acuerdos: { type: 'array', items: { type: 'string' }, description: 'The agreements in force on `fecha` under which the origin has preferences' },
+            nota: { type: 'string' },
+          },
+          required: ['tratamiento', 'conjunto', 'acuerdos', 'nota'],
+        },
+      },
     },
-    required: ['fraccion', 'nico', 'descripcion', 'umt', 'valor_aduana', 'opciones', 'mejor_opcion', 'requisitos', 'notas'],
+    required: ['fraccion', 'nico', 'descripcion', 'umt', 'valor_aduana', 'opciones', 'mejor_opcion', 'requisitos', 'notas', 'ausencias'],
   },
   {
     $id: 'ContribucionesResponse',
