@@ -39,7 +39,9 @@ function expectedCoverage(records: Records): Record<string, { fracciones: number
     const filter = ownFractionFilter(rs);
     if (!filter) continue;
     const rows = records[rs.path] ?? [];
-    const covered = [...fractions].filter((f) => rows.some((r) => r[filter.field] === f || (filter.dottedField !== undefined && r[filter.dottedField] === dotted(f))));
+    const covered = [...fractions].filter((f) =>
+      rows.some((r) => r[filter.field] === f || (filter.dottedField !== undefined && r[filter.dottedField] === dotted(f))),
+    );
     out[rs.path] = { fracciones: covered.length, de: fractions.size };
   }
   return out;
@@ -57,7 +59,13 @@ async function line(pais: string, fraccion: string, extra: Record<string, unknow
   const response = await fetch(`${server.base}/api/v1/contribuciones`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
-    body: JSON.stringify({ fecha: '2024-06-03', pais_origen: pais, tipo_cambio: '17.0000', partidas: [{ fraccion, valor_aduana: '1000.00', cantidad_umt: '10', ...extra }], ...extra }),
+    body: JSON.stringify({
+      fecha: '2024-06-03',
+      pais_origen: pais,
+      tipo_cambio: '17.0000',
+      partidas: [{ fraccion, valor_aduana: '1000.00', cantidad_umt: '10', ...extra }],
+      ...extra,
+    }),
   });
   assert.equal(response.status, 200, await response.clone().text());
   return ((await response.json()) as { partidas: Partida[] }).partidas[0]!;
@@ -82,12 +90,15 @@ for (const kind of await storeKinds()) {
       const expected = expectedCoverage(RECORDS);
       assert.deepEqual(body.cobertura, expected);
       // What the records give: 7 fractions; one with FTA records (the other FTA fraction is not in the tariff), two with excise (one by its dotted code only).
-      assert.deepEqual([expected['tlcs'], expected['ieps'], expected['fracciones'], expected['noms']], [
-        { fracciones: 1, de: 7 },
-        { fracciones: 2, de: 7 },
-        { fracciones: 7, de: 7 },
-        { fracciones: 1, de: 7 },
-      ]);
+      assert.deepEqual(
+        [expected['tlcs'], expected['ieps'], expected['fracciones'], expected['noms']],
+        [
+          { fracciones: 1, de: 7 },
+          { fracciones: 2, de: 7 },
+          { fracciones: 7, de: 7 },
+          { fracciones: 1, de: 7 },
+        ],
+      );
       assert.ok(!('cobertura' in ((await server.json<unknown[]>('/api/v1/versiones')).body[0] as object)), 'the list stays as it was');
     });
 
@@ -97,10 +108,13 @@ for (const kind of await storeKinds()) {
       const { status, body } = await pollVersion('2020-01-01.1');
       assert.equal(status, 200);
       assert.deepEqual(body.cobertura, expectedCoverage(fewer));
-      assert.deepEqual([body.cobertura['noms'], body.cobertura['ieps']], [
-        { fracciones: 0, de: 7 },
-        { fracciones: 1, de: 7 },
-      ]);
+      assert.deepEqual(
+        [body.cobertura['noms'], body.cobertura['ieps']],
+        [
+          { fracciones: 0, de: 7 },
+          { fracciones: 1, de: 7 },
+        ],
+      );
       assert.deepEqual((await server.json<{ cobertura: unknown }>('/api/v1/versiones/1900-01-01.1')).body.cobertura, expectedCoverage(RECORDS));
       assert.deepEqual((await server.json<{ cobertura: unknown }>('/api/v1/versiones/2020-01-01.1')).body.cobertura, body.cobertura);
     });
@@ -120,10 +134,22 @@ for (const kind of await storeKinds()) {
       );
       assert.ok(usa.notas.includes(note), 'the note is among the line’s notes');
       // Milk from New Zealand (TIPAT) and from Germany (the EU, by its group); from Argentina, ALADI and no FTA.
-      assert.deepEqual((await line('NZL', '0402.10.99')).ausencias.map((a) => [a.tratamiento, a.acuerdos]), [['tlc', ['TIPAT']]]);
-      assert.deepEqual((await line('deu', '0402.10.99')).ausencias.map((a) => [a.tratamiento, a.acuerdos]), [['tlc', ['TLCUEM']]]);
-      assert.deepEqual((await line('ARG', '0402.10.99')).ausencias.map((a) => [a.tratamiento, a.acuerdos]), [['aladi', ['ALADI']]]);
-      assert.match((await line('ARG', '0402.10.99')).notas.join(' | '), /Los datos cargados no registran preferencia ALADI para la fracción 0402\.10\.99 con origen ARG/);
+      assert.deepEqual(
+        (await line('NZL', '0402.10.99')).ausencias.map((a) => [a.tratamiento, a.acuerdos]),
+        [['tlc', ['TIPAT']]],
+      );
+      assert.deepEqual(
+        (await line('deu', '0402.10.99')).ausencias.map((a) => [a.tratamiento, a.acuerdos]),
+        [['tlc', ['TLCUEM']]],
+      );
+      assert.deepEqual(
+        (await line('ARG', '0402.10.99')).ausencias.map((a) => [a.tratamiento, a.acuerdos]),
+        [['aladi', ['ALADI']]],
+      );
+      assert.match(
+        (await line('ARG', '0402.10.99')).notas.join(' | '),
+        /Los datos cargados no registran preferencia ALADI para la fracción 0402\.10\.99 con origen ARG/,
+      );
     });
 
     test('contribuciones: no note where the data holds a record, where the origin has no agreement, or before the agreement', async () => {
@@ -137,7 +163,10 @@ for (const kind of await storeKinds()) {
       assert.deepEqual((await line('CHN', '0402.10.99')).ausencias, []);
       // Paraguay: an ALADI record for the horses, none for the milk.
       assert.deepEqual((await line('PRY', '0101.21.01')).ausencias, []);
-      assert.deepEqual((await line('PRY', '0402.10.99')).ausencias.map((a) => a.tratamiento), ['aladi']);
+      assert.deepEqual(
+        (await line('PRY', '0402.10.99')).ausencias.map((a) => a.tratamiento),
+        ['aladi'],
+      );
       // New Zealand before the TIPAT was in force (30 December 2018): no agreement then.
       assert.deepEqual((await line('NZL', '0402.10.99', { fecha: '2018-06-01' })).ausencias, []);
       assert.deepEqual((await line('USA', '8471.30.01', { nico: '01', fecha: '2019-06-03' })).ausencias[0]?.acuerdos, ['TLCAN']);
@@ -156,7 +185,10 @@ for (const kind of await storeKinds()) {
       const noReplacements = anteriores.reemplaza.length === 0 && anteriores.reemplazada_por.length === 0;
       assert.deepEqual(new Set(body.sin_registros.conjuntos), new Set([...empty, ...(noReplacements ? ['fracciones-anteriores'] : [])]));
       assert.ok(!body.sin_registros.conjuntos.includes('fracciones'));
-      assert.match(body.sin_registros.nota ?? '', /^Los datos cargados no registran .*tlcs.*noms.* para esta fracción: que no haya registros no significa que no apliquen/);
+      assert.match(
+        body.sin_registros.nota ?? '',
+        /^Los datos cargados no registran .*tlcs.*noms.* para esta fracción: que no haya registros no significa que no apliquen/,
+      );
       const horses = await server.json<{ sin_registros: { conjuntos: string[] } }>('/api/v1/ficha/0101.21.01');
       assert.ok(!horses.body.sin_registros.conjuntos.includes('tlcs'));
       assert.ok(horses.body.sin_registros.conjuntos.includes('ieps'));

@@ -16,6 +16,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig, projectRoot } from '../src/config.js';
 import { runImport } from '../src/data/import.js';
 import { writeDatabase } from '../src/store/drivers.js';
+import { recordSets } from '../src/record-sets/index.js';
 import { parseTiposCambio } from '../src/tipos-cambio/series.js';
 import { addDays, tipoCambioAplicable } from '../src/tipos-cambio/rule.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
@@ -56,7 +57,10 @@ describe('the rule, on a window of rows', () => {
     assert.equal(shipped[0]?.fecha, '1991-11-12');
     assert.equal(shipped.at(-1)?.fecha, '2025-11-25');
     assert.ok(shipped.every((f) => /^\d+\.\d{4}$/.test(f.tipo_cambio)));
-    assert.ok(shipped.every((f) => ![0, 6].includes(new Date(`${f.fecha}T00:00:00Z`).getUTCDay())), 'no Saturday or Sunday');
+    assert.ok(
+      shipped.every((f) => ![0, 6].includes(new Date(`${f.fecha}T00:00:00Z`).getUTCDay())),
+      'no Saturday or Sunday',
+    );
   });
 
   test('an empty or one-day series settles nothing and says what it holds', () => {
@@ -95,10 +99,7 @@ for (const kind of await storeKinds()) {
 
     test('a bank holiday (Monday 17 November 2025, Revolution Day) is neither a publication day nor a FIX day', async () => {
       // The 18th: the last publication before it was Friday the 14th, of the FIX of the 13th.
-      assert.deepEqual(
-        [(await rate('?fecha=2025-11-17')).body.determinado, (await rate('?fecha=2025-11-18')).body.determinado],
-        ['2025-11-13', '2025-11-13'],
-      );
+      assert.deepEqual([(await rate('?fecha=2025-11-17')).body.determinado, (await rate('?fecha=2025-11-18')).body.determinado], ['2025-11-13', '2025-11-13']);
       // The 19th: published on the 18th, the first banking day after the holiday, the FIX of Friday the 14th.
       const { body } = await rate('?fecha=2025-11-19');
       assert.deepEqual([body.tipo_cambio, body.determinado, body.publicado_dof], ['18.3262', '2025-11-14', '2025-11-18']);
@@ -173,12 +174,10 @@ for (const kind of await storeKinds()) {
       assert.match(String(tomorrow.body['detail']), /^No exchange rate for 2025-11-27: the data holds the FIX determined from 1991-11-12 to 2025-11-25/);
       clock.now = new Date('2025-12-02T12:00:00Z');
       const december = await s.json('/api/v1/tipos-cambio');
-      assert.deepEqual([december.body['fecha'], december.body['tipo_cambio'], december.body['determinado'], december.body['publicado_dof']], [
-        '2025-12-02',
-        '18.3100',
-        '2025-11-28',
-        '2025-12-01',
-      ]);
+      assert.deepEqual(
+        [december.body['fecha'], december.body['tipo_cambio'], december.body['determinado'], december.body['publicado_dof']],
+        ['2025-12-02', '18.3100', '2025-11-28', '2025-12-01'],
+      );
       const held = await s.json('/api/v1/tipos-cambio?fecha=2025-11-26');
       assert.equal(held.status, 404);
       assert.equal(
@@ -195,9 +194,10 @@ for (const kind of await storeKinds()) {
       const config = loadConfig({ DATABASE_URL: db.url });
       const dir = temporary(t);
       writeFileSync(join(dir, 'tipos-cambio.csv'), 'fecha,tipo_cambio\r\n2026-01-05,17.9000\r\n2026-01-06,17.8000\r\n2026-01-07,17.7000\r\n');
-      writeFileSync(join(dir, 'cupos.csv'), 'SYSID\n');
+      // The rates alone: a new version with every record set kept.
       const report = await runImport({ directory: dir, config });
       assert.equal(report.failure, null);
+      assert.equal(report.kept.length, recordSets.length);
       assert.ok(!report.ignored.some((i) => i.file === 'tipos-cambio.csv'), JSON.stringify(report.ignored));
       const s = await serveClock(t, db.url, { now: new Date('2026-01-08T18:00:00Z') });
       assert.deepEqual(await s.json('/api/v1/tipos-cambio').then((r) => [r.body['tipo_cambio'], r.body['publicado_dof']]), ['17.8000', '2026-01-07']);
@@ -219,9 +219,16 @@ for (const kind of await storeKinds()) {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
         body: JSON.stringify(body),
       });
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> & { partidas: { opciones: { contribuciones: Record<string, string>[] }[] }[] } };
+      return {
+        status: response.status,
+        body: (await response.json()) as Record<string, unknown> & { partidas: { opciones: { contribuciones: Record<string, string>[] }[] }[] },
+      };
     };
-    const mixed = (extra: Record<string, unknown>) => ({ pais_origen: 'NZL', partidas: [{ fraccion: '0402.10.99', valor_aduana: '50000.00', cantidad_umt: '1000' }], ...extra });
+    const mixed = (extra: Record<string, unknown>) => ({
+      pais_origen: 'NZL',
+      partidas: [{ fraccion: '0402.10.99', valor_aduana: '50000.00', cantidad_umt: '1000' }],
+      ...extra,
+    });
 
     test('a duty in dollars with no tipo_cambio uses the rate of fecha and names it', async () => {
       const { status, body } = await post(mixed({ fecha: '2024-06-03' }));

@@ -96,7 +96,15 @@ function acuerdoRow(r: Record<string, string>, i: number): AcuerdoRow {
   const pais = (r['pais'] ?? '').toUpperCase();
   if (!/^[A-Z]{3}$/.test(pais)) bad(`pais ${pais} is not a key of 3 letters`);
   if (!r['acuerdo'] || !r['publicacion']) bad('acuerdo and publicacion are required');
-  return { fila, tratamiento, acuerdo: r['acuerdo'] ?? '', pais, desde: date('vigente_desde'), hasta: date('vigente_hasta'), publicacion: r['publicacion'] ?? '' };
+  return {
+    fila,
+    tratamiento,
+    acuerdo: r['acuerdo'] ?? '',
+    pais,
+    desde: date('vigente_desde'),
+    hasta: date('vigente_hasta'),
+    publicacion: r['publicacion'] ?? '',
+  };
 }
 
 /** The agreements under `tratamiento` in force on `fecha` for any of `countries` (a country and its groups). */

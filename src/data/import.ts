@@ -136,8 +136,10 @@ function planFiles(directory: string, ignored: ImportReport['ignored']): Planned
     if (other) throw new ImportFailure(file, null, `${other.file} holds ${rs.path} too: keep one of the two`);
     planned.set(rs, { file, path, format: match[2] === 'csv' ? 'csv' : 'jsonl', rs });
   }
-  if (planned.size === 0) {
-    throw new ImportFailure(directory, null, 'no file names a record set (expected files such as aladi2.csv or fracciones.jsonl)');
+  // A folder with only the exchange rates or search references is a load of those alone: every record set kept.
+  const ownTables = [REFERENCES_FILE, TIPOS_CAMBIO_FILE].some((f) => statSync(join(directory, f), { throwIfNoEntry: false })?.isFile() === true);
+  if (planned.size === 0 && !ownTables) {
+    throw new ImportFailure(directory, null, 'no file names a record set (expected files such as aladi2.csv or fracciones.jsonl, or tipos-cambio.csv)');
   }
   // Registry order: reports and timings read the same on every run.
   return recordSets.flatMap((rs) => planned.get(rs) ?? []);

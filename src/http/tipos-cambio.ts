@@ -47,7 +47,11 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
     schemas: [tipoCambioSchema],
     responses: {
       200: { description: 'Successful Response', $ref: 'TipoCambio#' },
-      404: { description: 'The data cannot settle the rate of this date (before its first publication, or after the day after its last FIX); the detail names the dates held', $ref: 'ErrorMessage#' },
+      404: {
+        description:
+          'The data cannot settle the rate of this date (before its first publication, or after the day after its last FIX); the detail names the dates held',
+        $ref: 'ErrorMessage#',
+      },
     },
     // Without `fecha` the question is today's rate: the same URL asks another question tomorrow.
     urlNamesQuestion: (request) => {

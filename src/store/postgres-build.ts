@@ -199,7 +199,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
         source,
         (rs) => pagedRows(client, rs),
         async (rs) => (await client.query<{ total: number }>({ text: buildCount(rs, [], postgresDialect).text, types })).rows[0]?.total ?? 0,
-        (await client.query({ text: TIPOS_CAMBIO_ALL, rowMode: 'array', types })).rows as unknown as Values[],
+        (await client.query({ text: TIPOS_CAMBIO_ALL, rowMode: 'array', types })).rows,
       );
       await client.query(`ANALYZE ${recordSets.map((rs) => quote(rs.table)).join(', ')}`);
       const version = await this.switchIn(info);

@@ -47,7 +47,8 @@ export function parseTiposCambio(text: string, name = TIPOS_CAMBIO_FILE): Fix[] 
     const fecha = row['fecha'] ?? '';
     const rate = row['tipo_cambio'] ?? '';
     if (!isIsoDate(fecha)) throw new Error(`${name} line ${line}: fecha ${JSON.stringify(fecha)} is not a date YYYY-MM-DD`);
-    if (!RATE.test(rate) || /^0*(\.0*)?$/.test(rate)) throw new Error(`${name} line ${line}: tipo_cambio ${JSON.stringify(rate)} is not a positive decimal with at most 4 decimals`);
+    if (!RATE.test(rate) || /^0*(\.0*)?$/.test(rate))
+      throw new Error(`${name} line ${line}: tipo_cambio ${JSON.stringify(rate)} is not a positive decimal with at most 4 decimals`);
     const twice = seen.get(fecha);
     if (twice !== undefined) throw new Error(`${name} line ${line}: fecha ${fecha} is on line ${twice} too`);
     seen.set(fecha, line);
