@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { recordToRow } from '../src/data/record-row.js';
-import { ownFractionFilter } from '../src/record-sets/define.js';
+import type { FractionFilter } from '../src/record-sets/define.js';
 import { dotted } from '../src/record-sets/filters.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { writeDatabase } from '../src/store/drivers.js';
@@ -21,6 +21,8 @@ type Records = Record<string, Record<string, string | number | null>[]>;
 /** The contributions fixture, plus an excise record holding its code only dotted and FTA records of a fraction the tariff lacks. */
 const RECORDS: Records = {
   ...CONTRIBUCIONES_RECORDS,
+  // Beef replaced an older code the tariff no longer holds: one fraction covered.
+  'fracciones-anteriores': [{ SYSID: 1, FRACCIONACTUAL: '02011001', NICOACTUAL: '00', FRACCIONANTERIOR: '02011099', NICOANTERIOR: '00' }],
   ieps: [...CONTRIBUCIONES_RECORDS['ieps']!, { CONSECUTIVO: 2, FRACCION_SIN_PUNTO: null, FRACCION_CON_PUNTO: '0402.10.99', TIPO: 'CUOTA' }],
   tlcs: [...CONTRIBUCIONES_RECORDS['tlcs']!, { SYSID: 9, FRACCION: '99999999', PAIS: 'NZL', TASATXT: 'Ex.', TASA1NUM: '0.00' }],
 };
@@ -36,12 +38,12 @@ function expectedCoverage(records: Records): Record<string, { fracciones: number
   const fractions = new Set((records['fracciones'] ?? []).map((r) => String(r['FRACCION'])));
   const out: Record<string, { fracciones: number; de: number }> = {};
   for (const rs of recordSets) {
-    const filter = ownFractionFilter(rs);
-    if (!filter) continue;
+    const filters = rs.filters.filter((f): f is FractionFilter => f.rule === 'fraction');
+    if (filters.length === 0) continue;
     const rows = records[rs.path] ?? [];
-    const covered = [...fractions].filter((f) =>
-      rows.some((r) => r[filter.field] === f || (filter.dottedField !== undefined && r[filter.dottedField] === dotted(f))),
-    );
+    const holds = (r: (typeof rows)[number], f: string): boolean =>
+      filters.some((filter) => r[filter.field] === f || (filter.dottedField !== undefined && r[filter.dottedField] === dotted(f)));
+    const covered = [...fractions].filter((f) => rows.some((r) => holds(r, f)));
     out[rs.path] = { fracciones: covered.length, de: fractions.size };
   }
   return out;
@@ -90,6 +92,7 @@ for (const kind of await storeKinds()) {
       const expected = expectedCoverage(RECORDS);
       assert.deepEqual(body.cobertura, expected);
       // What the records give: 7 fractions; one with FTA records (the other FTA fraction is not in the tariff), two with excise (one by its dotted code only).
+      assert.deepEqual(expected['fracciones-anteriores'], { fracciones: 1, de: 7 });
       assert.deepEqual(
         [expected['tlcs'], expected['ieps'], expected['fracciones'], expected['noms']],
         [

@@ -4,7 +4,7 @@
  * src/tipos-cambio/rule.ts through the few rows it needs), and the SQL of its coverage (how many of
  * its fractions have at least one record of each record set with a fraction column).
  */
-import type { RecordSet } from '../record-sets/define.js';
+import type { FractionFilter, RecordSet } from '../record-sets/define.js';
 import { ownFractionFilter } from '../record-sets/define.js';
 import { fracciones } from '../record-sets/fracciones.js';
 import { recordSets } from '../record-sets/index.js';
@@ -65,15 +65,19 @@ export interface CoverageEntry {
 }
 export type Coverage = Readonly<Record<string, CoverageEntry>>;
 
-/** The record sets coverage counts: every one with a fraction column (its own `fraccion` filter). */
-export const coveredSets = (): RecordSet[] => recordSets.filter((rs) => ownFractionFilter(rs) !== undefined);
+/** A record set's Mexican fraction columns: those its fraction filters search (`fracciones-anteriores` has two). */
+const fractionFilters = (rs: RecordSet): FractionFilter[] => rs.filters.filter((f): f is FractionFilter => f.rule === 'fraction');
+
+/** The record sets coverage counts: every one with a (Mexican) fraction column. */
+export const coveredSets = (): RecordSet[] => recordSets.filter((rs) => fractionFilters(rs).length > 0);
 
 const COVERAGE_TOTAL = '__de';
 
 /**
  * One statement: per record set, the fractions of the tariff (`fracciones`) with at least one of its
- * records, matched as a ficha matches them (the 8-digit code, or its dotted form where the record set
- * holds one), each an index probe per fraction; and the number of fractions.
+ * records, matched as a ficha matches them (the 8-digit code in any of its fraction columns, or its
+ * dotted form where the record set holds one), each an index probe per fraction; and the number of
+ * fractions.
  */
 export function coverageSql(): string {
   const master = ownFractionFilter(fracciones);
@@ -82,9 +86,10 @@ export function coverageSql(): string {
   const dottedOwn = `SUBSTR(${own}, 1, 4) || '.' || SUBSTR(${own}, 5, 2) || '.' || SUBSTR(${own}, 7, 2)`;
   const versionFractions = `(SELECT DISTINCT ${quote(master.field)} AS "f" FROM ${quote(fracciones.table)}) AS "v"`;
   const columns = coveredSets().map((rs) => {
-    const filter = ownFractionFilter(rs)!;
     const exists = (field: string, value: string): string => `EXISTS (SELECT 1 FROM ${quote(rs.table)} AS "x" WHERE "x".${quote(field)} = ${value})`;
-    const match = filter.dottedField ? `${exists(filter.field, own)} OR ${exists(filter.dottedField, dottedOwn)}` : exists(filter.field, own);
+    const match = fractionFilters(rs)
+      .flatMap((filter) => [exists(filter.field, own), ...(filter.dottedField ? [exists(filter.dottedField, dottedOwn)] : [])])
+      .join(' OR ');
     return `(SELECT CAST(COUNT(*) AS INTEGER) FROM ${versionFractions} WHERE ${match}) AS ${quote(rs.path)}`;
   });
   const total = `(SELECT CAST(COUNT(DISTINCT ${quote(master.field)}) AS INTEGER) FROM ${quote(fracciones.table)}) AS ${quote(COVERAGE_TOTAL)}`;
