@@ -19,7 +19,9 @@ import type { ContribucionesRequest, Partida } from './request.js';
 import type { Circumstances, FractionRecords, Source } from './sources.js';
 import { applies, countryKeys, isMarked, rolesOf, sourceRef, text } from './sources.js';
 import type { Tables } from './tables.js';
-import { dtaExemption } from './tables.js';
+import type { SinTipoCambio, TipoCambioAplicable } from '../tipos-cambio/rule.js';
+import { isAplicable } from '../tipos-cambio/rule.js';
+import { agreementsOf, dtaExemption } from './tables.js';
 
 export const ESTIMATE_WARNING = 'Estimación informativa; no sustituye al pedimento ni a la clasificación arancelaria.';
 const VAT_RATE = new Decimal(16);
@@ -41,6 +43,19 @@ export interface Requisito {
   readonly descripcion: string;
 }
 
+/**
+ * A preference the origin's agreement with Mexico could grant but of which the loaded data holds no
+ * record for the fraction: said as absence, never as "does not apply" (docs/contribuciones.md).
+ */
+export interface Ausencia {
+  readonly tratamiento: 'tlc' | 'aladi';
+  /** The record set that holds such preferences. */
+  readonly conjunto: string;
+  /** The agreements in force on `fecha` under which the origin has preferences. */
+  readonly acuerdos: readonly string[];
+  readonly nota: string;
+}
+
 export interface PartidaAnswer {
   readonly fraccion: string;
   readonly nico: string;
@@ -51,12 +66,15 @@ export interface PartidaAnswer {
   readonly mejor_opcion: Opcion['tratamiento'];
   readonly requisitos: readonly Requisito[];
   readonly notas: readonly string[];
+  readonly ausencias: readonly Ausencia[];
 }
 
 export interface Answer {
   readonly fecha: string;
   readonly pais_origen: string;
   readonly regimen: string;
+  /** The exchange rate of `fecha` the conversions used, when the request gave none. */
+  readonly tipo_cambio_aplicado?: { readonly tipo_cambio: string; readonly determinado: string; readonly publicado_dof: string };
   readonly partidas: readonly PartidaAnswer[];
   readonly totales: { readonly general: string; readonly mejor: string };
   readonly advertencias: readonly string[];
@@ -82,6 +100,10 @@ interface Run {
   /** Lines of the same fraction and NICO share the records that apply and the requirements (500 lines, few fractions). */
   readonly applicable: Map<string, Row[]>;
   readonly requirements: Map<string, Requisito[]>;
+  /** The rate the data gives for `fecha` when the request gives none (undefined: not looked up). */
+  readonly rate: TipoCambioAplicable | SinTipoCambio | undefined;
+  /** Whether a conversion used it: only then does the answer name it. */
+  rateUsed: boolean;
 }
 
 const tariffSource = (sources: readonly Source[]): Source => {
@@ -125,9 +147,20 @@ function quantity(run: Run, line: Resolved, what: string): Dec {
   return ZERO;
 }
 
+/**
+ * The rate a conversion uses: the request's own, else the rate the law fixes for `fecha` (the FIX
+ * published in the DOF the banking day before; src/tipos-cambio/rule.ts), named in the answer; when
+ * the data cannot settle that date, a 422 on `tipo_cambio` asks for it.
+ */
 function exchange(run: Run, what: string): Dec {
   if (run.request.tipoCambio) return run.request.tipoCambio;
-  need(run, ['body', 'tipo_cambio'], `Field required: ${what} is in US dollars and needs the exchange rate`);
+  const rate = run.rate;
+  if (rate && isAplicable(rate)) {
+    run.rateUsed = true;
+    return new Decimal(rate.tipo_cambio);
+  }
+  const why = rate ? ` and the loaded data holds no exchange rate for ${run.request.fecha} (${rate.motivo})` : '';
+  need(run, ['body', 'tipo_cambio'], `Field required: ${what} is in US dollars${why}; give the exchange rate (tipo_cambio)`);
   return ZERO;
 }
 
@@ -283,6 +316,30 @@ function preferences(run: Run, line: Resolved, sources: readonly Source[], notes
   return out;
 }
 
+/** Treatments an agreement with the origin country can grant, whose absence from the data is said. */
+const AGREEMENT_TREATMENTS = ['tlc', 'aladi'] as const;
+
+/**
+ * For each treatment an agreement of the origin with Mexico grants (the project's table of
+ * agreements, with the country's groups), whether the data holds any preference record of it for the
+ * fraction and origin (whatever the request qualifies for): none is an absence, said in the notes.
+ */
+function absences(run: Run, line: Resolved, sources: readonly Source[], generalIsBest: boolean): Ausencia[] {
+  const out: Ausencia[] = [];
+  for (const treatment of AGREEMENT_TREATMENTS) {
+    const holding = sources.filter((s) => rolesOf(s, 'preference').some((r) => r.treatment === treatment));
+    if (holding.length === 0 || holding.some((s) => applicable(run, line, s).length > 0)) continue;
+    const acuerdos = agreementsOf(run.tables, treatment, run.countries, run.request.fecha);
+    if (acuerdos.length === 0) continue;
+    const pais = run.request.paisOrigen;
+    const code = dotted(line.partida.fraccion);
+    const advice = generalIsBest ? 'consulte el acuerdo antes de tomar el trato general como la mejor opción' : 'consulte el acuerdo';
+    const nota = `Los datos cargados no registran preferencia ${LABEL[treatment]} para la fracción ${code} con origen ${pais}, aunque ${pais} tiene acuerdo con México (${acuerdos.join(', ')}): que no haya registro no significa que no haya preferencia; ${advice}.`;
+    out.push({ tratamiento: treatment, conjunto: holding[0]!.rs.path, acuerdos, nota });
+  }
+  return out;
+}
+
 function requirements(run: Run, line: Resolved, sources: readonly Source[]): Requisito[] {
   const key = `${line.partida.fraccion}.${line.nico}`;
   const known = run.requirements.get(key);
@@ -352,6 +409,8 @@ function computeLine(run: Run, line: Resolved, sources: readonly Source[], dta: 
     options.push(option(p.tratamiento, { acuerdo: p.acuerdo, identificadores: [p.identifier] }, line, parts));
   }
   const best = options.reduce((a, b) => (b.total.lessThan(a.total) ? b : a));
+  const missing = absences(run, line, sources, best.opcion.tratamiento === 'general');
+  for (const a of missing) notes.push(a.nota);
   const role = rolesOf(tariff, 'tariff')[0]!;
   const answer: PartidaAnswer = {
     fraccion: line.partida.fraccion,
@@ -363,6 +422,7 @@ function computeLine(run: Run, line: Resolved, sources: readonly Source[], dta: 
     mejor_opcion: best.opcion.tratamiento,
     requisitos: requirements(run, line, sources),
     notas: [...new Set(notes)],
+    ausencias: missing,
   };
   return { answer, general: options[0]!.total, best: best.total };
 }
@@ -376,6 +436,7 @@ export function computeContribuciones(
   sources: readonly Source[],
   records: ReadonlyMap<string, FractionRecords>,
   tables: Tables,
+  rate?: TipoCambioAplicable | SinTipoCambio,
 ): Answer {
   const lines = resolve(request, sources, records);
   const run: Run = {
@@ -386,6 +447,8 @@ export function computeContribuciones(
     marked: new Set(),
     applicable: new Map(),
     requirements: new Map(),
+    rate,
+    rateUsed: false,
   };
   const warnings = [ESTIMATE_WARNING];
   const dta = dtaPart(
@@ -401,10 +464,12 @@ export function computeContribuciones(
       `Datos históricos o de demostración (marcados HISTÓRICO o DEMO) en: ${[...run.marked].join(', ')}; las tasas no son vigentes y el cálculo solo ilustra el método.`,
     );
   }
+  const applied = run.rateUsed && rate && isAplicable(rate) ? rate : undefined;
   return {
     fecha: request.fecha,
     pais_origen: request.paisOrigen,
     regimen: request.regimen,
+    ...(applied && { tipo_cambio_aplicado: { tipo_cambio: applied.tipo_cambio, determinado: applied.determinado, publicado_dof: applied.publicado_dof } }),
     partidas: computed.map((c) => c.answer),
     totales: { general: whole(sum(computed.map((c) => c.general))), mejor: whole(sum(computed.map((c) => c.best))) },
     advertencias: warnings,

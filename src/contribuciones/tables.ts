@@ -27,8 +27,22 @@ export interface DtaRow {
   readonly publicacion: string;
 }
 
+/** A country (or a group of countries) with a trade agreement with Mexico that grants preferences (`acuerdos.csv`). */
+export interface AcuerdoRow {
+  readonly fila: number;
+  readonly tratamiento: 'tlc' | 'aladi';
+  readonly acuerdo: string;
+  /** A country key of Anexo 22 apéndice 4, or a group key of `grupos-paises.csv` (EMU). */
+  readonly pais: string;
+  readonly desde: string | null;
+  readonly hasta: string | null;
+  readonly publicacion: string;
+}
+
 export interface Tables {
   readonly dta: readonly DtaRow[];
+  /** Who has an agreement with Mexico: absent when not loaded, so that no absence is noted. */
+  readonly acuerdos?: readonly AcuerdoRow[];
   /** Group key (as records use it, e.g. `EMU`) → member country keys. */
   readonly groups: ReadonlyMap<string, ReadonlySet<string>>;
 }
@@ -67,8 +81,43 @@ function dtaRow(r: Record<string, string>, i: number): DtaRow {
   };
 }
 
+function acuerdoRow(r: Record<string, string>, i: number): AcuerdoRow {
+  const fila = i + 2;
+  const bad = (why: string): never => {
+    throw new Error(`data/contribuciones/acuerdos.csv line ${fila}: ${why}`);
+  };
+  const tratamiento = r['tratamiento'];
+  if (tratamiento !== 'tlc' && tratamiento !== 'aladi') return bad(`unknown tratamiento ${tratamiento}`);
+  const date = (name: string): string | null => {
+    const v = r[name] ?? '';
+    if (v === '') return null;
+    return DATE.test(v) ? v : bad(`${name} is not YYYY-MM-DD`);
+  };
+  const pais = (r['pais'] ?? '').toUpperCase();
+  if (!/^[A-Z]{3}$/.test(pais)) bad(`pais ${pais} is not a key of 3 letters`);
+  if (!r['acuerdo'] || !r['publicacion']) bad('acuerdo and publicacion are required');
+  return {
+    fila,
+    tratamiento,
+    acuerdo: r['acuerdo'] ?? '',
+    pais,
+    desde: date('vigente_desde'),
+    hasta: date('vigente_hasta'),
+    publicacion: r['publicacion'] ?? '',
+  };
+}
+
+/** The agreements under `tratamiento` in force on `fecha` for any of `countries` (a country and its groups). */
+export function agreementsOf(tables: Tables, tratamiento: string, countries: readonly string[], fecha: string): string[] {
+  const rows = (tables.acuerdos ?? []).filter(
+    (a) => a.tratamiento === tratamiento && countries.includes(a.pais) && (a.desde === null || a.desde <= fecha) && (a.hasta === null || fecha <= a.hasta),
+  );
+  return [...new Set(rows.map((a) => a.acuerdo))];
+}
+
 export function loadTables(): Tables {
   const dta = rows('dta.csv').map(dtaRow);
+  const acuerdos = rows('acuerdos.csv').map(acuerdoRow);
   const groups = new Map<string, Set<string>>();
   for (const r of rows('grupos-paises.csv')) {
     const group = (r['grupo'] ?? '').toUpperCase();
@@ -76,7 +125,7 @@ export function loadTables(): Tables {
     if (!group || !member) throw new Error('data/contribuciones/grupos-paises.csv: grupo and pais are required');
     groups.set(group, (groups.get(group) ?? new Set()).add(member));
   }
-  return { dta, groups };
+  return { dta, groups, acuerdos };
 }
 
 const inForce = (row: DtaRow, fecha: string): boolean => (row.desde === null || row.desde <= fecha) && (row.hasta === null || fecha <= row.hasta);

@@ -9,7 +9,7 @@
  * reported with its file, line, field and reason (and stops the import too with `strict`).
  */
 import { isUtf8 } from 'node:buffer';
-import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
@@ -18,6 +18,8 @@ import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Config } from '../config.js';
 import { REFERENCES_FILE, readReferences } from '../search/references.js';
+import type { Fix } from '../tipos-cambio/series.js';
+import { TIPOS_CAMBIO_FILE, parseTiposCambio } from '../tipos-cambio/series.js';
 import { driverFor } from '../store/drivers.js';
 import type { CommittedDataset, DatasetBuild } from '../store/store.js';
 import { RefusedRecord, recordToRow } from './record-row.js';
@@ -134,8 +136,10 @@ function planFiles(directory: string, ignored: ImportReport['ignored']): Planned
     if (other) throw new ImportFailure(file, null, `${other.file} holds ${rs.path} too: keep one of the two`);
     planned.set(rs, { file, path, format: match[2] === 'csv' ? 'csv' : 'jsonl', rs });
   }
-  if (planned.size === 0) {
-    throw new ImportFailure(directory, null, 'no file names a record set (expected files such as aladi2.csv or fracciones.jsonl)');
+  // A folder with only the exchange rates or search references is a load of those alone: every record set kept.
+  const ownTables = [REFERENCES_FILE, TIPOS_CAMBIO_FILE].some((f) => statSync(join(directory, f), { throwIfNoEntry: false })?.isFile() === true);
+  if (planned.size === 0 && !ownTables) {
+    throw new ImportFailure(directory, null, 'no file names a record set (expected files such as aladi2.csv or fracciones.jsonl, or tipos-cambio.csv)');
   }
   // Registry order: reports and timings read the same on every run.
   return recordSets.flatMap((rs) => planned.get(rs) ?? []);
@@ -363,6 +367,23 @@ async function readJsonLines(planned: PlannedFile, load: FileLoad): Promise<void
 // ---------------------------------------------------------------------------------------------
 // The import
 
+/** The folder's exchange-rate series; a malformed one stops the import, naming the file and line. */
+function readRatesFile(path: string): Fix[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ImportFailure(TIPOS_CAMBIO_FILE, null, `cannot read: ${(error as Error).message}`);
+  }
+  try {
+    const series = parseTiposCambio(text);
+    if (series.length === 0) throw new Error(`${TIPOS_CAMBIO_FILE}: no rates (a header fecha,tipo_cambio and one row per banking day)`);
+    return series;
+  } catch (error) {
+    throw new ImportFailure(TIPOS_CAMBIO_FILE, null, (error as Error).message.replace(`${TIPOS_CAMBIO_FILE}: `, '').replace(`${TIPOS_CAMBIO_FILE} `, ''));
+  }
+}
+
 export async function runImport(options: ImportOptions): Promise<ImportReport> {
   const started = performance.now();
   const directory = resolve(options.directory);
@@ -388,11 +409,16 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     // The search references are no record set: a folder may carry its own in place of the shipped ones.
     const referencesFile = join(directory, REFERENCES_FILE);
     const references = existsSync(referencesFile) ? readReferences(referencesFile) : undefined;
-    const listed = report.ignored.findIndex((i) => i.file === REFERENCES_FILE);
-    if (listed !== -1) report.ignored.splice(listed, 1);
+    // So is the exchange-rate series: a folder may carry a newer one in place of the shipped series.
+    const ratesFile = join(directory, TIPOS_CAMBIO_FILE);
+    const tiposCambio = existsSync(ratesFile) ? readRatesFile(ratesFile) : undefined;
+    for (const file of [REFERENCES_FILE, TIPOS_CAMBIO_FILE]) {
+      const listed = report.ignored.findIndex((i) => i.file === file);
+      if (listed !== -1) report.ignored.splice(listed, 1);
+    }
     const missing = recordSets.filter((rs) => !planned.some((p) => p.rs === rs));
     const keep = options.emptyMissing ? [] : missing;
-    build = await driverFor(options.config).startBuild(options.config, { keep, references, vigenteDesde: options.vigenteDesde });
+    build = await driverFor(options.config).startBuild(options.config, { keep, references, tiposCambio, vigenteDesde: options.vigenteDesde });
     const keeps = !options.emptyMissing && build.replacesExisting;
     report.kept = keeps ? missing.map((rs) => rs.path) : [];
     report.emptied = keeps ? [] : missing.map((rs) => rs.path);

@@ -344,10 +344,12 @@ export async function sendCached(
   key: string,
   payload: () => Promise<unknown>,
   version = '',
+  byUrl = true,
 ): Promise<FastifyReply> {
   const request = reply.request;
   // The route template is worth asking Fastify for (it builds the route's options anew) only when the answer is kept.
-  const url = cache.enabled ? { url: request.url, route: request.routeOptions.url ?? '' } : undefined;
+  // `byUrl` false: the URL alone does not name the question (it takes today's date), so it is not found again by it.
+  const url = cache.enabled && byUrl ? { url: request.url, route: request.routeOptions.url ?? '' } : undefined;
   const found = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string, version, url);
   let written = writtenFor(request.method, request.headers, found);
   if (written === undefined && cache.enabled && request.method === 'GET') {

@@ -12,6 +12,7 @@ import type { Tables } from '../contribuciones/tables.js';
 import { loadTables } from '../contribuciones/tables.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { mexicoCityDate } from '../store/versions.js';
+import { tipoCambioEn } from '../tipos-cambio/lookup.js';
 import type { Store } from '../store/store.js';
 import type { OpenRoute } from './route-kinds.js';
 
@@ -28,6 +29,11 @@ export interface ContribucionesContext {
    */
   readonly storeOn?: (fecha: string) => Store | Promise<Store>;
   readonly tables?: Tables;
+  /**
+   * The store whose exchange-rate series gives the rate of `fecha` when a request needs one and gives
+   * none: the current version's (docs/contribuciones.md says why); the served store when not given.
+   */
+  readonly ratesStore?: () => Store;
   /** Today in Mexico City (`YYYY-MM-DD`) by the app's clock: the `fecha` of a request that names none. */
   readonly today?: () => string;
 }
@@ -42,7 +48,10 @@ const requestSchema = {
     fecha: { type: 'string', format: 'date', description: 'Date of entry of the goods (Ley Aduanera art. 56); default today in Mexico City' },
     pais_origen: { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'Country of origin, Anexo 22 apéndice 4 key (USA, CHN, DEU…)' },
     regimen: { type: 'string', enum: [...REGIMES], default: 'definitivo' },
-    tipo_cambio: decimalString(DECIMAL_PATTERNS.exchangeRate, 'Pesos per US dollar, needed when a specific amount in dollars must be converted'),
+    tipo_cambio: decimalString(
+      DECIMAL_PATTERNS.exchangeRate,
+      'Pesos per US dollar for converting specific amounts in dollars; when not given, the rate the data holds for `fecha` is used and named in `tipo_cambio_aplicado` (a 422 on this field when it holds none)',
+    ),
     partidas: {
       type: 'array',
       minItems: 1,
@@ -126,8 +135,23 @@ const responseSchemas = [
         },
       },
       notas: { type: 'array', items: { type: 'string' } },
+      ausencias: {
+        type: 'array',
+        description:
+          'Preferences the origin’s agreements with Mexico grant (the project’s table data/contribuciones/acuerdos.csv, with the country’s groups) of which the loaded data holds no record for the fraction: absence in the data, not absence of the preference. Each is also a note ("Los datos cargados no registran preferencia …"), so that the general treatment is never the best option without it.',
+        items: {
+          type: 'object',
+          properties: {
+            tratamiento: { type: 'string', enum: ['tlc', 'aladi'] },
+            conjunto: { type: 'string', description: 'The record set that holds such preferences' },
+            acuerdos: { type: 'array', items: { type: 'string' }, description: 'The agreements in force on `fecha` under which the origin has preferences' },
+            nota: { type: 'string' },
+          },
+          required: ['tratamiento', 'conjunto', 'acuerdos', 'nota'],
+        },
+      },
     },
-    required: ['fraccion', 'nico', 'descripcion', 'umt', 'valor_aduana', 'opciones', 'mejor_opcion', 'requisitos', 'notas'],
+    required: ['fraccion', 'nico', 'descripcion', 'umt', 'valor_aduana', 'opciones', 'mejor_opcion', 'requisitos', 'notas', 'ausencias'],
   },
   {
     $id: 'ContribucionesResponse',
@@ -137,6 +161,17 @@ const responseSchemas = [
       fecha: { type: 'string' },
       pais_origen: { type: 'string' },
       regimen: { type: 'string' },
+      tipo_cambio_aplicado: {
+        type: 'object',
+        description:
+          'Present when a conversion from US dollars used the exchange rate of `fecha` because the request gave no `tipo_cambio`: the Banxico FIX determined on `determinado` and published in the DOF on `publicado_dof`, the last banking day before `fecha` (CFF art. 20; Ley Aduanera art. 56; GET /api/v1/tipos-cambio)',
+        properties: {
+          tipo_cambio: { type: 'string', description: 'Pesos per US dollar, as published' },
+          determinado: { type: 'string', format: 'date' },
+          publicado_dof: { type: 'string', format: 'date' },
+        },
+        required: ['tipo_cambio', 'determinado', 'publicado_dof'],
+      },
       partidas: { type: 'array', items: { $ref: 'PartidaContribuciones#' } },
       totales: { type: 'object', properties: { general: { type: 'string' }, mejor: { type: 'string' } }, required: ['general', 'mejor'] },
       advertencias: { type: 'array', items: { type: 'string' } },
@@ -152,6 +187,7 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
   const sources = contributionSources(ctx.recordSets);
   const tables = ctx.tables ?? loadTables();
   const storeOn = ctx.storeOn ?? (() => ctx.store());
+  const ratesStore = ctx.ratesStore ?? ctx.store;
   const today = ctx.today ?? (() => mexicoCityDate(new Date()));
   return {
     onRequest: ctx.protect,
@@ -177,7 +213,8 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
       const store = await storeOn(question.fecha);
       const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
       const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));
-      const answer = computeContribuciones(question, sources, records, tables);
+      const rate = question.tipoCambio ? undefined : await tipoCambioEn(ratesStore(), question.fecha);
+      const answer = computeContribuciones(question, sources, records, tables, rate);
       // An answer about one shipment, computed on request: never stored by a cache on the way.
       return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(answer));
     },

@@ -95,7 +95,25 @@ async function ficha(sources: Sources, store: Store, digits: string, nicoParam: 
     reemplazada_por: await byFraction(fraccionesAnteriores, byPreviousFraction, undefined),
   };
   result[fraccionesUsa.path] = await all(store, fraccionesUsa, filterConditions(byUsCode, fraction.slice(0, 6)));
+  result[SIN_REGISTROS] = absent(result);
   return result;
+}
+
+/** The ficha's field that says which record sets hold nothing for the fraction: absence in the data, said as such. */
+const SIN_REGISTROS = 'sin_registros';
+
+/** The record sets of a ficha with no record for the fraction (as asked: NICO, country), and the note that says so. */
+function absent(result: Readonly<Record<string, unknown>>): { conjuntos: string[]; nota: string | null } {
+  const empty = (value: unknown): boolean =>
+    Array.isArray(value) ? value.length === 0 : typeof value === 'object' && value !== null && Object.values(value).every(empty);
+  const conjuntos = Object.entries(result)
+    .filter(([key, value]) => key !== 'fraccion' && key !== 'nico' && empty(value))
+    .map(([key]) => key);
+  if (conjuntos.length === 0) return { conjuntos, nota: null };
+  return {
+    conjuntos,
+    nota: `Los datos cargados no registran ${conjuntos.join(', ')} para esta fracción: que no haya registros no significa que no apliquen (la cobertura de cada conjunto está en /api/v1/versiones/{version}).`,
+  };
 }
 
 export function fichaSchema(recordSets: readonly RecordSet[]): Record<string, unknown> {
@@ -115,6 +133,13 @@ export function fichaSchema(recordSets: readonly RecordSet[]): Record<string, un
     required: ['reemplaza', 'reemplazada_por'],
   };
   properties[fraccionesUsa.path] = { ...arrayOf(fraccionesUsa), description: 'US HTS lines of the same HS subheading' };
+  properties[SIN_REGISTROS] = {
+    type: 'object',
+    description:
+      'The record sets above with no record for this fraction (as asked: NICO, country) in the loaded data, and a note saying so ("Los datos cargados no registran …"; null when every one has records). Absence in the data, not a sign that nothing of that kind applies; each version’s coverage per record set is in /api/v1/versiones/{version}.',
+    properties: { conjuntos: { type: 'array', items: { type: 'string' } }, nota: { type: ['string', 'null'] } },
+    required: ['conjuntos', 'nota'],
+  };
   return { $id: 'Ficha', title: 'Ficha', type: 'object', properties, required: Object.keys(properties) };
 }
 

@@ -106,6 +106,11 @@ interface ProtectedGetBase<P> {
   readonly answer: (store: Store, question: P) => Promise<unknown>;
   /** Schemas the responses refer to that no other route brings. */
   readonly schemas?: readonly Readonly<Record<string, unknown>>[];
+  /**
+   * Whether the request's URL alone names its question (when not given: it does). A question that
+   * takes today's date when the URL names none must not be answered again by its URL on another day.
+   */
+  readonly urlNamesQuestion?: (request: FastifyRequest) => boolean;
 }
 
 /** `as_of`, which every business GET takes (../shared/spec/versiones.md). */
@@ -186,7 +191,8 @@ export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url
       if (failed !== undefined) throw failed;
       const key = questionKey(route.operationId, question);
       if (direct !== undefined && direct.serialize === undefined) direct.serialize = reply.getSerializationFunction('200') as DirectRoute['serialize'];
-      return sendCached(reply, ctx.cache, store, key, () => route.answer(store, question), version?.version);
+      const byUrl = route.urlNamesQuestion?.(request) ?? true;
+      return sendCached(reply, ctx.cache, store, key, () => route.answer(store, question), version?.version, byUrl);
     },
   });
 }

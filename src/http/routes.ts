@@ -17,6 +17,7 @@ import { consultaFiles, consultaHome, consultaPages } from './consulta.js';
 import type { ResponseCache } from './cache.js';
 import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
+import { tiposCambioRoute } from './tipos-cambio.js';
 import { nomenclaturaLevelRoute, nomenclaturaRoute } from './nomenclatura.js';
 import type { Observability } from './observe.js';
 import { DOCS_CSP, DOCS_PREFIX } from './protection.js';
@@ -68,6 +69,8 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   protectedAt('/api/v1/nomenclatura', nomenclaturaRoute(recordSets));
   protectedAt('/api/v1/nomenclatura/capitulos/:capitulo', nomenclaturaLevelRoute(recordSets, 'capitulo'));
   protectedAt('/api/v1/nomenclatura/partidas/:partida', nomenclaturaLevelRoute(recordSets, 'partida'));
+  // The exchange rate the law fixes for a date (CFF art. 20; Ley Aduanera art. 56).
+  protectedAt('/api/v1/tipos-cambio', tiposCambioRoute(services.datasets));
   // What an import will pay.
   // `fecha` selects the dataset version in force that day (Ley Aduanera art. 56).
   const storeOn = (fecha: string): Store => {
@@ -77,7 +80,14 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   };
   post(
     '/api/v1/contribuciones',
-    contribucionesRoute(app, { recordSets, store: services.store, protect: services.protect, storeOn, today: () => services.datasets.today() }),
+    contribucionesRoute(app, {
+      recordSets,
+      store: services.store,
+      protect: services.protect,
+      storeOn,
+      ratesStore: () => services.datasets.current().store,
+      today: () => services.datasets.today(),
+    }),
   );
 
   // Dataset versions.

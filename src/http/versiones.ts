@@ -43,6 +43,18 @@ export function versionesRoute(ctx: VersionesContext): OpenRoute {
   };
 }
 
+/** A version's coverage: per record set with a fraction column, how many of its fractions have a record of it. */
+const coverageSchema = {
+  type: 'object',
+  description:
+    'Per record set with a fraction column: how many of the version’s fractions (`de`, the fractions of `fracciones`) have at least one record of it (`fracciones`). A fraction with none has no record of that kind in the loaded data, which does not mean that nothing of that kind applies to it.',
+  additionalProperties: {
+    type: 'object',
+    properties: { fracciones: { type: 'integer' }, de: { type: 'integer' } },
+    required: ['fracciones', 'de'],
+  },
+};
+
 export function versionRoute(ctx: VersionesContext): OpenRoute {
   return {
     onRequest: ctx.protect,
@@ -53,16 +65,21 @@ export function versionRoute(ctx: VersionesContext): OpenRoute {
       security: [{ HTTPBearer: [] }],
       params: { type: 'object', properties: { version: { type: 'string' } }, required: ['version'] },
       response: {
-        200: { description: 'Successful Response', ...versionSchema },
+        200: {
+          description: 'Successful Response',
+          ...versionSchema,
+          properties: { ...versionSchema.properties, cobertura: coverageSchema },
+          required: [...versionSchema.required, 'cobertura'],
+        },
         404: { description: 'No such version', $ref: 'ErrorMessage#' },
         ...unauthorised,
       },
     },
-    handler: (request) => {
+    handler: async (request) => {
       const { version } = request.params as { version: string };
       const found = ctx.datasets.versions().find((v) => v.version === version);
       if (!found) throw notFound(`No dataset version ${version}`);
-      return versionJson(found, ctx.datasets.current().version);
+      return { ...versionJson(found, ctx.datasets.current().version), cobertura: await ctx.datasets.coverage(found) };
     },
   };
 }

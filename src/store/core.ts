@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Dialect } from './sql.js';
+import { TIPOS_CAMBIO_TABLE } from './rates-coverage.js';
 import { DATASET_INFO_DDL, quote } from './sql.js';
 import type { CommittedDataset, DatasetBuild, DatasetInfo, DatasetWriter, User, UserAdmin, UserSummary, Values } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
@@ -127,14 +128,21 @@ export function selectChanges(rs: RecordSet, desde: string, hasta: string): stri
  */
 const HASH_CHUNK = 1 << 16;
 
-export async function contentHash(rowsOf: (rs: RecordSet) => AsyncIterable<Values> | Iterable<Values>): Promise<string> {
+export async function contentHash(
+  rowsOf: (rs: RecordSet) => AsyncIterable<Values> | Iterable<Values>,
+  rates?: AsyncIterable<Values> | Iterable<Values>,
+): Promise<string> {
   const hash = createHash('sha256');
   // Lines are hashed in chunks of many (the same bytes, so the same hash), and rows read without a
   // promise each where the store gives them synchronously: the hash is on every load's path.
   let chunk = '';
-  for (const rs of recordSets) {
-    const rows = rowsOf(rs);
-    const prefix = `${rs.path}\t`;
+  // The exchange-rate series is part of a version too: a load that changes only the rates changes
+  // the hash, so that cached answers (kept per hash) start afresh.
+  const parts: [string, () => AsyncIterable<Values> | Iterable<Values>][] = recordSets.map((rs) => [rs.path, () => rowsOf(rs)]);
+  if (rates) parts.push([TIPOS_CAMBIO_TABLE, () => rates]);
+  for (const [name, rowsOfPart] of parts) {
+    const rows = rowsOfPart();
+    const prefix = `${name}\t`;
     const add = (row: Values): void => {
       chunk += `${prefix}${JSON.stringify(row)}\n`;
       if (chunk.length >= HASH_CHUNK) {
@@ -161,9 +169,10 @@ export async function describeDataset(
   source: string,
   rowsOf: (rs: RecordSet) => AsyncIterable<Values> | Iterable<Values>,
   count: (rs: RecordSet) => Promise<number> | number,
+  rates?: AsyncIterable<Values> | Iterable<Values>,
 ): Promise<DatasetInfo> {
   const counts = await countsOf(count);
-  return { source, importedAt: new Date().toISOString(), hash: await contentHash(rowsOf), counts };
+  return { source, importedAt: new Date().toISOString(), hash: await contentHash(rowsOf, rates), counts };
 }
 
 /** A record set is kept from the served dataset only when that one has all its columns: never silently half. */

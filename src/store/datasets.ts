@@ -12,6 +12,7 @@ import { driverFor } from './drivers.js';
 import type { StoreSlot } from './slot.js';
 import type { RecordSet } from '../record-sets/define.js';
 import type { Store, Values } from './store.js';
+import type { Coverage } from './rates-coverage.js';
 import type { VersionInfo } from './versions.js';
 import { byRecency, inForce, mexicoCityDate, newestImport } from './versions.js';
 
@@ -135,6 +136,24 @@ export class Datasets {
   rows(rs: RecordSet, version: VersionInfo): AsyncGenerator<Values> {
     const aside = version.version === newestImport(this.catalog)?.version ? undefined : version;
     return driverFor(this.config).readRecordSet(this.config, rs, aside);
+  }
+
+  /** Per version (identified with its import and content): its coverage, worked out once. */
+  private readonly covered = new Map<string, Promise<Coverage>>();
+
+  /**
+   * How many of a version's fractions each record set covers (Store.coverage): one statement, run
+   * once per version, since a version never changes once loaded; a failure is not remembered.
+   */
+  coverage(version: VersionInfo): Promise<Coverage> {
+    const key = `${version.version} ${version.seq} ${version.hash}`;
+    let known = this.covered.get(key);
+    if (!known) {
+      known = this.storeOf(version, this.slot.current()).coverage();
+      this.covered.set(key, known);
+      known.catch(() => this.covered.delete(key));
+    }
+    return known;
   }
 
   /** Per pair of versions (identified with their import and content), per record set path: what differs. */

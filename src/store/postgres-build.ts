@@ -34,11 +34,16 @@ import {
   versionSchema,
 } from './postgres-connection.js';
 import { SEARCH_TABLES, buildPostgresFullText } from './postgres-fulltext.js';
+import { TIPOS_CAMBIO_ALL, TIPOS_CAMBIO_TABLE, tiposCambioDdl } from './rates-coverage.js';
+import { shippedTiposCambio } from '../tipos-cambio/series.js';
+import type { Fix } from '../tipos-cambio/series.js';
 import { buildCount, buildCreateTable, buildIndexes, postgresDialect, quote } from './sql.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, DatasetInfo, Values } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
 import { VERSIONS_SELECT, newestImport, versionInsert, versionValues } from './versions.js';
 
+/** Exchange rates per INSERT (two arrays, whatever their length). */
+const TIPOS_CAMBIO_BATCH = 10000;
 /** Rows per INSERT: many per round trip, within the protocol's 65,535 parameters. */
 const BATCH_ROWS = 1000;
 const MAX_PARAMETERS = 65535;
@@ -135,6 +140,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
       // Unqualified names mean the staging tables until commit() qualifies the served ones.
       await client.query(`SET LOCAL search_path TO ${quote(STAGING_SCHEMA)}`);
       for (const rs of recordSets) await client.query(buildCreateTable(rs, columnType));
+      await client.query(tiposCambioDdl('TEXT COLLATE "C"'));
       return new PostgresDatasetBuild(client, schema, planVersion(catalog, options.vigenteDesde), options, end);
     } catch (error) {
       await client?.query('ROLLBACK').catch(() => undefined);
@@ -188,10 +194,12 @@ export class PostgresDatasetBuild implements DatasetBuild {
       // Indexes built once over the loaded rows are faster to make than kept up row by row.
       for (const rs of recordSets) for (const statement of buildIndexes(rs)) await client.query(statement);
       await buildPostgresFullText(client, this.options.references);
+      await insertTiposCambio(client, this.options.tiposCambio ?? shippedTiposCambio());
       const info = await describeDataset(
         source,
         (rs) => pagedRows(client, rs),
         async (rs) => (await client.query<{ total: number }>({ text: buildCount(rs, [], postgresDialect).text, types })).rows[0]?.total ?? 0,
+        (await client.query({ text: TIPOS_CAMBIO_ALL, rowMode: 'array', types })).rows,
       );
       await client.query(`ANALYZE ${recordSets.map((rs) => quote(rs.table)).join(', ')}`);
       const version = await this.switchIn(info);
@@ -243,7 +251,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
       await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(rs.table)} SET SCHEMA ${target}`);
       for (const grant of grants) await client.query(grant);
     }
-    for (const table of SEARCH_TABLES) {
+    for (const table of [...SEARCH_TABLES, TIPOS_CAMBIO_TABLE]) {
       const grants = await grantsOf(client, this.schema, table);
       // The search index goes aside with its version, so that buscar as of an older date finds it.
       if (main) await client.query(`ALTER TABLE IF EXISTS ${target}.${quote(table)} SET SCHEMA ${quote(versionSchema(main))}`);
@@ -305,6 +313,17 @@ export class PostgresDatasetBuild implements DatasetBuild {
     this.last = sent;
     this.inFlight.add(sent);
     void sent.then(() => this.inFlight.delete(sent));
+  }
+}
+
+/** The version's exchange-rate series, in one statement per batch of unnested arrays. */
+async function insertTiposCambio(client: PoolClient, series: readonly Fix[]): Promise<void> {
+  for (let at = 0; at < series.length; at += TIPOS_CAMBIO_BATCH) {
+    const batch = series.slice(at, at + TIPOS_CAMBIO_BATCH);
+    await client.query(`INSERT INTO ${quote(TIPOS_CAMBIO_TABLE)} ("FECHA", "TIPO_CAMBIO") SELECT * FROM unnest($1::text[], $2::text[])`, [
+      batch.map((f) => f.fecha),
+      batch.map((f) => f.tipo_cambio),
+    ]);
   }
 }
 

@@ -18,6 +18,9 @@ import type { Suggestion } from '../search/vocabulary.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { Connection, versionSchema } from './postgres-connection.js';
 import { PostgresFullText } from './postgres-fulltext.js';
+import type { Coverage, WindowRow } from './rates-coverage.js';
+import { EMPTY_WINDOW, TIPOS_CAMBIO_TABLE, coverageSql, tiposCambioWindowSql, toCoverage, toSeriesWindow } from './rates-coverage.js';
+import type { SeriesWindow } from '../tipos-cambio/rule.js';
 import { buildCount, buildLookup, buildLookupMany, buildSearch, postgresDialect } from './sql.js';
 import type { Condition } from './sql.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User } from './store.js';
@@ -123,6 +126,23 @@ export class PostgresStore implements Store {
     const present = (await this.query<{ present: boolean }>(`SELECT to_regclass('dataset_versions') IS NOT NULL AS "present"`))[0]?.present;
     const rows = present ? await this.query<VersionRow>(VERSIONS_SELECT) : [];
     return catalogOf(rows, await this.dataset());
+  }
+
+  /** Whether the version's tables include the exchange rates (a database loaded before they existed has none); once seen, kept. */
+  private ratesSeen = false;
+
+  async tiposCambio(fecha: string): Promise<SeriesWindow> {
+    if (!this.ratesSeen) {
+      const present = (await this.query<{ present: boolean }>(`SELECT to_regclass('${TIPOS_CAMBIO_TABLE}') IS NOT NULL AS "present"`))[0]?.present;
+      if (!present) return EMPTY_WINDOW;
+      this.ratesSeen = true;
+    }
+    if (hasNul(fecha)) return EMPTY_WINDOW;
+    return toSeriesWindow(await this.query<WindowRow>(tiposCambioWindowSql(postgresDialect), [fecha]));
+  }
+
+  async coverage(): Promise<Coverage> {
+    return toCoverage((await this.query<Record<string, unknown>>(coverageSql()))[0]);
   }
 
   async findUser(username: string): Promise<User | undefined> {

@@ -25,6 +25,8 @@ import {
 import type { DatasetRow, VersionPlan } from './core.js';
 import { buildCount, buildCreateTable, buildIndexes, buildInsert, quote, sqliteDialect } from './sql.js';
 import { buildSqliteFullText } from './sqlite-fulltext.js';
+import { TIPOS_CAMBIO_ALL, fixValues, tiposCambioDdl, tiposCambioInsert } from './rates-coverage.js';
+import { shippedTiposCambio } from '../tipos-cambio/series.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, Values } from './store.js';
 import { StoreUnavailableError } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
@@ -73,7 +75,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
       db.pragma('synchronous = OFF');
       db.pragma('main.locking_mode = EXCLUSIVE');
       db.pragma('cache_size = -65536');
-      for (const statement of [...recordSets.map((rs) => buildCreateTable(rs, columnType)), ...SQLITE_META_DDL]) db.exec(statement);
+      for (const statement of [...recordSets.map((rs) => buildCreateTable(rs, columnType)), ...SQLITE_META_DDL, tiposCambioDdl('TEXT')]) db.exec(statement);
       db.exec('BEGIN');
       const plan = planVersion(served ? sqliteCatalog(served) : [], options.vigenteDesde);
       return new SqliteDatasetBuild(path, building, db, served, options, plan);
@@ -109,6 +111,8 @@ export class SqliteDatasetBuild implements DatasetBuild {
 
   private async complete(source: string): Promise<CommittedDataset> {
     const { db } = this;
+    const addRate = db.prepare(tiposCambioInsert(sqliteDialect));
+    for (const fix of this.options.tiposCambio ?? shippedTiposCambio()) addRate.run(...fixValues(fix));
     db.exec('COMMIT');
     if (this.served) this.copyFromServed();
     for (const statement of recordSets.flatMap(buildIndexes)) db.exec(statement);
@@ -117,6 +121,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
       source,
       (rs) => db.prepare(selectAll(rs)).raw().iterate() as Iterable<Values>,
       (rs) => (db.prepare(buildCount(rs, [], sqliteDialect).text).get() as { total: number }).total,
+      db.prepare(TIPOS_CAMBIO_ALL).raw().iterate() as Iterable<Values>,
     );
     db.prepare(datasetInsert(sqliteDialect)).run(...datasetValues(info));
     const version = newVersion(this.plan, info);

@@ -10,6 +10,8 @@ import type { Suggestion } from '../search/vocabulary.js';
 import type { DatasetInfo, Row, Store, User } from './store.js';
 import { StoreUnavailableError } from './store.js';
 import type { VersionInfo } from './versions.js';
+import type { Coverage } from './rates-coverage.js';
+import type { SeriesWindow } from '../tipos-cambio/rule.js';
 
 export class MissingSqliteFile implements Store {
   readonly kind = 'sqlite' as const;
@@ -53,6 +55,14 @@ export class MissingSqliteFile implements Store {
   }
 
   suggest(): Promise<Suggestion[]> {
+    return this.fail();
+  }
+
+  tiposCambio(): Promise<SeriesWindow> {
+    return this.fail();
+  }
+
+  coverage(): Promise<Coverage> {
     return this.fail();
   }
 

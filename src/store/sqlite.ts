@@ -14,6 +14,9 @@ import { buildCount, buildLookup, buildLookupMany, buildSearch, sqliteDialect } 
 import type { Condition, SqlQuery } from './sql.js';
 import { SqliteFullText, hasFullText } from './sqlite-fulltext.js';
 import { statementCache } from './sqlite-statements.js';
+import type { Coverage, WindowRow } from './rates-coverage.js';
+import { EMPTY_WINDOW, TIPOS_CAMBIO_TABLE, coverageSql, tiposCambioWindowSql, toCoverage, toSeriesWindow } from './rates-coverage.js';
+import type { SeriesWindow } from '../tipos-cambio/rule.js';
 import type { DatasetInfo, Row, SearchQuery, Store, User, Values } from './store.js';
 import { StoreUnavailableError, UnservableDatasetError } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
@@ -68,6 +71,9 @@ export class SqliteStore implements Store {
   /** Why this file cannot be served (built for another shape of the registry), or null. */
   private readonly unservable: string | null;
 
+  /** False for a file built before versions held exchange rates: it holds none. */
+  private readonly hasRates: boolean;
+
   /** Null for a file built before the search index existed: searching it says so until data is loaded again. */
   private readonly text: SqliteFullText | null;
 
@@ -86,6 +92,7 @@ export class SqliteStore implements Store {
     this.unservable = shapeProblem(columns);
     this.hasCatalog = columns.has('dataset_versions');
     this.text = hasFullText(this.db) ? new SqliteFullText(this.db) : null;
+    this.hasRates = columns.has(TIPOS_CAMBIO_TABLE);
     this.begin = this.db.prepare('BEGIN');
     this.end = this.db.prepare('COMMIT');
   }
@@ -205,6 +212,15 @@ export class SqliteStore implements Store {
       const rows = this.hasCatalog ? (this.prepare(VERSIONS_SELECT).all() as VersionRow[]) : [];
       return catalogOf(rows, toDatasetInfo(this.prepare(DATASET_SELECT).get() as DatasetRow | undefined));
     });
+  }
+
+  tiposCambio(fecha: string): Promise<SeriesWindow> {
+    if (!this.hasRates) return this.read(() => EMPTY_WINDOW);
+    return this.read(() => toSeriesWindow(this.prepare(tiposCambioWindowSql(sqliteDialect)).all(fecha) as WindowRow[]));
+  }
+
+  coverage(): Promise<Coverage> {
+    return this.read(() => toCoverage(this.prepare(coverageSql()).get() as Record<string, unknown> | undefined));
   }
 
   findUser(username: string): Promise<User | undefined> {

@@ -9,6 +9,9 @@ import type { Condition } from './sql.js';
 import type { VersionInfo } from './versions.js';
 import type { Reference } from '../search/references.js';
 import type { Suggestion } from '../search/vocabulary.js';
+import type { SeriesWindow } from '../tipos-cambio/rule.js';
+import type { Fix } from '../tipos-cambio/series.js';
+import type { Coverage } from './rates-coverage.js';
 
 export type Row = Record<string, string | number | null>;
 export type Values = readonly (string | number | null)[];
@@ -51,6 +54,10 @@ export interface Store {
   fullText(query: FullTextQuery): Promise<FullTextResult>;
   /** Completions of what is being typed in a search box (`/api/v1/buscar/sugerencias`). */
   suggest(q: string): Promise<Suggestion[]>;
+  /** The rows of the version's exchange-rate series the rule for `fecha` reads (src/tipos-cambio/rule.ts); empty when it holds none. */
+  tiposCambio(fecha: string): Promise<SeriesWindow>;
+  /** Per record set with a fraction column: how many of the version's fractions have a record of it. */
+  coverage(): Promise<Coverage>;
   close(): Promise<void>;
 }
 
@@ -98,6 +105,8 @@ export interface BuildOptions {
   readonly vigenteDesde?: string;
   /** The search references the search index is built with; the project's shipped table when absent. */
   readonly references?: readonly Reference[];
+  /** The exchange-rate series the version holds; the project's shipped series when absent. */
+  readonly tiposCambio?: readonly Fix[];
 }
 
 export interface UserSummary {

@@ -1,0 +1,71 @@
+/**
+ * `GET /api/v1/tipos-cambio?fecha=YYYY-MM-DD`: the exchange rate the law fixes for a date
+ * (../shared/spec/tipos-cambio.md): the Banxico FIX published in the DOF the day before, or the last
+ * one published before (CFF art. 20; Ley Aduanera art. 56), from the series of the version that
+ * answers. The rule is src/tipos-cambio/rule.ts; this route only reads the date and says it.
+ */
+import type { Datasets } from '../store/datasets.js';
+import { tipoCambioEn } from '../tipos-cambio/lookup.js';
+import { FUENTE_TIPO_CAMBIO, FUNDAMENTO_TIPO_CAMBIO, isAplicable } from '../tipos-cambio/rule.js';
+import { notFound } from './errors.js';
+import type { ParamSpec } from './params.js';
+import { parseParams } from './params.js';
+import type { ProtectedGet } from './route-kinds.js';
+
+const FECHA: ParamSpec = {
+  name: 'fecha',
+  in: 'query',
+  kind: 'date',
+  description: 'The date the contributions are caused (YYYY-MM-DD); today in Mexico City when not given.',
+};
+
+export const tipoCambioSchema = {
+  $id: 'TipoCambio',
+  title: 'TipoCambio',
+  type: 'object',
+  properties: {
+    fecha: { type: 'string', format: 'date', description: 'The date asked for' },
+    tipo_cambio: { type: 'string', description: 'Pesos per US dollar, as published (a decimal string, exact)', examples: ['18.4997'] },
+    determinado: { type: 'string', format: 'date', description: 'The banking day the FIX was determined' },
+    publicado_dof: {
+      type: 'string',
+      format: 'date',
+      description: 'The day the DOF published it: the last banking day before `fecha` (the banking day after `determinado`)',
+    },
+    fuente: { type: 'string' },
+    fundamento: { type: 'string' },
+  },
+  required: ['fecha', 'tipo_cambio', 'determinado', 'publicado_dof', 'fuente', 'fundamento'],
+};
+
+export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: string }> {
+  return {
+    operationId: 'get_tipo_cambio',
+    summary: 'The exchange rate (pesos per US dollar) that applies on a date: the Banxico FIX published in the DOF the banking day before',
+    tag: 'tipos-cambio',
+    params: [FECHA],
+    schemas: [tipoCambioSchema],
+    responses: {
+      200: { description: 'Successful Response', $ref: 'TipoCambio#' },
+      404: {
+        description:
+          'The data cannot settle the rate of this date (before its first publication, or after the day after its last FIX); the detail names the dates held',
+        $ref: 'ErrorMessage#',
+      },
+    },
+    // Without `fecha` the question is today's rate: the same URL asks another question tomorrow.
+    urlNamesQuestion: (request) => {
+      const fecha = (request.query as Record<string, unknown>)['fecha'];
+      return typeof fecha === 'string' && fecha.trim() !== '';
+    },
+    parse: (request) => {
+      const parsed = parseParams([FECHA], {}, request.query as Record<string, unknown>);
+      return { fecha: (parsed['fecha'] as string | undefined) ?? datasets.today() };
+    },
+    answer: async (store, { fecha }) => {
+      const found = await tipoCambioEn(store, fecha);
+      if (!isAplicable(found)) throw notFound(found.motivo);
+      return { ...found, fuente: FUENTE_TIPO_CAMBIO, fundamento: FUNDAMENTO_TIPO_CAMBIO };
+    },
+  };
+}
