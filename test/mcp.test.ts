@@ -8,14 +8,17 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import type { TestContext } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FUENTE_2022 } from '../src/data/demo/index.js';
 import { writeDatabase } from '../src/store/drivers.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
+import { fillFixture } from './fixtures.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_ENV, createTestDatabase, startServer, storeKinds } from './helpers.js';
+import { TEST_ENV, TEST_PASSWORD, TEST_USER, createTestDatabase, database, login, serve, serveWithLog, startServer, storeKinds } from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
@@ -326,6 +329,43 @@ for (const kind of await storeKinds()) {
     });
   });
 }
+
+/** A client of the /mcp of the server at `base`, with `token`, closed when the test ends. */
+async function httpClient(t: TestContext, base: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  t.after(() => client.close());
+  return client;
+}
+
+describe('MCP tool descriptions and the loaded data', () => {
+  test("over the demo dataset every description carries the demo's warning", async (t) => {
+    const db = await database(t, 'sqlite', () => undefined);
+    await writeDatabase(db.url, FUENTE_2022, fillFixture, { vigenteDesde: '2022-12-12' });
+    const server = await serve(t, { DATABASE_URL: db.url });
+    const client = await httpClient(t, server.base, server.token);
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 6);
+    for (const tool of tools) {
+      assert.match(tool.description ?? '', /ADVERTENCIA: los datos cargados son los de demostración/, tool.name);
+      assert.match(tool.description ?? '', /las tasas no son vigentes/, tool.name);
+    }
+  });
+
+  test("the REST call a tool makes is logged under the /mcp request's id, as the caller", async (t) => {
+    const db = await database(t, 'sqlite');
+    const { base, log } = await serveWithLog(t, { DATABASE_URL: db.url, LOG_LEVEL: 'info' });
+    const token = ((await (await login(base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+    const client = await httpClient(t, base, token);
+    await client.callTool({ name: 'ficha_fraccion', arguments: { fraccion: '0101.21.01' } });
+    const requests = log.lines().filter((l) => l['msg'] === 'request');
+    const ficha = requests.find((l) => l['route'] === '/api/v1/ficha/:fraccion');
+    assert.ok(ficha, JSON.stringify(requests));
+    assert.equal(ficha['user'], TEST_USER);
+    const mcp = requests.find((l) => l['route'] === '/mcp' && l['reqId'] === ficha['reqId']);
+    assert.ok(mcp, `no /mcp request logged under ${String(ficha['reqId'])}: ${JSON.stringify(requests)}`);
+  });
+});
 
 describe('MCP over standard input/output: tariff-lookup mcp', () => {
   let db: TestDatabase;

@@ -38,14 +38,14 @@ export async function mcpCommand(initial: Config): Promise<void> {
   await app.ready();
   const tokens = new TokenService({ secret, algorithm: config.JWT_ALGORITHM, lifetimeSeconds: config.ACCESS_TOKEN_EXPIRE_MINUTES * 60 });
   let held: { header: string; renewAt: number } | null = null;
-  const authorization = async (): Promise<string> => {
+  const identity = async (): Promise<Record<string, string>> => {
     if (held === null || Date.now() >= held.renewAt) {
       const issued = await tokens.issue(IDENTITY.username);
       held = { header: `Bearer ${issued.access_token}`, renewAt: Date.now() + Math.max(0, issued.expires_in * 1000 - RENEW_BEFORE_MS) };
     }
-    return held.header;
+    return { authorization: held.header };
   };
-  const server = mcpServer(new McpTools(app), askApp(app, authorization));
+  const server = mcpServer(new McpTools(app), askApp(app, identity));
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

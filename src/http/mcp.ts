@@ -48,14 +48,13 @@ export interface RestAnswer {
 export type Asker = (call: RestCall) => Promise<RestAnswer>;
 
 /**
- * Asks `app` itself, with the `Authorization` header `authorization` gives (the MCP caller's own over
- * HTTP; a token of the command's own identity over stdio).
+ * Asks `app` itself with the headers `identity` gives: the MCP caller's own `Authorization` and its
+ * request id over HTTP (the REST calls a tool makes are logged under the /mcp request's id); a token
+ * of the command's own identity over stdio.
  */
-export function askApp(app: FastifyInstance, authorization: () => string | undefined | Promise<string | undefined>): Asker {
+export function askApp(app: FastifyInstance, identity: () => Record<string, string> | Promise<Record<string, string>>): Asker {
   return async (call) => {
-    const auth = await authorization();
-    const headers: Record<string, string> = {};
-    if (auth !== undefined) headers['authorization'] = auth;
+    const headers: Record<string, string> = { ...(await identity()) };
     if (call.payload !== undefined) headers['content-type'] = 'application/json';
     const response = await app.inject({
       method: call.method,
@@ -297,7 +296,7 @@ const mcpRouteSchema = {
     'The client must accept application/json and text/event-stream; answers are JSON. No session is needed. Each tool answers exactly what its ' +
     'REST operation answers (buscar_fraccion: GET /api/v1/buscar, ficha_fraccion: GET /api/v1/ficha/{fraccion}, calcular_contribuciones: ' +
     'POST /api/v1/contribuciones, cambios_tarifa: GET /api/v1/cambios, versiones_tarifa: GET /api/v1/versiones, explorar_tarifa: ' +
-    'GET /api/v1/nomenclatura…). See ../shared/spec/mcp.md and docs/adr/0009-mcp.md.',
+    'GET /api/v1/nomenclatura…).',
   tags: ['mcp'],
   security: [{ HTTPBearer: [] }],
   body: {
@@ -342,7 +341,10 @@ export async function registerMcp(app: FastifyInstance, protect: onRequestHookHa
       handler: async (request, reply) => {
         const server = mcpServer(
           tools,
-          askApp(app, () => request.headers.authorization),
+          askApp(app, () => ({
+            ...(request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization }),
+            'x-request-id': request.id,
+          })),
         );
         const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true, maxRequestBodySize: MCP_BODY_LIMIT });
         try {
