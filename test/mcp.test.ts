@@ -6,6 +6,7 @@
  * name their field; an unknown tool is named; the fraction resource; 401 without a token; no session.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -394,6 +395,13 @@ describe('MCP over standard input/output: tariff-lookup mcp', () => {
   });
 
   behavesAsRest(() => ({ client, server }));
+
+  test('tariff-lookup mcp --help says what it serves and that it needs no token', () => {
+    const help = execFileSync(process.execPath, [cli, 'mcp', '--help'], { encoding: 'utf8' });
+    assert.match(help, /^Usage: tariff-lookup mcp/);
+    assert.match(help, /tarifa:\/\/fraccion\/\{fraccion\}/);
+    assert.match(help, /needs no token/);
+  });
 
   test('log lines go to standard error, one per REST call the tools make, as the in-process identity', async () => {
     await client.callTool({ name: 'versiones_tarifa', arguments: {} });
