@@ -368,44 +368,46 @@ describe('MCP tool descriptions and the loaded data', () => {
   });
 });
 
-describe('MCP over standard input/output: tariff-lookup mcp', () => {
-  let db: TestDatabase;
-  let server: Running;
-  let client: Client;
-  let stderr = '';
+for (const kind of await storeKinds()) {
+  describe(`MCP over standard input/output: tariff-lookup mcp (${kind})`, () => {
+    let db: TestDatabase;
+    let server: Running;
+    let client: Client;
+    let stderr = '';
 
-  before(async () => {
-    db = await twoVersions('sqlite');
-    server = await startServer({ DATABASE_URL: db.url });
-    // No JWT_SECRET, no token: whoever runs the command already has the database.
-    const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', ...TEST_ENV, LOG_LEVEL: 'info', DATABASE_URL: db.url };
-    delete env['JWT_SECRET'];
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], env, stderr: 'pipe' });
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
+    before(async () => {
+      db = await twoVersions(kind);
+      server = await startServer({ DATABASE_URL: db.url });
+      // No JWT_SECRET, no token: whoever runs the command already has the database.
+      const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', ...TEST_ENV, LOG_LEVEL: 'info', DATABASE_URL: db.url };
+      delete env['JWT_SECRET'];
+      const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], env, stderr: 'pipe' });
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+      });
+      client = new Client({ name: 'test', version: '1.0.0' });
+      await client.connect(transport);
     });
-    client = new Client({ name: 'test', version: '1.0.0' });
-    await client.connect(transport);
-  });
 
-  after(async () => {
-    await client?.close();
-    await server?.close();
-    await db?.drop();
-  });
+    after(async () => {
+      await client?.close();
+      await server?.close();
+      await db?.drop();
+    });
 
-  behavesAsRest(() => ({ client, server }));
+    behavesAsRest(() => ({ client, server }));
 
-  test('tariff-lookup mcp --help says what it serves and that it needs no token', () => {
-    const help = execFileSync(process.execPath, [cli, 'mcp', '--help'], { encoding: 'utf8' });
-    assert.match(help, /^Usage: tariff-lookup mcp/);
-    assert.match(help, /tarifa:\/\/fraccion\/\{fraccion\}/);
-    assert.match(help, /needs no token/);
-  });
+    test('tariff-lookup mcp --help says what it serves and that it needs no token', () => {
+      const help = execFileSync(process.execPath, [cli, 'mcp', '--help'], { encoding: 'utf8' });
+      assert.match(help, /^Usage: tariff-lookup mcp/);
+      assert.match(help, /tarifa:\/\/fraccion\/\{fraccion\}/);
+      assert.match(help, /needs no token/);
+    });
 
-  test('log lines go to standard error, one per REST call the tools make, as the in-process identity', async () => {
-    await client.callTool({ name: 'versiones_tarifa', arguments: {} });
-    assert.match(stderr, /"route":"\/api\/v1\/versiones"/);
-    assert.match(stderr, /tariff-lookup mcp/);
+    test('log lines go to standard error, one per REST call the tools make, as the in-process identity', async () => {
+      await client.callTool({ name: 'versiones_tarifa', arguments: {} });
+      assert.match(stderr, /"route":"\/api\/v1\/versiones"/);
+      assert.match(stderr, /tariff-lookup mcp/);
+    });
   });
-});
+}
