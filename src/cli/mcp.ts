@@ -33,7 +33,9 @@ export async function mcpCommand(initial: Config): Promise<void> {
   const { config, notes } = await prepareStartup(initial);
   // Nothing outside this process may sign a token the app takes, whatever JWT_SECRET the environment has.
   const secret = randomBytes(32).toString('hex');
-  const app = await buildApp({ ...config, JWT_SECRET: secret }, { log: { stream: process.stderr }, internalUser: IDENTITY });
+  // One assistant and no load balancer to send it elsewhere: refusing its calls when the machine is busy helps nobody.
+  const served: Config = { ...config, JWT_SECRET: secret, MAX_EVENT_LOOP_DELAY_MS: 0 };
+  const app = await buildApp(served, { log: { stream: process.stderr }, internalUser: IDENTITY });
   for (const note of notes) app.log.warn(note);
   await app.ready();
   const tokens = new TokenService({ secret, algorithm: config.JWT_ALGORITHM, lifetimeSeconds: config.ACCESS_TOKEN_EXPIRE_MINUTES * 60 });
