@@ -26,7 +26,7 @@ import { registerRoutes } from './http/routes.js';
 import { recordSets } from './record-sets/index.js';
 import { Datasets } from './store/datasets.js';
 import { StoreSlot } from './store/slot.js';
-import type { Store } from './store/store.js';
+import type { Store, User } from './store/store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -45,6 +45,11 @@ export interface AppOptions {
   now?: () => Date;
   /** Told of every route as the framework registers it, plugins' included (the OpenAPI coverage test). */
   onRoute?: (route: RouteOptions) => void;
+  /**
+   * A user admitted by a valid token without being in the store: the identity the app's own process
+   * asks it as (`tariff-lookup mcp`, which never listens and signs with a secret of its own).
+   */
+  internalUser?: User;
 }
 
 /** Outside the embedded demo the secret is the operator's own; server.ts fills in the demo's. */
@@ -127,7 +132,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const current = slot.current;
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
-  const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
+  const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000, options.internalUser);
   const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
   await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability });
   // Cached answers and lookups are written before Fastify sees the request, with the same parts (src/http/front-door.ts).

@@ -3,6 +3,7 @@
 import { loadConfig } from '../config.js';
 import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
+import { mcpCommand, mcpHelp } from './mcp.js';
 import { CliError } from './io.js';
 import { serveCommand, serveHelp } from './serve.js';
 import { usersCommand } from './users.js';
@@ -16,6 +17,7 @@ Commands:
   import    load a folder of CSV or JSON-lines files, one per record set (tariff-lookup import --help)
   export    write a dataset version as one CSV file per record set
   versions  list or remove dataset versions (tariff-lookup versions --help)
+  mcp       the MCP tools for assistants over standard input/output (tariff-lookup mcp --help)
 
 Configuration comes from environment variables (see the README): DATABASE_URL names the database.`;
 
@@ -35,6 +37,9 @@ async function main(argv: string[]): Promise<void> {
     case 'serve':
       if (args.includes('--help') || args.includes('-h')) return out(serveHelp);
       return serveCommand(loadConfig(process.env));
+    case 'mcp':
+      if (args.includes('--help') || args.includes('-h')) return out(mcpHelp);
+      return mcpCommand(loadConfig(process.env));
     case 'users':
       return usersCommand(args, loadConfig(process.env), out);
     case 'versions':

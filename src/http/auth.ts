@@ -47,9 +47,11 @@ export interface BearerGuard {
  * `userCacheMs` so that a client reusing its token does not cost a store query per request; a user
  * disabled or removed loses access within that time (0: checked on every request). A request with a
  * token verified before and a user remembered passes synchronously, without a promise; the rest wait
- * for the signature check or the store (docs/adr/0006-hot-path.md).
+ * for the signature check or the store (docs/adr/0006-hot-path.md). A token naming `internal` admits
+ * that user without asking the store: the identity of an app built in-process and never listening,
+ * whose tokens only its own process can sign (src/cli/mcp.ts).
  */
-export function bearerGuard(store: () => Store, tokens: TokenService, userCacheMs: number): BearerGuard {
+export function bearerGuard(store: () => Store, tokens: TokenService, userCacheMs: number, internal?: User): BearerGuard {
   const known = new Map<string, { user: User | undefined; until: number }>();
   const remembered = (username: string, now = Date.now()): User | undefined | null => {
     if (userCacheMs <= 0) return null;
@@ -57,6 +59,8 @@ export function bearerGuard(store: () => Store, tokens: TokenService, userCacheM
     return hit && hit.until > now ? hit.user : null;
   };
   const findUser = async (username: string): Promise<User | undefined> => {
+    // The in-process caller of an app that never listens (tariff-lookup mcp): no row in the store.
+    if (internal !== undefined && username === internal.username) return internal;
     const user = await store().findUser(username);
     if (userCacheMs <= 0) return user;
     if (known.size >= 10_000) known.clear();

@@ -18,6 +18,7 @@ import type { ResponseCache } from './cache.js';
 import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
 import { tiposCambioRoute } from './tipos-cambio.js';
+import { registerMcp } from './mcp.js';
 import { nomenclaturaLevelRoute, nomenclaturaRoute } from './nomenclatura.js';
 import type { Observability } from './observe.js';
 import { DOCS_CSP, DOCS_PREFIX } from './protection.js';
@@ -95,6 +96,9 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/api/v1/versiones/:version', versionRoute(services));
   get('/api/v1/cambios', cambiosRoute(services));
   get('/api/v1/descargas/:version/:archivo', descargasRoute(services));
+
+  // The same answers as MCP tools for assistants (src/http/mcp.ts).
+  await registerMcp(app, services.protect);
 
   // The service itself, public.
   get('/', rootRoute());

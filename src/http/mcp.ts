@@ -1,0 +1,360 @@
+/**
+ * The service's answers as MCP tools for assistants (../shared/spec/mcp.md), on the official SDK's
+ * low-level server. Every tool call is the REST call of the same name asked of the service's own app
+ * (`app.inject`), with the caller's identity: the answer is the REST answer byte for byte, through the
+ * same guard, parsing, cache, version choice, serialiser, metrics and log line; nothing is computed
+ * twice (docs/adr/0009-mcp.md). Input schemas are the REST operations' own, from the OpenAPI document.
+ * Served over Streamable HTTP at /mcp (stateless, behind the bearer token) and over standard
+ * input/output by `tariff-lookup mcp` (src/cli/mcp.ts).
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Ajv } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import formats from 'ajv-formats';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { FUENTE_2012, FUENTE_2022 } from '../data/demo/index.js';
+import { CONTRIBUCIONES_BODY_LIMIT } from './contribuciones.js';
+import type { Args, RestCall, ToolSpec } from './mcp-tools.js';
+import { TOOLS, dotted, getWith } from './mcp-tools.js';
+import { API_VERSION } from './public.js';
+import { routeWithAllow } from './route-kinds.js';
+
+export const MCP_PATH = '/mcp';
+/** A contributions body at its own limit, with the JSON-RPC envelope around it. */
+export const MCP_BODY_LIMIT = CONTRIBUCIONES_BODY_LIMIT + 64 * 1024;
+export const FICHA_TEMPLATE = 'tarifa://fraccion/{fraccion}';
+/** MCP's code for a resource that does not exist (specification, "Resources", error handling). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** A REST answer: its status, its body as sent, and that body read as JSON. */
+export interface RestAnswer {
+  readonly status: number;
+  readonly text: string;
+  readonly json: unknown;
+}
+
+/** Asks the service's REST API one call, as the tools' caller. */
+export type Asker = (call: RestCall) => Promise<RestAnswer>;
+
+/**
+ * Asks `app` itself with the headers `identity` gives: the MCP caller's own `Authorization` and its
+ * request id over HTTP (the REST calls a tool makes are logged under the /mcp request's id); a token
+ * of the command's own identity over stdio.
+ */
+export function askApp(app: FastifyInstance, identity: () => Record<string, string> | Promise<Record<string, string>>): Asker {
+  return async (call) => {
+    const headers: Record<string, string> = { ...(await identity()) };
+    if (call.payload !== undefined) headers['content-type'] = 'application/json';
+    const response = await app.inject({
+      method: call.method,
+      url: call.url,
+      headers,
+      ...(call.payload === undefined ? {} : { payload: JSON.stringify(call.payload) }),
+    });
+    const text = response.body;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = { detail: text };
+    }
+    return { status: response.statusCode, text, json };
+  };
+}
+
+type JsonSchema = Record<string, unknown>;
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, { parameters?: JsonSchema[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> } }>>;
+  components?: { schemas?: Record<string, JsonSchema> };
+}
+
+/** A schema with every `#/components/schemas/…` reference replaced by what it names (request schemas hold no cycles). */
+function inline(schema: unknown, components: Record<string, JsonSchema>, depth = 0): unknown {
+  if (depth > 32) throw new Error('an OpenAPI schema nests too deep to be a tool input schema');
+  if (Array.isArray(schema)) return schema.map((s) => inline(s, components, depth + 1));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const object = schema as JsonSchema;
+  const ref = object['$ref'];
+  if (typeof ref === 'string') {
+    const target = components[ref.replace('#/components/schemas/', '')];
+    if (target === undefined) throw new Error(`an OpenAPI schema refers to ${ref}, which the document does not hold`);
+    return inline(target, components, depth + 1);
+  }
+  const copy: JsonSchema = {};
+  for (const [key, value] of Object.entries(object)) if (key !== '$id') copy[key] = inline(value, components, depth + 1);
+  return copy;
+}
+
+/** A tool's input schema: its REST operation's parameters (or body) as the OpenAPI document describes them. */
+function inputSchema(spec: ToolSpec, document: OpenApiDocument): JsonSchema {
+  const fields = spec.fields;
+  if (fields.from === 'own') return { ...fields.schema };
+  const components = document.components?.schemas ?? {};
+  const operation = document.paths?.[fields.path]?.[fields.from === 'body' ? 'post' : 'get'];
+  if (operation === undefined) throw new Error(`${spec.name}: the OpenAPI document has no operation at ${fields.path}`);
+  if (fields.from === 'body') {
+    const body = operation.requestBody?.content?.['application/json']?.schema;
+    if (body === undefined) throw new Error(`${spec.name}: ${fields.path} takes no JSON body`);
+    return { ...(inline(body, components) as JsonSchema), additionalProperties: false };
+  }
+  const properties: JsonSchema = {};
+  const required: string[] = [];
+  for (const name of fields.names) {
+    const parameter = (operation.parameters ?? []).find((p) => p['name'] === name);
+    if (parameter === undefined) throw new Error(`${spec.name}: ${fields.path} has no parameter ${name}`);
+    const description = parameter['description'];
+    properties[name] = { ...(inline(parameter['schema'] ?? {}, components) as JsonSchema), ...(typeof description === 'string' ? { description } : {}) };
+    if (parameter['required'] === true) required.push(name);
+  }
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+}
+
+/** Where an argument the schema refused is: `limit`, `partidas.0.valor_aduana`, or the tool's arguments as a whole. */
+function fieldOf(error: ErrorObject): string {
+  const path = error.instancePath.split('/').slice(1);
+  const params = error.params as Record<string, unknown>;
+  const own = params['missingProperty'] ?? params['additionalProperty'];
+  if (typeof own === 'string') path.push(own);
+  return path.length === 0 ? 'arguments' : path.join('.');
+}
+
+function refusal(name: string, errors: readonly ErrorObject[]): string {
+  const problems = errors.map((e) =>
+    e.keyword === 'additionalProperties' ? `${fieldOf(e)}: no es un argumento de ${name}` : `${fieldOf(e)}: ${e.message ?? 'no válido'}`,
+  );
+  return `Argumentos no válidos para ${name}: ${[...new Set(problems)].join('; ')}`;
+}
+
+/** A detail of the contract's shapes as text: a string as it is, Pydantic's list one problem a line with where it is. */
+export function detailText(body: unknown): string {
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail)) {
+    return detail
+      .map((d: { loc?: unknown; msg?: unknown }) => `${Array.isArray(d.loc) ? d.loc.join('.') : ''}: ${typeof d.msg === 'string' ? d.msg : JSON.stringify(d)}`)
+      .join('\n');
+  }
+  return JSON.stringify(body);
+}
+
+/** The versions the demo dataset is built as: rates there are historic or made up. */
+const DEMO_SOURCES = new Set([FUENTE_2012, FUENTE_2022]);
+const DEMO_WARNING =
+  'ADVERTENCIA: los datos cargados son los de demostración (tasas históricas de la TIGIE 2012 marcadas HISTÓRICO y registros inventados marcados DEMO): ' +
+  'las tasas no son vigentes y solo ilustran el método; no sirven para clasificar ni para pagar.';
+
+/** What every description ends with: rates are the loaded data's, which version that is, and the demo's warning where it applies. */
+async function dataNote(ask: Asker): Promise<string> {
+  const general = 'Las tasas y los registros son los de los datos cargados en este servicio, no una fuente oficial en vivo; cite la versión al responder.';
+  const answer = await ask({ method: 'GET', url: '/api/v1/versiones' });
+  if (answer.status !== 200 || !Array.isArray(answer.json)) return general;
+  const current = (answer.json as { actual?: boolean; version?: string; vigente_desde?: string; fuente?: string }[]).find((v) => v.actual === true);
+  if (current === undefined) return general;
+  const which = ` Versión vigente hoy: ${current.version} (desde ${current.vigente_desde}; fuente: ${current.fuente}).`;
+  return `${general}${which}${DEMO_SOURCES.has(current.fuente ?? '') ? ` ${DEMO_WARNING}` : ''}`;
+}
+
+/** The tools as an app offers them: their input schemas and validators, made once from the app's OpenAPI document. */
+export class McpTools {
+  private made: { tools: readonly (ToolSpec & { schema: JsonSchema; validate: ValidateFunction })[] } | null = null;
+
+  constructor(private readonly app: FastifyInstance) {}
+
+  /** The tools with their schemas; the app must be ready (its OpenAPI document complete). */
+  get tools(): readonly (ToolSpec & { schema: JsonSchema; validate: ValidateFunction })[] {
+    if (this.made === null) {
+      const document = this.app.swagger() as OpenApiDocument;
+      // Formats checked (dates), keywords of the OpenAPI document that JSON Schema does not know (examples, x-…) left alone.
+      const ajv = new Ajv({ allErrors: true, strict: false });
+      formats.default(ajv);
+      const tools = TOOLS.map((spec) => {
+        const schema = inputSchema(spec, document);
+        return { ...spec, schema, validate: ajv.compile(schema) };
+      });
+      this.made = { tools };
+    }
+    return this.made.tools;
+  }
+}
+
+const SERVER_INFO = { name: 'tariff-lookup', title: 'Tarifa arancelaria de México', version: API_VERSION };
+const INSTRUCTIONS =
+  'Herramientas de consulta de la tarifa arancelaria mexicana (LIGIE): buscar la fracción de una mercancía, su ficha completa, lo que paga una ' +
+  'importación, los cambios entre versiones de los datos y la nomenclatura. Responda con lo que las herramientas devuelven, citando la fracción y la ' +
+  'versión de los datos; las tasas son las de los datos cargados.';
+
+const textOf = (text: string): CallToolResult['content'] => [{ type: 'text', text }];
+
+/** One MCP server over `tools`, asking the REST API through `ask`. Stateless: a new one per HTTP request is cheap. */
+export function mcpServer(tools: McpTools, ask: Asker): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const note = await dataNote(ask);
+    const listed: Tool[] = tools.tools.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: `${tool.description} ${note}`,
+      inputSchema: tool.schema as Tool['inputSchema'],
+      annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    }));
+    return { tools: listed };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = tools.tools.find((t) => t.name === request.params.name);
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const args: Args = request.params.arguments ?? {};
+    if (!tool.validate(args)) return { content: textOf(refusal(tool.name, tool.validate.errors ?? [])), isError: true };
+    const answer = await ask(tool.request(args));
+    if (answer.status < 200 || answer.status >= 300) {
+      return { content: textOf(detailText(answer.json)), structuredContent: answer.json as Record<string, unknown>, isError: true };
+    }
+    // An array answer (versiones) is wrapped: structured content is an object.
+    const structured = (Array.isArray(answer.json) ? { items: answer.json } : answer.json) as Record<string, unknown>;
+    return { content: [...textOf(tool.summary(answer.json, args)), ...textOf(answer.text)], structuredContent: structured };
+  });
+
+  const template: ResourceTemplate = {
+    uriTemplate: FICHA_TEMPLATE,
+    name: 'ficha_fraccion',
+    title: 'Ficha de una fracción',
+    description:
+      'Todo lo que aplica a una fracción de 8 dígitos (o 10 con NICO) en JSON, como GET /api/v1/ficha/{fraccion}; las tasas son las de los datos cargados.',
+    mimeType: 'application/json',
+  };
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [template] }));
+  // Thousands of fractions are reached through the template, not listed.
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] as Resource[] }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request): Promise<ReadResourceResult> => {
+    const uri = request.params.uri;
+    const fraction = fractionOfUri(uri);
+    const answer = await ask(getWith('/api/v1/ficha/{fraccion}', { fraccion: fraction }));
+    if (answer.status === 404) throw new McpError(RESOURCE_NOT_FOUND, detailText(answer.json), { uri });
+    if (answer.status !== 200) throw new McpError(ErrorCode.InvalidParams, detailText(answer.json), { uri });
+    return { contents: [{ uri, mimeType: 'application/json', text: answer.text }] };
+  });
+  return server;
+}
+
+/** The fraction of a `tarifa://fraccion/{fraccion}` address: 8 or 10 digits, dots and spaces aside. */
+function fractionOfUri(uri: string): string {
+  const prefix = FICHA_TEMPLATE.replace('{fraccion}', '');
+  if (!uri.startsWith(prefix)) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri} (the resources are ${FICHA_TEMPLATE})`);
+  let raw: string;
+  try {
+    raw = decodeURIComponent(uri.slice(prefix.length));
+  } catch {
+    raw = '';
+  }
+  const digits = raw.replace(/[.\s]/g, '');
+  if (!/^([0-9]{8}|[0-9]{10})$/.test(digits)) {
+    throw new McpError(ErrorCode.InvalidParams, `${uri}: la fracción debe tener 8 dígitos, o 10 con NICO (${dotted('0101210100')})`);
+  }
+  return digits;
+}
+
+/** Headers of the HTTP request that a web Request may carry (the rest belong to the connection). */
+const CONNECTION_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'expect', 'upgrade']);
+
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || CONNECTION_HEADERS.has(name)) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const body = typeof request.body === 'string' ? request.body : '';
+  return new Request(`http://localhost${MCP_PATH}`, { method: 'POST', headers, body });
+}
+
+/** An MCP answer (a web Response) sent as the route's answer, through Fastify's hooks like any other. */
+async function relay(response: Response, reply: FastifyReply): Promise<FastifyReply> {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') void reply.header(name, value);
+  });
+  const text = await response.text();
+  return reply.header('cache-control', 'no-store').send(text === '' ? undefined : text);
+}
+
+const mcpRouteSchema = {
+  operationId: 'mcp',
+  summary: 'MCP (Model Context Protocol) over Streamable HTTP, stateless: the six tools and the fraction resource for assistants',
+  description:
+    'A JSON-RPC message (or batch) of the Model Context Protocol: initialize, tools/list, tools/call, resources/templates/list, resources/read. ' +
+    'The client must accept application/json and text/event-stream; answers are JSON. No session is needed. Each tool answers exactly what its ' +
+    'REST operation answers (buscar_fraccion: GET /api/v1/buscar, ficha_fraccion: GET /api/v1/ficha/{fraccion}, calcular_contribuciones: ' +
+    'POST /api/v1/contribuciones, cambios_tarifa: GET /api/v1/cambios, versiones_tarifa: GET /api/v1/versiones, explorar_tarifa: ' +
+    'GET /api/v1/nomenclatura…).',
+  tags: ['mcp'],
+  security: [{ HTTPBearer: [] }],
+  body: {
+    description: 'A JSON-RPC 2.0 request or notification of MCP, or a batch of them',
+    oneOf: [
+      {
+        type: 'object',
+        additionalProperties: true,
+        properties: { jsonrpc: { const: '2.0' }, method: { type: 'string' }, id: { type: ['string', 'integer'] } },
+      },
+      { type: 'array', items: { type: 'object', additionalProperties: true } },
+    ],
+  },
+  response: {
+    200: { description: 'The JSON-RPC response(s)', type: 'object', additionalProperties: true },
+    202: { description: 'Accepted: the body held only notifications or responses', type: 'null' },
+    400: { description: 'Not a JSON-RPC message of MCP (a JSON-RPC error)', type: 'object', additionalProperties: true },
+    401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
+    406: { description: 'The client does not accept both application/json and text/event-stream', type: 'object', additionalProperties: true },
+    413: { description: 'The body is over its limit', $ref: 'ErrorMessage#' },
+    415: { description: 'The body is not application/json', type: 'object', additionalProperties: true },
+  },
+};
+
+/**
+ * POST /mcp behind the bearer guard, in a scope of its own whose body is read as text (within
+ * MCP_BODY_LIMIT, above the app's 16 KiB: a contributions call carries a whole shipment) and handed to
+ * the SDK's transport, which answers a malformed message with JSON-RPC's own errors. Stateless: each
+ * request gets a server and a transport of its own; other methods on the path get 405.
+ */
+export async function registerMcp(app: FastifyInstance, protect: onRequestHookHandler): Promise<void> {
+  const tools = new McpTools(app);
+  await app.register((scope, _options, registered) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT }, (_request, body, done) => done(null, body));
+    routeWithAllow(scope, {
+      method: 'POST',
+      url: MCP_PATH,
+      onRequest: protect,
+      bodyLimit: MCP_BODY_LIMIT,
+      schema: mcpRouteSchema,
+      handler: async (request, reply) => {
+        const server = mcpServer(
+          tools,
+          askApp(app, () => ({
+            ...(request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization }),
+            'x-request-id': request.id,
+          })),
+        );
+        const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true, maxRequestBodySize: MCP_BODY_LIMIT });
+        try {
+          await server.connect(transport);
+          return await relay(await transport.handleRequest(webRequest(request)), reply);
+        } finally {
+          await server.close();
+        }
+      },
+    });
+    registered();
+  });
+}
