@@ -202,7 +202,8 @@ export function openapiOptions(ctx: OpenApiContext): FastifyDynamicSwaggerOption
       info: INFO,
       servers: SERVERS,
       components: {
-        securitySchemes: { HTTPBearer: { type: 'http', scheme: 'bearer', description: 'The access_token from POST /api/v1/auth/login' } },
+        // As FastAPI names it; the token comes from POST /api/v1/auth/login (info.description says so).
+        securitySchemes: { HTTPBearer: { type: 'http', scheme: 'bearer' } },
         headers: HEADERS,
         responses: RESPONSES,
       },
