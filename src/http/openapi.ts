@@ -44,7 +44,10 @@ const INFO = {
  */
 const SERVERS = [{ url: '/', description: 'This service: the host the document was fetched from' }];
 
-/** The tags of the operations that are not a record set's, in the order of the interactive documentation. */
+/**
+ * The tags of the operations that are not a record set's, in the order of the interactive documentation;
+ * only those some operation uses are listed in the document.
+ */
 const SERVICE_TAGS: readonly { name: string; description: string }[] = [
   { name: 'auth', description: 'Logging in for a bearer token, and who the token belongs to' },
   { name: 'ficha', description: 'Everything that applies to one fraction, in one answer' },
@@ -52,6 +55,13 @@ const SERVICE_TAGS: readonly { name: string; description: string }[] = [
   { name: 'nomenclatura', description: "The tariff's tree: sections, chapters, headings, one level per call" },
   { name: 'contribuciones', description: 'What an import will pay (IGI, DTA, compensatory duties, IEPS, IVA) and what it needs' },
   { name: 'versiones', description: 'Dataset versions: which are held, what changed between two dates, and whole versions to download' },
+  { name: 'tipos-cambio', description: 'The exchange rate the law sets for customs on a date: the Banco de México FIX published in the DOF (CFF art. 20)' },
+  { name: 'lotes', description: 'Whole catalogues at once: a file of lines checked in the background, followed while it runs, read back as a table' },
+  {
+    name: 'vigilancias',
+    description: 'Watch lists of fractions: a signed webhook when a loaded dataset version changes anything about them, and the log of what was sent',
+  },
+  { name: 'mcp', description: "The Model Context Protocol server: the service's answers as tools for AI assistants" },
   { name: 'service', description: 'The service itself: its name, its health and where its documentation is' },
 ];
 
