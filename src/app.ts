@@ -20,7 +20,7 @@ import { registerObservability, requestIds } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
 import { DirectRoutes, FrontDoor } from './http/front-door.js';
 import { connectionLimits, registerProtection } from './http/protection.js';
-import { API_VERSION, SERVICE_NAME } from './http/public.js';
+import { openapiOptions } from './http/openapi.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
 import { registerRoutes } from './http/routes.js';
 import { recordSets } from './record-sets/index.js';
@@ -116,23 +116,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     app.decorate(CORS_PREFLIGHT, true);
   }
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: SERVICE_NAME,
-        version: API_VERSION,
-        description:
-          'What applies to a Mexican tariff fraction: duties, trade-agreement and ALADI preferences, quotas, compensatory duties, PROSEC, permits, regulations, NOMs, IEPS, estimated prices, vehicles, US equivalents and replaced fractions.',
-      },
-      components: { securitySchemes: { HTTPBearer: { type: 'http', scheme: 'bearer' } } },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-  });
-
   const current = slot.current;
-  const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000, options.internalUser);
+  // The document's common parts come from what each route is: its guard, its limit, its parameters (src/http/openapi.ts).
+  await app.register(swagger, openapiOptions({ recordSets, protect: guard.hook }));
+
+  const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
   await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability });
   // Cached answers and lookups are written before Fastify sees the request, with the same parts (src/http/front-door.ts).

@@ -197,7 +197,7 @@ for (const kind of await storeKinds()) {
         const doc = (await server.json<{ paths: Record<string, Record<string, { security?: unknown; requestBody?: unknown }>> }>('/openapi.json')).body;
         const loginOp = doc.paths['/api/v1/auth/login']?.['post'];
         assert.ok(loginOp?.requestBody);
-        assert.equal(loginOp.security, undefined);
+        assert.deepEqual(loginOp.security, [], 'public: no token asked');
         assert.deepEqual(doc.paths['/api/v1/auth/me']?.['get']?.security, [{ HTTPBearer: [] }]);
       });
     });

@@ -381,7 +381,7 @@ for (const kind of await storeKinds()) {
       const operation = body.paths['/api/v1/contribuciones']?.post;
       assert.ok(operation);
       assert.deepEqual(operation.security, [{ HTTPBearer: [] }]);
-      assert.deepEqual(Object.keys(operation.responses).sort(), ['200', '401', '404', '413', '422']);
+      assert.deepEqual(Object.keys(operation.responses).sort(), ['200', '401', '404', '413', '422', '429', '503']);
       const schema = body.components.schemas['ContribucionesRequest'];
       assert.deepEqual(schema?.required, ['pais_origen', 'partidas']);
       for (const name of ['ContribucionesResponse', 'PartidaContribuciones', 'OpcionContribuciones', 'Contribucion'])

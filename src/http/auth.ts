@@ -148,12 +148,17 @@ export function loginRoute(ctx: LoginContext): OpenRoute {
     schema: {
       operationId: 'login',
       summary: 'Exchange a username and password for a bearer access token',
+      description:
+        'A bearer access token (a signed JWT) for a username and password, valid for `expires_in` seconds; send it as ' +
+        '`Authorization: Bearer <access_token>` to every business operation. Wrong credentials give 401; repeated failures for a ' +
+        'username or from an address give 429 with Retry-After, even with the right password, until the wait is over.',
       tags: ['auth'],
       body: {
         type: 'object',
         title: 'LoginRequest',
         properties: { username: { type: 'string', title: 'Username' }, password: { type: 'string', title: 'Password', format: 'password' } },
         required: ['username', 'password'],
+        examples: [{ username: 'broker', password: 'correct horse battery staple' }],
       },
       response: {
         200: {
@@ -194,6 +199,7 @@ export function meRoute(protect: onRequestHookHandler): OpenRoute {
     schema: {
       operationId: 'me',
       summary: 'The user the token was issued to',
+      description: 'The user the bearer token names: username, full name, email and whether the account is disabled.',
       tags: ['auth'],
       security: [{ HTTPBearer: [] }],
       response: {

@@ -125,6 +125,11 @@ export function buscarRoute(): ProtectedGet<FullTextQuery> {
     schemas: [buscarHitSchema, buscarPageSchema],
     operationId: 'buscar',
     summary: 'Find fractions by description or code, ranked by relevance',
+    description:
+      'Full-text search over the tariff lines (fraction and NICO): their texts, the heading and chapter above them, search references ' +
+      'and US equivalents, with accents and case folded and Spanish words stemmed; or a fraction code or its prefix. A page of hits ' +
+      '(skip, limit) with the total, most relevant first, each with its path through the tariff (RUTA) and the matched words marked. ' +
+      'Answered from the dataset version in force today, or on the date `as_of` names.',
     tag: 'buscar',
     params: PARAMS,
     responses: { 200: { description: 'Successful Response', $ref: 'BuscarResponse#' } },
@@ -147,6 +152,10 @@ export function sugerenciasRoute(): ProtectedGet<string> {
     schemas: [suggestionSchema, suggestionsSchema],
     operationId: 'buscarSugerencias',
     summary: 'Up to ten completions of what is being typed in a search box: words, or fractions for digits',
+    description:
+      'At most ten completions of the text typed so far, for a search box: for digits, the tariff lines whose code starts so ' +
+      '(TIPO fraccion); otherwise the last word completed with the words of the index, most frequent first, after the words already ' +
+      'typed (TIPO palabra). Answered from the dataset version in force today, or on the date `as_of` names.',
     tag: 'buscar',
     params: [SUGGEST_Q],
     responses: { 200: { description: 'Successful Response', $ref: 'SugerenciasResponse#' } },

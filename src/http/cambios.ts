@@ -130,6 +130,10 @@ export function cambiosRoute(ctx: CambiosContext): OpenRoute {
     schema: {
       operationId: 'cambios',
       summary: 'What changed between the versions in force on two dates',
+      description:
+        'The records added, removed and changed between the dataset version in force on `desde` and the one in force on `hasta` ' +
+        '(today when not given), for every record set or the one `conjunto` names, optionally for one fraction: a page (skip, limit) ' +
+        'with the total; 404 when no version is in force on `desde`.',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
       ...partSchemas(PARAMS),

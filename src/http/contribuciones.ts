@@ -75,6 +75,26 @@ const requestSchema = {
   examples: [{ fecha: '2024-06-03', pais_origen: 'USA', partidas: [{ fraccion: '0101.21.01.00', valor_aduana: '100000.00', certificado_origen: true }] }],
 };
 
+/** The request body's examples in the OpenAPI document, as a client would send them. */
+const REQUEST_EXAMPLES = {
+  una_partida: {
+    summary: 'One line: live horses from the United States with proof of origin (T-MEC)',
+    value: { fecha: '2024-06-03', pais_origen: 'USA', partidas: [{ fraccion: '0101.21.01.00', valor_aduana: '100000.00', certificado_origen: true }] },
+  },
+  varias_partidas: {
+    summary: 'Several lines from China, one with a specific amount in dollars (tipo_cambio and cantidad_umt)',
+    value: {
+      pais_origen: 'CHN',
+      regimen: 'definitivo',
+      tipo_cambio: '17.1234',
+      partidas: [
+        { fraccion: '7208.51.01', valor_aduana: '250000.00' },
+        { fraccion: '2203.00.01', valor_aduana: '48000.00', cantidad_umt: '1200.000' },
+      ],
+    },
+  },
+};
+
 const nullableString = { type: ['string', 'null'] };
 
 const responseSchemas = [
@@ -192,9 +212,15 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
   return {
     onRequest: ctx.protect,
     bodyLimit: CONTRIBUCIONES_BODY_LIMIT,
+    config: { requestExamples: REQUEST_EXAMPLES },
     schema: {
       operationId: 'post_contribuciones',
       summary: 'What an import will pay: IGI, DTA, compensatory duties, IEPS and IVA per line, each preference it qualifies for, and the requirements',
+      description:
+        'For each line (fraction, customs value, quantity) and the country of origin: every duty and tax with its base, rate, amount ' +
+        'in whole pesos and the record or legal basis it comes from, under the general rate and under each preference the goods qualify ' +
+        'for (trade agreements, ALADI, PROSEC, quotas), the cheapest option, and the permits, regulations and NOMs that apply. Computed ' +
+        'from the dataset version in force on `fecha` (Ley Aduanera art. 56); 404 when a fraction is not in it.',
       tags: ['contribuciones'],
       security: [{ HTTPBearer: [] }],
       body: { $ref: 'ContribucionesRequest#' },

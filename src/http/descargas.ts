@@ -74,12 +74,17 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
 export function descargasRoute(ctx: DescargasContext): OpenRoute {
   return {
     onRequest: ctx.protect,
+    config: { namesVersion: true },
     // A CSV is compressed here, with gzip alone, as a plain stream with back-pressure: the general
     // compression's pipeline kept several megabytes per client, so memory grew with the clients.
     compress: false,
     schema: {
       operationId: 'descargas',
       summary: 'A whole version: one record set as CSV ({conjunto}.csv), manifest.json, or SHA256SUMS',
+      description:
+        'A file of a whole dataset version (`current` for the one in force today): one record set as CSV, gzip-compressed when the ' +
+        'client accepts it; manifest.json listing the files with their sizes and SHA-256; or SHA256SUMS to check them with sha256sum. ' +
+        '404 when there is no such version or file.',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
       params: {

@@ -157,6 +157,11 @@ export function fichaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Ficha
     schemas: [fichaSchema(recordSets)],
     operationId: 'get_ficha',
     summary: 'Everything that applies to one fraction, in one answer',
+    description:
+      'The fraction (8 digits, or 10 for fraction and NICO; dots and spaces ignored) with its description and, from every record set, ' +
+      'the records that apply to it: duties, preferences, quotas, compensatory duties, PROSEC, permits, regulations, NOMs, IEPS, estimated ' +
+      'prices, vehicles, US equivalents and replaced fractions; 404 when the data has no such fraction. Answered from the dataset version in ' +
+      'force today, or on the date `as_of` names.',
     tag: 'ficha',
     params: PARAMS,
     responses: {

@@ -212,6 +212,9 @@ export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGe
   return {
     operationId: 'get_nomenclatura',
     summary: 'Sections of the tariff and their chapters, as the loaded data names them',
+    description:
+      "The top of the tariff's tree: its sections, each with its chapters and their descriptions as the loaded data names them; " +
+      'the next levels are under /api/v1/nomenclatura/capitulos/{capitulo}. Answered from the dataset version in force today, or on the date `as_of` names.',
     tag: 'nomenclatura',
     params: [],
     responses: { 200: { description: 'Successful Response', ...schema } },
@@ -232,6 +235,7 @@ export function nomenclaturaLevelRoute(recordSets: readonly RecordSet[], name: k
   return {
     operationId: `get_nomenclatura_${name}`,
     summary: level.summary,
+    description: `${level.summary}, as the loaded data has them; 404 when no fraction of the data is under the code. One level of the tariff's tree per call. Answered from the dataset version in force today, or on the date \`as_of\` names.`,
     tag: 'nomenclatura',
     params: [{ name, in: 'path', kind: 'text', description: `${level.digits} digits (${level.example}); dots and spaces are ignored` }],
     responses: { 200: { description: 'Successful Response', ...level.schema }, ...notFoundResponse },

@@ -61,7 +61,7 @@ const documentHeaders: onRequestHookHandler = (_request, reply, done) => {
 };
 
 /** Probes and scrapers must not be refused because clients behind their address are busy. */
-const NOT_LIMITED = new Set(['/health', '/metrics']);
+export const NOT_LIMITED: ReadonlySet<string> = new Set(['/health', '/metrics']);
 
 /** How often under-pressure measures the event-loop delay (its default), as a mean over the interval. */
 const PRESSURE_SAMPLE_MS = 1000;

@@ -27,6 +27,7 @@ export interface RecordRoute {
   readonly url: string;
   readonly operationId: string;
   readonly summary: string;
+  readonly description: string;
   readonly tag: string;
   readonly params: readonly ParamSpec[];
   readonly response: Record<string, unknown>;
@@ -38,13 +39,20 @@ const filterParam = (f: Filter): ParamSpec => ({ name: f.param, in: 'query', kin
 
 const arrayOf = (schema: string): Record<string, unknown> => ({ type: 'array', items: { $ref: `${schema}#` } });
 
+/** Where a record route's answer comes from, as every record route's description ends. */
+const FROM_VERSION = 'Answered from the dataset version in force today, or on the date `as_of` names.';
+
 function searchRoute(rs: RecordSet, url: string, operationId: string, summary: string, fixed: Condition[]): RecordRoute {
   const params = [...rs.filters.map(filterParam), ...PAGING];
+  const only = fixed.map((c) => (c.kind === 'eq' ? `${c.field} is ${String(c.value)}` : '')).filter((c) => c !== '');
+  const which = only.length > 0 ? `The records where ${only.join(' and ')} that match` : 'The records that match';
+  const page = rs.paginated ? 'a page of them (skip, limit) with the total' : 'at most `limit` of them after `skip`';
   return {
     kind: 'search',
     url,
     operationId,
     summary,
+    description: `${rs.description} ${which} every filter given (a filter left out matches everything): ${page}. ${FROM_VERSION}`,
     tag: rs.path,
     params,
     response: rs.paginated ? { $ref: `${pageSchemaName(rs)}#` } : arrayOf(rs.schema),
@@ -70,6 +78,7 @@ function lookupRoute(rs: RecordSet): RecordRoute {
     url: `/api/v1/${rs.path}/${params.map((p) => `:${p.name}`).join('/')}`,
     operationId: `get_${rs.table}`,
     summary: `Get one ${rs.label} record by ${rs.key.join(' and ')}`,
+    description: `${rs.description} The record whose ${rs.key.join(' and ')} the path gives; 404 when there is none. ${FROM_VERSION}`,
     tag: rs.path,
     params,
     response: { $ref: `${rs.schema}#` },
@@ -107,6 +116,7 @@ export function recordGet(route: RecordRoute, timer: StoreTimer): ProtectedGet<P
   return {
     operationId: route.operationId,
     summary: route.summary,
+    description: route.description,
     tag: route.tag,
     params: route.params,
     responses: {

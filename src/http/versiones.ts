@@ -32,6 +32,9 @@ export function versionesRoute(ctx: VersionesContext): OpenRoute {
     schema: {
       operationId: 'versiones',
       summary: 'Dataset versions, the newest in force first',
+      description:
+        'Every dataset version the service holds: the date it is in force from, its source, when it was imported, its hash and record ' +
+        'counts, and whether it is the one in force today (Mexico City), which answers requests that name no `as_of`.',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
       response: { 200: { description: 'Successful Response', type: 'array', items: versionSchema }, ...unauthorised },
@@ -61,6 +64,7 @@ export function versionRoute(ctx: VersionesContext): OpenRoute {
     schema: {
       operationId: 'version',
       summary: 'One dataset version',
+      description: 'One dataset version by its identifier, as the list gives it; 404 when the service holds no such version.',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
       params: { type: 'object', properties: { version: { type: 'string' } }, required: ['version'] },
