@@ -6,6 +6,7 @@
  */
 import { explain, features, get } from './api.js';
 import { alertBox, dotted, fractionDigits, fractionUrl, h, link, marked, pageUrl, show } from './dom.js';
+import { englishTexts, levelText } from './idioma.js';
 
 const PAGE_SIZE = 20;
 const SUGGEST_DELAY_MS = 150;
@@ -25,8 +26,8 @@ interface Page {
   total: number;
 }
 
-/** The levels above a hit: its own path when the service gives one, else built from the hit's texts. */
-function pathOf(hit: Hit): string[] {
+/** The levels above a hit: its own path when the service gives one, else built from the hit's texts (English ones marked). */
+function pathOf(hit: Hit, english: Record<string, string>): (string | Node)[] {
   const given = hit['RUTA'] ?? hit['ruta'] ?? hit['path'];
   if (Array.isArray(given)) {
     return given
@@ -44,18 +45,18 @@ function pathOf(hit: Hit): string[] {
       .map((s) => s.trim())
       .slice(0, 3);
   const f = hit.FRACCION;
-  const levels: [string, string | null | undefined][] = [
-    [f.slice(0, 2), hit.DESCRIPCIONCAPITULO],
-    [f.slice(0, 4), hit.DESCRIPCIONPARTIDA],
-    [`${f.slice(0, 4)}.${f.slice(4, 6)}`, hit.DESCRIPCIONSUBPARTIDA],
+  const levels: [string, string, string | null | undefined][] = [
+    [f.slice(0, 2), f.slice(0, 2), hit.DESCRIPCIONCAPITULO],
+    [f.slice(0, 4), f.slice(0, 4), hit.DESCRIPCIONPARTIDA],
+    [f.slice(0, 6), `${f.slice(0, 4)}.${f.slice(4, 6)}`, hit.DESCRIPCIONSUBPARTIDA],
   ];
-  return levels.filter(([, text]) => text).map(([code, text]) => `${code} ${text}`);
+  return levels.flatMap(([code, shown, text]) => (text ? [h('span', {}, `${shown} `, levelText(code, text, english))] : []));
 }
 
-function result(hit: Hit): HTMLElement {
+function result(hit: Hit, english: Record<string, string>): HTMLElement {
   const code = hit.FRACCION + (hit.NICO ?? '');
   const description = hit.DESCRIPCION_MARCADA !== null ? marked(hit.DESCRIPCION_MARCADA) : [hit.DESCRIPCION ?? ''];
-  const path = pathOf(hit);
+  const path = pathOf(hit, english);
   return h(
     'li',
     { class: 'resultado' },
@@ -66,7 +67,13 @@ function result(hit: Hit): HTMLElement {
       hit.NICO !== null ? h('span', { class: 'nico' }, `NICO ${hit.NICO}`) : null,
       h('span', { class: 'descripcion' }, description),
     ),
-    path.length > 0 ? h('p', { class: 'ruta' }, path.join(' › ')) : null,
+    path.length > 0
+      ? h(
+          'p',
+          { class: 'ruta' },
+          path.flatMap((level, i) => (i === 0 ? [level] : [' › ', level])),
+        )
+      : null,
   );
 }
 
@@ -118,6 +125,7 @@ function typedFraction(q: string): string | null {
 
 async function results(q: string, pageNumber: number): Promise<HTMLElement> {
   const page = await get<Page>('/api/v1/buscar', { q, skip: (pageNumber - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+  const english = await englishTexts(page.items.map((hit) => hit.FRACCION));
   const from = (pageNumber - 1) * PAGE_SIZE;
   const summary =
     page.total === 0
@@ -131,7 +139,11 @@ async function results(q: string, pageNumber: number): Promise<HTMLElement> {
     { 'aria-labelledby': 'titulo-resultados' },
     h('h2', { id: 'titulo-resultados' }, 'Resultados'),
     h('p', { role: 'status' }, summary),
-    h('ol', { class: 'resultados', start: String(from + 1) }, page.items.map(result)),
+    h(
+      'ol',
+      { class: 'resultados', start: String(from + 1) },
+      page.items.map((hit) => result(hit, english)),
+    ),
     more,
   );
 }
