@@ -202,3 +202,49 @@ describe('consulta on a phone and on a desktop', { skip: missing ?? false }, () 
     await context.close();
   });
 });
+
+describe('consulta: what the page makes of a record', { skip: missing ?? false }, () => {
+  let server: Running;
+  let browser: Browser;
+  serveFixture('sqlite', { MAX_EVENT_LOOP_DELAY_MS: '0' }, (running) => (server = running));
+  before(async () => {
+    browser = await launch();
+  });
+  after(() => browser?.close());
+
+  test('markup becomes its text; a NOM or permit past its VIGENCIA on the date shown is "vencido", one still in force is not', async () => {
+    const { page, context, errors } = await newPage(browser);
+    await page.goto(`${server.base}/consulta/entrar?fecha=2024-06-30`);
+    await page.getByLabel('Usuario').waitFor();
+    // The page's own modules, run in the page (its CSP allows modules from this origin).
+    const seen = await page.evaluate(async () => {
+      const dom = (await import('/consulta/static/dom.js' as string)) as { plain: (s: string) => string };
+      const sections = (await import('/consulta/static/sections.js' as string)) as {
+        SUBJECTS: { id: string; parts: { conjunto: string; columns: { label: string; value: (row: Record<string, unknown>) => string | Node }[] }[] }[];
+      };
+      const text = (cell: string | Node): string => (typeof cell === 'string' ? cell : (cell.textContent ?? ''));
+      const columns = (conjunto: string) => sections.SUBJECTS.flatMap((s) => s.parts).find((p) => p.conjunto === conjunto)!.columns;
+      const cell = (conjunto: string, label: string, row: Record<string, unknown>) => text(columns(conjunto).find((c) => c.label === label)!.value(row));
+      return {
+        plain: dom.plain('With inside diameter of <il>33.02 cm (13 inches)</il> &amp; <i>Cyprinus carpio</i>'),
+        expired: cell('noms', 'Vigencia', { VIGENCIA: '20240629' }),
+        inForce: cell('noms', 'Vigencia', { VIGENCIA: '20240630' }),
+        permitExpired: cell('requisito-previo', 'Vigencia', { VIGENCIA: '20231231' }),
+        both: cell('noms', 'Operación', { IMPORTACION: 'S', EXPORTACION: 'S' }),
+        exportOnly: cell('regulaciones', 'Operación', { IMPORTACION: 'N', EXPORTACION: 'S' }),
+        permitImport: cell('requisito-previo', 'Operación', { DESCRIPCION: 'Permiso previo de la SE (Únicamente cuando se importe en definitiva…)' }),
+      };
+    });
+    assert.deepEqual(seen, {
+      plain: 'With inside diameter of 33.02 cm (13 inches) & Cyprinus carpio',
+      expired: '29/06/2024 vencido',
+      inForce: 'hasta 30/06/2024',
+      permitExpired: '31/12/2023 vencido',
+      both: 'Importación y exportación',
+      exportOnly: 'Exportación',
+      permitImport: 'Importación',
+    });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+});
