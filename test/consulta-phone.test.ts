@@ -175,7 +175,7 @@ describe('consulta on a phone and on a desktop', { skip: missing ?? false }, () 
     // Heading 8714 has no Spanish text in the sources: the demo shows the HS English.
     const { body } = await server.json<{ DESCRIPCIONPARTIDA: string }[]>('/api/v1/informacion-general/?fraccion=87141001&limit=1');
     assert.match(body[0]?.DESCRIPCIONPARTIDA ?? '', /^Vehicles; parts and accessories/);
-    for (const path of ['/consulta/fraccion/8714.10.01', '/consulta/explorar/partida/8714', '/consulta/explorar/capitulo/87']) {
+    for (const path of ['/consulta/fraccion/8714.10.01', '/consulta/?q=8714.10.01', '/consulta/explorar/partida/8714', '/consulta/explorar/capitulo/87']) {
       await view(page, path);
       const marked = page.locator('[lang="en"]', { hasText: /^Vehicles; parts and accessories/ }).first();
       assert.ok(await marked.isVisible(), `${path}: the English heading carries lang="en"`);
@@ -224,7 +224,12 @@ describe('consulta: what the page makes of a record', { skip: missing ?? false }
       };
       const text = (cell: string | Node): string => (typeof cell === 'string' ? cell : (cell.textContent ?? ''));
       const columns = (conjunto: string) => sections.SUBJECTS.flatMap((s) => s.parts).find((p) => p.conjunto === conjunto)!.columns;
-      const cell = (conjunto: string, label: string, row: Record<string, unknown>) => text(columns(conjunto).find((c) => c.label === label)!.value(row));
+      const cell = (conjunto: string, label: string, row: Record<string, unknown>) =>
+        text(
+          columns(conjunto)
+            .find((c) => c.label === label)!
+            .value(row),
+        );
       return {
         plain: dom.plain('With inside diameter of <il>33.02 cm (13 inches)</il> &amp; <i>Cyprinus carpio</i>'),
         expired: cell('noms', 'Vigencia', { VIGENCIA: '20240629' }),

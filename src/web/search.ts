@@ -26,31 +26,39 @@ interface Page {
   total: number;
 }
 
-/** The levels above a hit: its own path when the service gives one, else built from the hit's texts (English ones marked). */
-function pathOf(hit: Hit, english: Record<string, string>): (string | Node)[] {
+/** "8714 Vehicles; parts…" as the code, then its text, marked as English when it is the HS English text of that code. */
+function level(codeAndText: string, english: Record<string, string>): Node {
+  const parts = /^([\d.]+)\s+(.*)$/s.exec(codeAndText.trim());
+  if (parts === null) return document.createTextNode(codeAndText);
+  return h('span', {}, `${parts[1]} `, levelText(parts[1]!.replaceAll('.', ''), parts[2]!, english));
+}
+
+/** The levels above a hit (chapter › heading › subheading): its own path when the service gives one, else built from the hit's texts. */
+function pathOf(hit: Hit, english: Record<string, string>): Node[] {
   const given = hit['RUTA'] ?? hit['ruta'] ?? hit['path'];
   if (Array.isArray(given)) {
     return given
-      .map((level: unknown) => {
-        if (typeof level === 'string') return level;
-        const l = level as Record<string, unknown>;
+      .map((item: unknown) => {
+        if (typeof item === 'string') return item;
+        const l = item as Record<string, unknown>;
         return [l['codigo'] ?? l['code'], l['descripcion'] ?? l['texto'] ?? l['text']].filter((x) => typeof x === 'string' && x !== '').join(' ');
       })
-      .filter((level) => level !== '')
-      .slice(0, 3);
+      .filter((text) => text !== '')
+      .slice(0, 3)
+      .map((text) => level(text, english));
   }
   if (typeof given === 'string' && given !== '')
     return given
       .split('›')
-      .map((s) => s.trim())
-      .slice(0, 3);
+      .slice(0, 3)
+      .map((text) => level(text, english));
   const f = hit.FRACCION;
-  const levels: [string, string, string | null | undefined][] = [
-    [f.slice(0, 2), f.slice(0, 2), hit.DESCRIPCIONCAPITULO],
-    [f.slice(0, 4), f.slice(0, 4), hit.DESCRIPCIONPARTIDA],
-    [f.slice(0, 6), `${f.slice(0, 4)}.${f.slice(4, 6)}`, hit.DESCRIPCIONSUBPARTIDA],
+  const levels: [string, string | null | undefined][] = [
+    [f.slice(0, 2), hit.DESCRIPCIONCAPITULO],
+    [f.slice(0, 4), hit.DESCRIPCIONPARTIDA],
+    [`${f.slice(0, 4)}.${f.slice(4, 6)}`, hit.DESCRIPCIONSUBPARTIDA],
   ];
-  return levels.flatMap(([code, shown, text]) => (text ? [h('span', {}, `${shown} `, levelText(code, text, english))] : []));
+  return levels.flatMap(([code, text]) => (text ? [level(`${code} ${text}`, english)] : []));
 }
 
 function result(hit: Hit, english: Record<string, string>): HTMLElement {
