@@ -217,9 +217,9 @@ describe('consulta: what the page makes of a record', { skip: missing ?? false }
     await page.goto(`${server.base}/consulta/entrar?fecha=2024-06-30`);
     await page.getByLabel('Usuario').waitFor();
     // The page's own modules, run in the page (its CSP allows modules from this origin).
-    const seen = await page.evaluate(async () => {
-      const dom = (await import('/consulta/static/dom.js' as string)) as { plain: (s: string) => string };
-      const sections = (await import('/consulta/static/sections.js' as string)) as {
+    const seen = await page.evaluate(async (modules) => {
+      const dom = (await import(`${modules}dom.js`)) as { plain: (s: string) => string };
+      const sections = (await import(`${modules}sections.js`)) as {
         SUBJECTS: { id: string; parts: { conjunto: string; columns: { label: string; value: (row: Record<string, unknown>) => string | Node }[] }[] }[];
       };
       const text = (cell: string | Node): string => (typeof cell === 'string' ? cell : (cell.textContent ?? ''));
@@ -239,7 +239,7 @@ describe('consulta: what the page makes of a record', { skip: missing ?? false }
         exportOnly: cell('regulaciones', 'Operación', { IMPORTACION: 'N', EXPORTACION: 'S' }),
         permitImport: cell('requisito-previo', 'Operación', { DESCRIPCION: 'Permiso previo de la SE (Únicamente cuando se importe en definitiva…)' }),
       };
-    });
+    }, '/consulta/static/');
     assert.deepEqual(seen, {
       plain: 'With inside diameter of 33.02 cm (13 inches) & Cyprinus carpio',
       expired: '29/06/2024 vencido',
