@@ -27,7 +27,10 @@ const LEVELS = [
 function count(path: string): void {
   const db = new Database(path, { readonly: true });
   const version = (db.prepare('SELECT source FROM dataset_info LIMIT 1').get() as { source?: string } | undefined)?.source ?? path;
-  const rows = db.prepare('SELECT FRACCION, DESCRIPCIONCAPITULO, DESCRIPCIONPARTIDA, DESCRIPCIONSUBPARTIDA FROM informacion_general').all() as Record<string, string | null>[];
+  const rows = db.prepare('SELECT FRACCION, DESCRIPCIONCAPITULO, DESCRIPCIONPARTIDA, DESCRIPCIONSUBPARTIDA FROM informacion_general').all() as Record<
+    string,
+    string | null
+  >[];
   db.close();
   let linesEnglish = 0;
   const codes = LEVELS.map(() => ({ spanish: new Set<string>(), english: new Set<string>() }));
@@ -43,11 +46,17 @@ function count(path: string): void {
     });
     if (anyEnglish) linesEnglish++;
   }
-  console.log(`${version}: ${rows.length} lines (informacion-general), ${rows.length - linesEnglish} with a Spanish path, ${linesEnglish} with a level in English`);
+  console.log(
+    `${version}: ${rows.length} lines (informacion-general), ${rows.length - linesEnglish} with a Spanish path, ${linesEnglish} with a level in English`,
+  );
   LEVELS.forEach(([name], i) => console.log(`  ${name}: ${codes[i]!.spanish.size} in Spanish, ${codes[i]!.english.size} in English (marked)`));
 }
 
 if (!existsSync(file)) throw new Error(`no database at ${file}: start the service once (npm start) or set DATABASE_URL=sqlite:PATH`);
 count(file);
 const older = `${file}.versions`;
-if (existsSync(older)) for (const name of readdirSync(older).filter((n) => n.endsWith('.sqlite')).sort()) count(join(older, name));
+if (existsSync(older))
+  for (const name of readdirSync(older)
+    .filter((n) => n.endsWith('.sqlite'))
+    .sort())
+    count(join(older, name));
