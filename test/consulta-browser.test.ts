@@ -37,17 +37,18 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
   });
   after(() => browser?.close());
 
-  /** Opens a page of the consulta in a new browser: it asks for the login, then shows what it names. */
+  /** Opens a page of the consulta in a new browser: it asks for the login where it is (no redirect), then shows what it names. */
   async function opened(path: string, width?: number): Promise<Watched> {
     const watched = await newPage(browser, width);
     const { page } = watched;
     await page.goto(server.base + path);
-    await page.waitForURL(/\/consulta\/entrar\?volver=/);
     await page.getByLabel('Usuario').fill(TEST_USER);
+    assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, path, 'the login is asked for at the address itself');
     await page.getByLabel('Contraseña').fill(TEST_PASSWORD);
     await page.getByRole('button', { name: 'Entrar' }).click();
-    await page.waitForURL((url) => url.pathname + url.search === path);
+    await page.locator('#usuario').waitFor({ state: 'detached' });
     await page.locator('main h1').first().waitFor();
+    assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, path);
     return watched;
   }
 
@@ -108,7 +109,7 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
     await context.close();
   });
 
-  test('the fraction page: dotted code and description, every subject, "Sin registros" where empty, a country selector', async () => {
+  test('the fraction page: dotted code and description, every subject, what the data does not hold said as such, a country selector', async () => {
     const { page, context, errors } = await opened('/consulta/fraccion/0901.11.99');
     await settled(page);
     assert.match(await page.locator('main h1').innerText(), /^0901\.11\.99 \S/);
@@ -117,8 +118,9 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
     for (const subject of SUBJECTS) {
       const section = page.locator('section', { has: page.getByRole('heading', { level: 2, name: subject, exact: true }) });
       const rows = await section.locator('tbody tr').count();
-      const empty = await section.getByText('Sin registros').count();
-      assert.ok(rows > 0 || empty > 0, `${subject} shows records or says "Sin registros"`);
+      const empty = await section.getByText(/^Los datos cargados no registran .+ para esta fracción\.$/).count();
+      assert.ok(rows > 0 || empty > 0, `${subject} shows records or says that the loaded data holds none`);
+      assert.equal(await section.getByText('Sin registros').count(), 0, 'never "Sin registros", which reads as "does not apply"');
     }
     const tlc = page.locator('#preferencias tbody tr');
     const all = await tlc.count();

@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import type { FastifyReply } from 'fastify';
 import { projectRoot } from '../config.js';
 import type { OpenRoute } from './route-kinds.js';
@@ -21,6 +22,31 @@ export const CONSULTA_CSP =
 const SCRIPTS_DIR = join(projectRoot, 'dist', 'src', 'web');
 const STYLESHEET = join(projectRoot, 'src', 'web', 'consulta.css');
 
+/** The HS 2022 nomenclature in English (data/sources/hs2022), the last of the texts the hierarchy falls back to. */
+const HS_ENGLISH = join(projectRoot, 'data', 'sources', 'hs2022', 'harmonized-system.csv');
+
+/**
+ * The English HS texts of each chapter, its headings and subheadings, as `ingles-NN.json`
+ * (`{"0101": "Horses, asses, mules and hinnies; live", …}`): where the data shows one of these texts
+ * for its code, it is the English fallback and the page marks it as English (docs/demo-dataset.md).
+ * Public nomenclature, so a file like the page's own; a few KB per chapter.
+ */
+function englishTexts(): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  if (!existsSync(HS_ENGLISH)) return files;
+  const rows = parse<{ hscode: string; description: string }>(readFileSync(HS_ENGLISH), { columns: true });
+  const byChapter = new Map<string, Record<string, string>>();
+  for (const row of rows) {
+    if (!/^\d{2}(\d{2}){0,2}$/.test(row.hscode)) continue;
+    const chapter = row.hscode.slice(0, 2);
+    const texts = byChapter.get(chapter) ?? {};
+    texts[row.hscode] = row.description;
+    byChapter.set(chapter, texts);
+  }
+  for (const [chapter, texts] of byChapter) files.set(`ingles-${chapter}.json`, Buffer.from(JSON.stringify(texts)));
+  return files;
+}
+
 /** The pages the shell serves; any other path under /consulta/ is a 404 that still shows the page's frame. */
 const PAGES = [
   /^\/consulta\/?$/,
@@ -29,24 +55,45 @@ const PAGES = [
   /^\/consulta\/explorar(\/(seccion|capitulo|partida)\/[^/]+)?\/?$/,
 ];
 
-const SHELL = `<!doctype html>
+/** What search engines and link previews say of the page. */
+const DESCRIPTION =
+  'Consulta de la tarifa mexicana de importación y exportación: aranceles, preferencias, permisos, NOM y contribuciones de cada fracción arancelaria.';
+
+/**
+ * The shell: the header is in the HTML itself, so that the first paint already has it and nothing
+ * moves when the script fills the page; every module is preloaded so that none waits for the one
+ * importing it.
+ */
+function shellHtml(modules: readonly string[]): string {
+  const preload = modules
+    .filter((name) => name !== 'main.js')
+    .map((name) => `<link rel="modulepreload" href="/consulta/static/${name}">\n`)
+    .join('');
+  return `<!doctype html>
 <html lang="es">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Consulta de la tarifa</title>
+<meta name="description" content="${DESCRIPTION}">
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/consulta/static/consulta.css">
 <script type="module" src="/consulta/static/main.js"></script>
-</head>
+${preload}</head>
 <body>
 <a class="saltar" href="#contenido">Saltar al contenido</a>
-<header id="cabecera"></header>
+<header id="cabecera">
+<p class="marca"><a href="/consulta/">Consulta de la tarifa</a></p>
+<button type="button" class="salir sesion">Salir</button>
+<nav class="sesion" aria-label="Principal"><ul><li><a href="/consulta/">Buscar</a></li><li><a href="/consulta/explorar/">Explorar la tarifa</a></li></ul></nav>
+<form class="vigente sesion" aria-label="Fecha de vigencia"><label for="vigente">Vigente al</label><input type="date" id="vigente" name="fecha"><button type="submit">Aplicar</button></form>
+</header>
 <main id="contenido" tabindex="-1"><p>Cargando…</p></main>
 <noscript><p>Esta consulta necesita JavaScript.</p></noscript>
 </body>
 </html>
 `;
+}
 
 interface Asset {
   readonly type: string;
@@ -59,15 +106,30 @@ function loadAssets(): Map<string, Asset> {
   if (existsSync(SCRIPTS_DIR)) {
     for (const name of readdirSync(SCRIPTS_DIR)) {
       if (name.endsWith('.js')) assets.set(name, { type: 'text/javascript; charset=utf-8', body: readFileSync(join(SCRIPTS_DIR, name)) });
+      // The maps the modules name: a browser's tools ask for them, and a missing one is an error in its console.
+      if (name.endsWith('.js.map')) assets.set(name, { type: 'application/json; charset=utf-8', body: readFileSync(join(SCRIPTS_DIR, name)) });
     }
   }
   if (existsSync(STYLESHEET)) assets.set('consulta.css', { type: 'text/css; charset=utf-8', body: readFileSync(STYLESHEET) });
+  for (const [name, body] of englishTexts()) assets.set(name, { type: 'application/json; charset=utf-8', body });
   return assets;
 }
 
 const pageHeaders = (reply: FastifyReply): FastifyReply => reply.header('content-security-policy', CONSULTA_CSP).header('cache-control', 'no-cache');
 
-const shell = (status: number) => (_request: unknown, reply: FastifyReply) => pageHeaders(reply).code(status).type('text/html; charset=utf-8').send(SHELL);
+let shellOnce: string | undefined;
+/** Built on first use, from the modules there are then (the build writes them before the service starts). */
+const shellText = (): string =>
+  (shellOnce ??= shellHtml(
+    existsSync(SCRIPTS_DIR)
+      ? readdirSync(SCRIPTS_DIR)
+          .filter((name) => name.endsWith('.js'))
+          .sort()
+      : [],
+  ));
+
+const shell = (status: number) => (_request: unknown, reply: FastifyReply) =>
+  pageHeaders(reply).code(status).type('text/html; charset=utf-8').send(shellText());
 
 /** `/consulta/`: the search page. */
 export function consultaHome(): OpenRoute {

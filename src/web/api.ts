@@ -79,6 +79,11 @@ export async function login(username: string, password: string): Promise<LoginRe
 
 type VersionListener = (version: string | null) => void;
 const versionListeners: VersionListener[] = [];
+let lastVersion: string | null = null;
+/** The dataset version that answered the latest call (its `X-Dataset-Version`), if the service names one. */
+export function answeringVersion(): string | null {
+  return lastVersion;
+}
 export function onVersion(listener: VersionListener): void {
   versionListeners.push(listener);
 }
@@ -93,6 +98,7 @@ async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promi
   const answer: unknown = await response.json().catch(() => null);
   if (!response.ok) throw new ApiError(response.status, (answer as { detail?: unknown } | null)?.detail ?? null);
   const version = response.headers.get('x-dataset-version');
+  if (version !== null) lastVersion = version;
   for (const listener of versionListeners) listener(version);
   return answer;
 }

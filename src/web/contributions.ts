@@ -5,7 +5,7 @@
  * decimal strings the service computes; the page does no arithmetic of its own.
  */
 import { ApiError, explain, features, post } from './api.js';
-import { alertBox, chosenDate, field, h } from './dom.js';
+import { absent, alertBox, chosenDate, field, h } from './dom.js';
 import type { Ficha, Row } from './sections.js';
 
 interface Line {
@@ -24,12 +24,35 @@ interface Option {
   contribuciones: Line[];
   identificadores?: string[];
   total: string;
+  notas?: unknown;
+  nota?: unknown;
 }
 interface Partida {
   opciones: Option[];
   mejor_opcion?: string | null;
   requisitos?: { conjunto: string; id: number; descripcion?: string | null }[];
-  notas?: string[];
+  notas?: unknown;
+  nota?: unknown;
+}
+
+/**
+ * The texts of the notes the service puts on a line or an option (a note, a list of them, or objects
+ * holding their text): each is shown on a line of its own, whatever its exact shape, so that a note
+ * such as "the data holds no preference record for this country" is never lost.
+ */
+function noteTexts(...values: unknown[]): string[] {
+  const texts: string[] = [];
+  const add = (value: unknown): void => {
+    if (typeof value === 'string') {
+      if (value.trim() !== '' && !texts.includes(value)) texts.push(value);
+    } else if (Array.isArray(value)) value.forEach(add);
+    else if (value !== null && typeof value === 'object') {
+      const v = value as Record<string, unknown>;
+      add(v['texto'] ?? v['mensaje'] ?? v['nota'] ?? v['descripcion'] ?? v['detalle'] ?? null);
+    }
+  };
+  values.forEach(add);
+  return texts;
 }
 interface Answer {
   partidas: Partida[];
@@ -84,7 +107,7 @@ function optionTable(option: Option, best: boolean): HTMLElement {
       { class: 'tabla', role: 'region', 'aria-label': name, tabindex: '0' },
       h(
         'table',
-        {},
+        { class: 'tarjetas' },
         h(
           'thead',
           {},
@@ -102,27 +125,28 @@ function optionTable(option: Option, best: boolean): HTMLElement {
               'tr',
               {},
               h('th', { scope: 'row' }, line.clave),
-              h('td', {}, line.base ?? ''),
-              h('td', {}, rate(line)),
-              h('td', {}, line.tipo ?? ''),
-              h('td', { class: 'importe' }, line.importe),
-              h('td', {}, line.fundamento ?? ''),
+              h('td', { 'data-label': 'Base' }, line.base ?? ''),
+              h('td', { 'data-label': 'Tasa o cuota' }, rate(line)),
+              h('td', { 'data-label': 'Tipo' }, line.tipo ?? ''),
+              h('td', { class: 'importe', 'data-label': 'Importe' }, line.importe),
+              h('td', { 'data-label': 'Fundamento' }, line.fundamento ?? ''),
             ),
           ),
           h(
             'tr',
             { class: 'total' },
             h('th', { scope: 'row' }, 'Total'),
-            h('td', {}),
-            h('td', {}),
-            h('td', {}),
-            h('td', { class: 'importe' }, option.total),
-            h('td', {}),
+            h('td', { class: 'sin-dato' }),
+            h('td', { class: 'sin-dato' }),
+            h('td', { class: 'sin-dato' }),
+            h('td', { class: 'importe', 'data-label': 'Importe' }, option.total),
+            h('td', { class: 'sin-dato' }),
           ),
         ),
       ),
     ),
     option.identificadores && option.identificadores.length > 0 ? h('p', {}, `Identificadores a declarar: ${option.identificadores.join(', ')}`) : null,
+    noteTexts(option.notas, option.nota).map((n) => h('p', { class: 'nota' }, n)),
   );
 }
 
@@ -137,30 +161,29 @@ function answerView(answer: Answer): HTMLElement {
     return optionTable(option, isBest);
   });
   const requisitos = line.requisitos ?? [];
+  const notes = noteTexts(line.notas, line.nota);
   return h(
     'div',
     { class: 'calculo', role: 'status' },
     h('h3', {}, 'Resultado'),
     best !== null ? h('p', {}, `Mejor opción: ${TREATMENTS[best] ?? best}.`) : null,
+    // Beside the best option: a note such as "no preference record for this agreement country" qualifies it.
+    notes.length > 0
+      ? h(
+          'ul',
+          { class: 'notas', 'aria-label': 'Notas' },
+          notes.map((n) => h('li', {}, n)),
+        )
+      : null,
     tables,
     h('h3', {}, 'Requisitos'),
     requisitos.length === 0
-      ? h('p', { class: 'vacio' }, 'Sin registros')
+      ? absent('permisos, regulaciones, NOM ni cupos que presentar', 'esta importación')
       : h(
           'ul',
           {},
           requisitos.map((r) => h('li', {}, `${REQUIREMENT_SETS[r.conjunto] ?? r.conjunto}: ${r.descripcion ?? `registro ${r.id}`}`)),
         ),
-    (line.notas ?? []).length > 0
-      ? [
-          h('h3', {}, 'Notas'),
-          h(
-            'ul',
-            {},
-            (line.notas ?? []).map((n) => h('li', {}, n)),
-          ),
-        ]
-      : null,
     (answer.advertencias ?? []).map((a) => h('p', { class: 'advertencia' }, a)),
   );
 }

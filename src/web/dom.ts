@@ -88,4 +88,36 @@ export function alertBox(message: string): HTMLElement {
   return h('p', { class: 'aviso', role: 'alert' }, message);
 }
 
-export const NONE = 'Sin registros';
+/**
+ * A kind of record the loaded data does not hold for this fraction, said as that: the data holds
+ * none, which is not to say that none applies (issue 27).
+ */
+export function absent(what: string, where = 'esta fracción'): HTMLElement {
+  return h('p', { class: 'vacio' }, `Los datos cargados no registran ${what} para ${where}.`);
+}
+
+/** The date the page answers for (YYYY-MM-DD): the chosen "Vigente al", else today in Mexico City. */
+export function shownDate(): string {
+  return chosenDate() ?? new Date().toLocaleDateString('sv-SE', { timeZone: 'America/Mexico_City' });
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+
+/**
+ * A text as the data holds it, with its markup (`<i>…</i>`, `<il>…</il>` in the US records) taken out
+ * and its entities read: what a person reads, never a tag. The records keep their markup in the API.
+ */
+export function plain(text: string): string {
+  return text
+    .replace(/<\/?[a-zA-Z][^<>]*>/g, '')
+    .replace(/&(amp|lt|gt|quot|apos|nbsp);|&#(\d+);/g, (_m, name: string | undefined, code: string | undefined) =>
+      name !== undefined ? (ENTITIES[name] ?? '') : String.fromCodePoint(Number(code)),
+    )
+    .replace(/\s{2,}/g, ' ')
+    .trim();
+}
+
+/** A text in English among Spanish ones: said to be English to the eye and to a screen reader. */
+export function inEnglish(text: string): HTMLElement {
+  return h('span', { class: 'ingles' }, h('span', { lang: 'en' }, text), ' ', h('span', { class: 'marca-idioma' }, '(en inglés)'));
+}

@@ -4,6 +4,7 @@
  */
 import { ApiError, explain, get } from './api.js';
 import { alertBox, dotted, fractionUrl, h, link, show } from './dom.js';
+import { englishTexts, levelText } from './idioma.js';
 import type { ChapterLevel, HeadingLevel, Section } from '../http/nomenclatura.js';
 
 function trail(...levels: (HTMLElement | string)[]): HTMLElement {
@@ -19,8 +20,12 @@ function trail(...levels: (HTMLElement | string)[]): HTMLElement {
   );
 }
 
-const entry = (href: string, code: string, text: string | null, extra = ''): HTMLElement =>
-  h('li', {}, link(href, h('span', { class: 'codigo' }, code), ` ${text ?? ''}`), extra ? h('span', { class: 'cuenta' }, ` ${extra}`) : null);
+/** A level's text, marked as English when it is the HS English fallback. */
+const described = (code: string, text: string | null, english: Record<string, string>): Node[] =>
+  text ? [document.createTextNode(' '), levelText(code, text, english)] : [];
+
+const entry = (href: string, code: string, text: string | null, extra = '', english: Record<string, string> = {}, digits = ''): HTMLElement =>
+  h('li', {}, link(href, h('span', { class: 'codigo' }, code), described(digits, text, english)), extra ? h('span', { class: 'cuenta' }, ` ${extra}`) : null);
 
 async function sections(): Promise<Section[]> {
   return (await get<{ secciones: Section[] }>('/api/v1/nomenclatura')).secciones;
@@ -46,6 +51,7 @@ async function showSection(code: string): Promise<void> {
     show('Sección no encontrada', trail(), h('h1', {}, `Sección ${code}`), alertBox(`La sección ${code} no está en la tarifa consultada.`));
     return;
   }
+  const english = await englishTexts(section.capitulos.map((c) => c.capitulo));
   show(
     `Sección ${code}`,
     trail(),
@@ -53,7 +59,9 @@ async function showSection(code: string): Promise<void> {
     h(
       'ul',
       { class: 'niveles' },
-      section.capitulos.map((c) => entry(`/consulta/explorar/capitulo/${c.capitulo}`, `Capítulo ${c.capitulo}`, c.descripcion, `(${c.fracciones} fracciones)`)),
+      section.capitulos.map((c) =>
+        entry(`/consulta/explorar/capitulo/${c.capitulo}`, `Capítulo ${c.capitulo}`, c.descripcion, `(${c.fracciones} fracciones)`, english, c.capitulo),
+      ),
     ),
   );
 }
@@ -76,14 +84,17 @@ async function showChapter(code: string): Promise<void> {
     show(`Capítulo ${code}`, trail(), h('h1', {}, `Capítulo ${code}`), alertBox(`El capítulo ${code} no está en la tarifa consultada.`));
     return;
   }
+  const english = await englishTexts([code]);
   show(
     `Capítulo ${code}`,
     trail(...sectionLink(chapter.seccion)),
-    h('h1', {}, `Capítulo ${code} `, chapter.descripcion ?? ''),
+    h('h1', {}, `Capítulo ${code}`, described(code, chapter.descripcion, english)),
     h(
       'ul',
       { class: 'niveles' },
-      chapter.partidas.map((p) => entry(`/consulta/explorar/partida/${p.partida}`, `Partida ${p.partida}`, p.descripcion, `(${p.fracciones} fracciones)`)),
+      chapter.partidas.map((p) =>
+        entry(`/consulta/explorar/partida/${p.partida}`, `Partida ${p.partida}`, p.descripcion, `(${p.fracciones} fracciones)`, english, p.partida),
+      ),
     ),
   );
 }
@@ -94,15 +105,16 @@ async function showHeading(code: string): Promise<void> {
     show(`Partida ${code}`, trail(), h('h1', {}, `Partida ${code}`), alertBox(`La partida ${code} no está en la tarifa consultada.`));
     return;
   }
+  const english = await englishTexts([code]);
   show(
     `Partida ${code}`,
     trail(...sectionLink(heading.seccion), link(`/consulta/explorar/capitulo/${heading.capitulo}`, `Capítulo ${heading.capitulo}`)),
-    h('h1', {}, `Partida ${code} `, heading.descripcion ?? ''),
+    h('h1', {}, `Partida ${code}`, described(code, heading.descripcion, english)),
     heading.subpartidas.map((sub) =>
       h(
         'section',
         { class: 'subpartida', 'aria-label': `Subpartida ${dotted(sub.subpartida)}` },
-        h('h2', {}, `Subpartida ${dotted(sub.subpartida)} `, sub.descripcion ?? ''),
+        h('h2', {}, `Subpartida ${dotted(sub.subpartida)}`, described(sub.subpartida, sub.descripcion, english)),
         h(
           'ul',
           { class: 'niveles' },

@@ -4,10 +4,11 @@
  * contributions form. A fraction that no longer exists still has a page, linking the fractions that
  * replaced it (`fracciones-anteriores`); one that never existed says so.
  */
-import { explain, get } from './api.js';
+import { answeringVersion, explain, features, get } from './api.js';
 import { showContributions } from './contributions.js';
 import { alertBox, date8, dotted, field, fractionDigits, fractionUrl, h, link, show } from './dom.js';
-import type { Ficha, Row } from './sections.js';
+import { englishTexts, levelText } from './idioma.js';
+import type { Coverage, Ficha, Row } from './sections.js';
 import { SUBJECTS, subjectSection } from './sections.js';
 
 interface Page {
@@ -15,20 +16,40 @@ interface Page {
   total: number;
 }
 
-/** Section › chapter › heading › subheading, each a link to its level of "Explorar la tarifa". */
-function nomenclaturePath(info: Row | undefined, digits: string): HTMLElement {
+/**
+ * Section › chapter › heading › subheading, each a link to its level of "Explorar la tarifa"; a text
+ * the data holds only in English is marked as English.
+ */
+function nomenclaturePath(info: Row | undefined, digits: string, english: Record<string, string>): HTMLElement {
   const levels: Node[] = [];
   const add = (node: Node): void => {
     if (levels.length > 0) levels.push(document.createTextNode(' › '));
     levels.push(node);
   };
+  const text = (code: string, name: string): Node[] =>
+    info && field(info, name) !== '' ? [document.createTextNode(' '), levelText(code, field(info, name), english)] : [];
   const section = info ? field(info, 'SECCION') : '';
   if (section !== '') add(link(`/consulta/explorar/seccion/${section}`, `Sección ${section}`));
-  add(link(`/consulta/explorar/capitulo/${digits.slice(0, 2)}`, `Capítulo ${digits.slice(0, 2)}${info ? ` ${field(info, 'DESCRIPCIONCAPITULO')}` : ''}`));
-  add(link(`/consulta/explorar/partida/${digits.slice(0, 4)}`, `Partida ${digits.slice(0, 4)}${info ? ` ${field(info, 'DESCRIPCIONPARTIDA')}` : ''}`));
+  add(link(`/consulta/explorar/capitulo/${digits.slice(0, 2)}`, `Capítulo ${digits.slice(0, 2)}`, text(digits.slice(0, 2), 'DESCRIPCIONCAPITULO')));
+  add(link(`/consulta/explorar/partida/${digits.slice(0, 4)}`, `Partida ${digits.slice(0, 4)}`, text(digits.slice(0, 4), 'DESCRIPCIONPARTIDA')));
   if (info && field(info, 'DESCRIPCIONSUBPARTIDA') !== '')
-    add(h('span', {}, `Subpartida ${dotted(digits.slice(0, 6))} ${field(info, 'DESCRIPCIONSUBPARTIDA')}`));
+    add(h('span', {}, `Subpartida ${dotted(digits.slice(0, 6))}`, text(digits.slice(0, 6), 'DESCRIPCIONSUBPARTIDA')));
   return h('nav', { class: 'ruta', 'aria-label': 'Ubicación en la tarifa' }, h('p', {}, levels));
+}
+
+/**
+ * The code's history once for the fraction: the SAT catalog writes it per NICO, each naming its own
+ * 10-digit code after the fraction's common lines, so the lines are joined without repeating any.
+ */
+function history(rows: readonly Row[]): string {
+  const lines: string[] = [];
+  for (const row of rows) {
+    for (const line of field(row, 'HISTORICO').split(/;\s+/)) {
+      const clean = line.trim().replace(/\.$/, '');
+      if (clean !== '' && !lines.includes(clean)) lines.push(clean);
+    }
+  }
+  return lines.length === 0 ? '' : `${lines.join('; ')}.`;
 }
 
 /** Notes the records carry: the chapter's and heading's where the data has them, and the fraction's own. */
@@ -47,7 +68,7 @@ function notes(ficha: Ficha): HTMLElement | null {
     add('Notas de la partida', field(row, 'NOTASPARTIDA'));
   }
   for (const row of [...own, ...info]) add('Notas de la fracción', field(row, 'NOTAS'));
-  for (const row of own) add('Historia del código', field(row, 'HISTORICO'));
+  add('Historia del código', history(own));
   if (found.length === 0) return null;
   return h(
     'section',
@@ -91,19 +112,57 @@ function title(digits: string, ficha: Ficha): string {
   return field(nicoRow ?? {}, 'DESCRIPCION') || (info ? field(info, 'DESCRIPCION') : '') || own.map((r) => field(r, 'DESCRIPCION')).join('; ');
 }
 
-/** The fractions (and NICO) of this fraction, each a link, when there are several. */
+/** The NICO of this fraction, as a list of links, when there are several. */
 function nicoList(digits: string, ficha: Ficha): HTMLElement | null {
   const own = (ficha['fracciones'] as Row[] | undefined) ?? [];
   if (digits.length === 10 || own.length < 2) return null;
   return h(
-    'p',
-    { class: 'nicos' },
-    'NICO de esta fracción: ',
-    own.flatMap((row, i) => [
-      i > 0 ? ', ' : '',
-      h('a', { href: fractionUrl(digits + field(row, 'NICO')) }, `${field(row, 'NICO')} ${field(row, 'DESCRIPCION')}`),
-    ]),
+    'section',
+    { class: 'nicos', 'aria-labelledby': 'titulo-nicos' },
+    h('h2', { id: 'titulo-nicos' }, 'NICO de esta fracción'),
+    h(
+      'ul',
+      {},
+      own.map((row) =>
+        h('li', {}, h('a', { href: fractionUrl(digits + field(row, 'NICO')) }, h('span', { class: 'nico' }, field(row, 'NICO')), field(row, 'DESCRIPCION'))),
+      ),
+    ),
   );
+}
+
+/** A rate as people read it: `10` is 10 %, `10%`, `Ex.` and `Prohibida` stay as written. */
+const rateText = (written: string): string => (/^\d+(\.\d+)?$/.test(written) ? `${written} %` : written);
+
+/**
+ * The fraction's duties at a glance, right under its name: so that on a phone the IGI is on the first
+ * screen, whatever follows. Several NICO with different rates show each different rate.
+ */
+function summary(digits: string, ficha: Ficha): HTMLElement | null {
+  const own = ((ficha['fracciones'] as Row[] | undefined) ?? []).filter((r) => digits.length === 8 || field(r, 'NICO') === digits.slice(8));
+  if (own.length === 0) return null;
+  const distinct = (name: string): string => [...new Set(own.map((r) => rateText(field(r, name))).filter((v) => v !== ''))].join(' / ') || '—';
+  const items: [string, string][] = [
+    ['IGI (importación)', distinct('ADVIMPOTXT')],
+    ['IGE (exportación)', distinct('ADVEXPOTXT')],
+    ['Unidad (UMT)', distinct('UMABREVIACION')],
+  ];
+  return h(
+    'dl',
+    { class: 'resumen', 'aria-label': 'Aranceles de la fracción' },
+    items.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))),
+  );
+}
+
+/** The loaded version's coverage per record set, when the service reports it (`cobertura`). */
+async function coverage(): Promise<Coverage | null> {
+  const version = answeringVersion();
+  if (version === null || !(await features()).versions) return null;
+  try {
+    const answer = await get<{ cobertura?: Coverage }>(`/api/v1/versiones/${encodeURIComponent(version)}`);
+    return answer.cobertura ?? null;
+  } catch {
+    return null;
+  }
 }
 
 function printButton(): HTMLElement {
@@ -112,8 +171,8 @@ function printButton(): HTMLElement {
   return button;
 }
 
-async function showFicha(digits: string): Promise<void> {
-  const ficha = await get<Ficha>(`/api/v1/ficha/${digits}`);
+async function showFicha(digits: string, english: Promise<Record<string, string>>): Promise<void> {
+  const [ficha, covered, texts] = await Promise.all([get<Ficha>(`/api/v1/ficha/${digits}`), coverage(), english]);
   const info = ((ficha['informacion-general'] as Row[] | undefined) ?? [])[0];
   const code = dotted(digits.slice(0, 8));
   const heading = h(
@@ -124,10 +183,17 @@ async function showFicha(digits: string): Promise<void> {
     ' ',
     title(digits, ficha),
   );
-  const main = show(`${code} ${title(digits, ficha)}`, nomenclaturePath(info, digits), heading, nicoList(digits, ficha), printButton());
+  const main = show(
+    `${code} ${title(digits, ficha)}`,
+    nomenclaturePath(info, digits, texts),
+    heading,
+    summary(digits, ficha),
+    printButton(),
+    nicoList(digits, ficha),
+  );
   const selector = countrySelector(ficha, main);
   for (const subject of SUBJECTS) {
-    const section = subjectSection(subject, ficha);
+    const section = subjectSection(subject, ficha, covered);
     if (subject.id === 'preferencias' && selector !== null) section.firstElementChild?.after(selector);
     main.append(section);
   }
@@ -196,8 +262,9 @@ export async function showFraction(typed: string): Promise<void> {
   show(`Fracción ${dotted(digits)}`, h('h1', {}, h('span', { class: 'codigo' }, dotted(digits))), h('p', { role: 'status' }, 'Cargando…'));
   try {
     // Asked first, so that a missing fraction is an answer and not a refused call.
+    const english = englishTexts([digits]);
     const exists = await get<Page>('/api/v1/fracciones/', { fraccion: digits, limit: 1 });
-    if (exists.total > 0) await showFicha(digits);
+    if (exists.total > 0) await showFicha(digits, english);
     else if (digits.length === 10 && (await get<Page>('/api/v1/fracciones/', { fraccion: digits.slice(0, 8), limit: 1 })).total > 0) showMissingNico(digits);
     else await showMissing(digits.slice(0, 8));
   } catch (error) {

@@ -11,7 +11,11 @@ function backTo(): string {
   return /^\/consulta(\/|$)/.test(back) && !back.startsWith('//') ? back : '/consulta/';
 }
 
-export function showLogin(): void {
+/**
+ * The login form. `then` shows the page asked for in place once logged in (its address stays as it
+ * is); without it, the login page goes back to the page named in `volver`.
+ */
+export function showLogin(then: (() => void) | null): void {
   const user = h('input', { id: 'usuario', name: 'username', autocomplete: 'username', required: true, autocapitalize: 'none', spellcheck: 'false' });
   const password = h('input', { id: 'contrasena', name: 'password', type: 'password', autocomplete: 'current-password', required: true });
   const message = h('div', { class: 'mensaje' });
@@ -32,7 +36,8 @@ export function showLogin(): void {
       .then((result) => {
         password.value = '';
         if (result.ok) {
-          location.assign(backTo());
+          if (then === null) location.assign(backTo());
+          else then();
           return;
         }
         submit.disabled = false;

@@ -1,9 +1,11 @@
 /**
- * The page's entry: the header every page shares (name, navigation, "Vigente al", the version that
- * answered, leaving), then the page its address names. Each page is its own address, so that every
- * view is a permalink; moving between them is an ordinary navigation.
+ * The page's entry: the header every page shares (its markup is in the HTML shell, so that it is
+ * painted at once and nothing moves when the page is filled; here it is only wired), then the page
+ * its address names. Each page is its own address, so that every view is a permalink; moving between
+ * them is an ordinary navigation. A page opened without a session asks for the login where it is
+ * (no redirect), then shows what its address names.
  */
-import { SessionEnded, explain, features, forget, get, onVersion, session, toLogin } from './api.js';
+import { SessionEnded, explain, features, forget, get, onVersion, session } from './api.js';
 import { alertBox, chosenDate, h, link, show } from './dom.js';
 import { showExplore } from './explore.js';
 import { showFraction } from './fraction.js';
@@ -17,32 +19,33 @@ interface Version {
 }
 
 let versions: Promise<Version[]> | undefined;
+let answered: string | null = null;
+onVersion((version) => {
+  if (version !== null) answered = version;
+});
 
-/** "Versión de los datos: 2022-12-12.1 (DOF …)", once an answer has named its version. */
-function versionLabel(target: HTMLElement): void {
-  let shown: string | null = null;
-  onVersion((version) => {
-    if (version === null || version === shown) return;
-    shown = version;
-    target.textContent = `Versión de los datos: ${version}`;
-    void features().then(async (f) => {
-      if (!f.versions) return;
-      versions ??= get<Version[]>('/api/v1/versiones').catch(() => []);
-      const fuente = (await versions).find((v) => v.version === version)?.fuente;
-      if (fuente && shown === version) target.textContent = `Versión de los datos: ${version} (${fuente})`;
-    });
+/** "Versión de los datos: 2022-12-12.1 (DOF …)", the version that answered this page. */
+function versionLine(): HTMLElement {
+  const line = h('p', { class: 'version', 'aria-live': 'polite' });
+  const version = answered;
+  if (version === null) return line;
+  line.textContent = `Versión de los datos: ${version}`;
+  void features().then(async (f) => {
+    if (!f.versions) return;
+    versions ??= get<Version[]>('/api/v1/versiones').catch(() => []);
+    const fuente = (await versions).find((v) => v.version === version)?.fuente;
+    if (fuente) line.textContent = `Versión de los datos: ${version} (${fuente})`;
   });
+  return line;
 }
 
-function dateSelector(): HTMLElement {
-  const input = h('input', { type: 'date', id: 'vigente', name: 'fecha', value: chosenDate() ?? '' });
-  const form = h(
-    'form',
-    { class: 'vigente', 'aria-label': 'Fecha de vigencia' },
-    h('label', { for: 'vigente' }, 'Vigente al'),
-    input,
-    h('button', { type: 'submit' }, 'Aplicar'),
-  );
+/** Wires the header of the shell: the links keep the chosen date, "Vigente al" reloads the page for its date. */
+function header(): void {
+  const top = document.getElementById('cabecera')!;
+  for (const a of top.querySelectorAll<HTMLAnchorElement>('a')) a.href = link(new URL(a.href).pathname).href;
+  const form = top.querySelector<HTMLFormElement>('form.vigente')!;
+  const input = form.querySelector<HTMLInputElement>('input')!;
+  input.value = chosenDate() ?? '';
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const query = new URLSearchParams(location.search);
@@ -51,43 +54,19 @@ function dateSelector(): HTMLElement {
     const q = query.toString();
     location.assign(q === '' ? location.pathname : `${location.pathname}?${q}`);
   });
-  return form;
-}
-
-function header(loggedIn: boolean): void {
-  const top = document.getElementById('cabecera')!;
-  const version = h('p', { class: 'version', 'aria-live': 'polite' });
-  versionLabel(version);
-  const leave = h('button', { type: 'button', class: 'salir' }, 'Salir');
-  leave.addEventListener('click', () => {
+  top.querySelector('.salir')!.addEventListener('click', () => {
     forget();
     location.assign('/consulta/entrar');
   });
-  const parts = [
-    h('p', { class: 'marca' }, link('/consulta/', 'Consulta de la tarifa')),
-    loggedIn
-      ? h(
-          'nav',
-          { 'aria-label': 'Principal' },
-          h('ul', {}, h('li', {}, link('/consulta/', 'Buscar')), h('li', {}, link('/consulta/explorar/', 'Explorar la tarifa'))),
-        )
-      : null,
-    loggedIn ? dateSelector() : null,
-    loggedIn ? leave : null,
-    version,
-  ];
-  top.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
 }
 
-async function route(): Promise<void> {
-  const path = location.pathname.replace(/\/+$/, '') || '/consulta';
-  if (path === '/consulta/entrar') {
-    header(false);
-    showLogin();
-    return;
-  }
-  if (session() === null) toLogin();
-  header(true);
+/** The controls of a session, hidden without their space taken away, so that the page below does not move once logged in. */
+function sessionControls(shown: boolean): void {
+  for (const part of document.querySelectorAll<HTMLElement>('#cabecera .sesion')) part.classList.toggle('oculto', !shown);
+}
+
+/** The page the address names, for a person with a session. */
+async function page(path: string): Promise<void> {
   const fraction = /^\/consulta\/fraccion\/([^/]+)$/.exec(path);
   if (fraction) return showFraction(decodeURIComponent(fraction[1]!));
   const explore = /^\/consulta\/explorar(?:\/(seccion|capitulo|partida)\/([^/]+))?$/.exec(path);
@@ -105,17 +84,32 @@ async function route(): Promise<void> {
  * later (today's date when none was chosen; without dataset versions the date changes nothing).
  */
 function permalink(): void {
-  if (location.pathname.startsWith('/consulta/entrar')) return;
   const query = new URLSearchParams(location.search);
   if (!query.has('fecha')) query.set('fecha', new Date().toLocaleDateString('sv-SE', { timeZone: 'America/Mexico_City' }));
   const url = `${location.origin}${location.pathname}?${query.toString()}`;
   const main = document.getElementById('contenido')!;
-  main.append(h('p', { class: 'enlace-permanente' }, 'Enlace permanente: ', h('a', { href: url }, url)));
+  main.append(versionLine(), h('p', { class: 'enlace-permanente' }, 'Enlace permanente: ', h('a', { href: url }, url)));
 }
 
-route()
-  .then(permalink)
-  .catch((error: unknown) => {
-    if (error instanceof SessionEnded) return;
-    show('Error', h('h1', {}, 'No se pudo mostrar la página'), alertBox(explain(error)));
-  });
+function failed(error: unknown): void {
+  if (error instanceof SessionEnded) return;
+  show('Error', h('h1', {}, 'No se pudo mostrar la página'), alertBox(explain(error)));
+}
+
+function start(): void {
+  header();
+  const path = location.pathname.replace(/\/+$/, '') || '/consulta';
+  const open = (): void => {
+    sessionControls(true);
+    page(path).then(permalink).catch(failed);
+  };
+  if (path === '/consulta/entrar') {
+    sessionControls(false);
+    showLogin(null);
+  } else if (session() === null) {
+    sessionControls(false);
+    showLogin(open);
+  } else open();
+}
+
+start();

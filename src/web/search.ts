@@ -6,6 +6,7 @@
  */
 import { explain, features, get } from './api.js';
 import { alertBox, dotted, fractionDigits, fractionUrl, h, link, marked, pageUrl, show } from './dom.js';
+import { englishTexts, levelText } from './idioma.js';
 
 const PAGE_SIZE = 20;
 const SUGGEST_DELAY_MS = 150;
@@ -25,37 +26,45 @@ interface Page {
   total: number;
 }
 
-/** The levels above a hit: its own path when the service gives one, else built from the hit's texts. */
-function pathOf(hit: Hit): string[] {
+/** "8714 Vehicles; parts…" as the code, then its text, marked as English when it is the HS English text of that code. */
+function level(codeAndText: string, english: Record<string, string>): Node {
+  const parts = /^([\d.]+)\s+(.*)$/s.exec(codeAndText.trim());
+  if (parts === null) return document.createTextNode(codeAndText);
+  return h('span', {}, `${parts[1]} `, levelText(parts[1]!.replaceAll('.', ''), parts[2]!, english));
+}
+
+/** The levels above a hit (chapter › heading › subheading): its own path when the service gives one, else built from the hit's texts. */
+function pathOf(hit: Hit, english: Record<string, string>): Node[] {
   const given = hit['RUTA'] ?? hit['ruta'] ?? hit['path'];
   if (Array.isArray(given)) {
     return given
-      .map((level: unknown) => {
-        if (typeof level === 'string') return level;
-        const l = level as Record<string, unknown>;
+      .map((item: unknown) => {
+        if (typeof item === 'string') return item;
+        const l = item as Record<string, unknown>;
         return [l['codigo'] ?? l['code'], l['descripcion'] ?? l['texto'] ?? l['text']].filter((x) => typeof x === 'string' && x !== '').join(' ');
       })
-      .filter((level) => level !== '')
-      .slice(0, 3);
+      .filter((text) => text !== '')
+      .slice(0, 3)
+      .map((text) => level(text, english));
   }
   if (typeof given === 'string' && given !== '')
     return given
       .split('›')
-      .map((s) => s.trim())
-      .slice(0, 3);
+      .slice(0, 3)
+      .map((text) => level(text, english));
   const f = hit.FRACCION;
   const levels: [string, string | null | undefined][] = [
     [f.slice(0, 2), hit.DESCRIPCIONCAPITULO],
     [f.slice(0, 4), hit.DESCRIPCIONPARTIDA],
     [`${f.slice(0, 4)}.${f.slice(4, 6)}`, hit.DESCRIPCIONSUBPARTIDA],
   ];
-  return levels.filter(([, text]) => text).map(([code, text]) => `${code} ${text}`);
+  return levels.flatMap(([code, text]) => (text ? [level(`${code} ${text}`, english)] : []));
 }
 
-function result(hit: Hit): HTMLElement {
+function result(hit: Hit, english: Record<string, string>): HTMLElement {
   const code = hit.FRACCION + (hit.NICO ?? '');
   const description = hit.DESCRIPCION_MARCADA !== null ? marked(hit.DESCRIPCION_MARCADA) : [hit.DESCRIPCION ?? ''];
-  const path = pathOf(hit);
+  const path = pathOf(hit, english);
   return h(
     'li',
     { class: 'resultado' },
@@ -66,7 +75,13 @@ function result(hit: Hit): HTMLElement {
       hit.NICO !== null ? h('span', { class: 'nico' }, `NICO ${hit.NICO}`) : null,
       h('span', { class: 'descripcion' }, description),
     ),
-    path.length > 0 ? h('p', { class: 'ruta' }, path.join(' › ')) : null,
+    path.length > 0
+      ? h(
+          'p',
+          { class: 'ruta' },
+          path.flatMap((level, i) => (i === 0 ? [level] : [' › ', level])),
+        )
+      : null,
   );
 }
 
@@ -118,6 +133,7 @@ function typedFraction(q: string): string | null {
 
 async function results(q: string, pageNumber: number): Promise<HTMLElement> {
   const page = await get<Page>('/api/v1/buscar', { q, skip: (pageNumber - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+  const english = await englishTexts(page.items.map((hit) => hit.FRACCION));
   const from = (pageNumber - 1) * PAGE_SIZE;
   const summary =
     page.total === 0
@@ -131,7 +147,11 @@ async function results(q: string, pageNumber: number): Promise<HTMLElement> {
     { 'aria-labelledby': 'titulo-resultados' },
     h('h2', { id: 'titulo-resultados' }, 'Resultados'),
     h('p', { role: 'status' }, summary),
-    h('ol', { class: 'resultados', start: String(from + 1) }, page.items.map(result)),
+    h(
+      'ol',
+      { class: 'resultados', start: String(from + 1) },
+      page.items.map((hit) => result(hit, english)),
+    ),
     more,
   );
 }

@@ -1,30 +1,41 @@
 /**
  * The subjects of a fraction's page, as data: each heading, the record sets it shows and their
- * columns, in the words a broker reads. Fraction pages are built from this list; an empty subject
- * says "Sin registros" rather than disappearing.
+ * columns, in the words a broker reads. Fraction pages are built from this list; a subject or part
+ * without records says that the loaded data holds none of them (never that none applies), with the
+ * version's coverage of that record set when the service reports it.
  */
-import { date8, field, fractionUrl, dotted, h, NONE } from './dom.js';
+import { absent, date8, field, fractionUrl, dotted, h, plain, shownDate } from './dom.js';
 
 export type Row = Record<string, unknown>;
 export type Cell = string | Node;
 export interface Column {
   readonly label: string;
   readonly value: (row: Row) => Cell;
+  /** The language of the cell's text when it is not Spanish (the US records are in English). */
+  readonly lang?: string;
 }
 export interface Part {
   /** A subheading inside the subject, when it shows several record sets. */
   readonly title?: string;
+  /** The record set it shows, whose coverage is said when it has none for this fraction. */
+  readonly conjunto: string;
+  /** What the data holds none of, in "Los datos cargados no registran …". */
+  readonly absence: string;
   readonly rows: (ficha: Ficha) => Row[];
   readonly columns: readonly Column[];
 }
 export interface Subject {
   readonly id: string;
   readonly title: string;
+  /** What the data holds none of when every part is empty. */
+  readonly absence: string;
   readonly parts: readonly Part[];
   /** Rows whose PAIS is another country are hidden by the country selector. */
   readonly byCountry?: boolean;
 }
 export type Ficha = Record<string, unknown>;
+/** `cobertura` of `/api/v1/versiones/{version}`: per record set, how many of the version's fractions have a record. */
+export type Coverage = Record<string, { fracciones: number; de: number }>;
 
 const rowsOf =
   (path: string) =>
@@ -60,8 +71,26 @@ const rate =
     const written = field(row, name);
     return /^\d+(\.\d+)?$/.test(written) ? `${written} %` : written;
   };
+const OPERATIONS: Record<string, string> = { IE: 'Importación y exportación', I: 'Importación', E: 'Exportación' };
+/** Import, export or both, from the record's S/N fields. */
 const direction = (row: Row): string =>
-  [row['IMPORTACION'] === 'S' ? 'Importación' : '', row['EXPORTACION'] === 'S' ? 'Exportación' : ''].filter((s) => s !== '').join(', ');
+  OPERATIONS[(row['IMPORTACION'] === 'S' ? 'I' : '') + (row['EXPORTACION'] === 'S' ? 'E' : '')] ?? 'No indicada en los datos';
+/** A prior permit has no S/N fields: its text says which operation it governs ("cuando se importe…"), or the data does not say. */
+const permitDirection = (row: Row): string => {
+  const text = field(row, 'DESCRIPCION').toLowerCase();
+  return OPERATIONS[(/import/.test(text) ? 'I' : '') + (/export/.test(text) ? 'E' : '')] ?? 'No indicada en los datos';
+};
+const operation = (value: (row: Row) => string): Column => ({ label: 'Operación', value });
+/** Its VIGENCIA, and "vencido" once that date has passed on the date the page shows. */
+const validity: Column = {
+  label: 'Vigencia',
+  value: (row) => {
+    const until = field(row, 'VIGENCIA');
+    if (!/^\d{8}$/.test(until)) return '';
+    const expired = until < shownDate().replaceAll('-', '');
+    return expired ? h('span', {}, `${date8(until)} `, h('strong', { class: 'vencido' }, 'vencido')) : `hasta ${date8(until)}`;
+  },
+};
 const fractionLink =
   (fraction: string, nico: string) =>
   (row: Row): Cell => {
@@ -69,13 +98,18 @@ const fractionLink =
     return code === '' ? '' : h('a', { href: fractionUrl(code) }, dotted(code));
   };
 const nico = col('NICO', 'NICO');
+/** A field of a US record: English, and its markup (`<il>`, `<i>`) shown as the text it marks. */
+const usText = (label: string, name: string): Column => ({ label, lang: 'en', value: (row) => plain(field(row, name)) });
 
 export const SUBJECTS: readonly Subject[] = [
   {
     id: 'aranceles',
     title: 'Aranceles',
+    absence: 'aranceles',
     parts: [
       {
+        conjunto: 'fracciones',
+        absence: 'aranceles',
         rows: rowsOf('fracciones'),
         columns: [
           nico,
@@ -93,10 +127,13 @@ export const SUBJECTS: readonly Subject[] = [
   {
     id: 'preferencias',
     title: 'Preferencias arancelarias',
+    absence: 'preferencias arancelarias (TLC ni ALADI)',
     byCountry: true,
     parts: [
       {
         title: 'Tratados de libre comercio (TLC)',
+        conjunto: 'tlcs',
+        absence: 'tasas de tratados de libre comercio',
         rows: rowsOf('tlcs'),
         columns: [
           col('País', 'PAIS'),
@@ -109,6 +146,8 @@ export const SUBJECTS: readonly Subject[] = [
       },
       {
         title: 'ALADI',
+        conjunto: 'aladi2',
+        absence: 'preferencias ALADI',
         rows: rowsOf('aladi2'),
         columns: [
           col('Acuerdo', 'ACUERDO'),
@@ -122,6 +161,8 @@ export const SUBJECTS: readonly Subject[] = [
       },
       {
         title: 'Fundamentos de los tratados',
+        conjunto: 'fundamentos-tlc',
+        absence: 'fundamentos de tratados',
         rows: rowsOf('fundamentos-tlc'),
         columns: [col('Tratado', 'TLC'), col('País', 'PAIS'), col('Tasa', 'TASATXT'), col('Fundamento', 'FUNDAMENTO'), dof()],
       },
@@ -130,8 +171,11 @@ export const SUBJECTS: readonly Subject[] = [
   {
     id: 'prosec',
     title: 'PROSEC',
+    absence: 'tasas PROSEC',
     parts: [
       {
+        conjunto: 'prosec',
+        absence: 'tasas PROSEC',
         rows: rowsOf('prosec'),
         columns: [col('Sector', 'SECTOR'), col('Artículo', 'ARTICULO'), col('Tasa', 'TASATXT'), nico, dof(), col('Observación', 'OBSERVACION')],
       },
@@ -140,9 +184,12 @@ export const SUBJECTS: readonly Subject[] = [
   {
     id: 'cupos',
     title: 'Cupos',
+    absence: 'cupos',
     byCountry: true,
     parts: [
       {
+        conjunto: 'cupos',
+        absence: 'cupos',
         rows: rowsOf('cupos'),
         columns: [
           col('País', 'PAIS'),
@@ -160,9 +207,12 @@ export const SUBJECTS: readonly Subject[] = [
   {
     id: 'cuotas',
     title: 'Cuotas compensatorias',
+    absence: 'cuotas compensatorias',
     byCountry: true,
     parts: [
       {
+        conjunto: 'cuotas2',
+        absence: 'cuotas compensatorias',
         rows: rowsOf('cuotas2'),
         columns: [
           col('País', 'PAIS'),
@@ -185,27 +235,35 @@ export const SUBJECTS: readonly Subject[] = [
   {
     id: 'permisos',
     title: 'Permisos y regulaciones',
+    absence: 'permisos ni regulaciones no arancelarias',
     byCountry: true,
     parts: [
       {
         title: 'Permisos previos',
+        conjunto: 'requisito-previo',
+        absence: 'permisos previos',
         rows: rowsOf('requisito-previo'),
-        columns: [col('Permiso', 'PERMISO'), col('Descripción', 'DESCRIPCION'), col('Observación', 'OBSERVACION'), nico, dof()],
-      },
-      {
-        title: 'Regulaciones no arancelarias',
-        rows: rowsOf('regulaciones'),
         columns: [
-          { label: 'Operación', value: direction },
+          operation(permitDirection),
           col('Permiso', 'PERMISO'),
-          col('Acuerdo', 'ACUERDO'),
-          col('País', 'PAIS'),
-          col('Condición', 'CONDICION'),
+          col('Descripción', 'DESCRIPCION'),
+          col('Observación', 'OBSERVACION'),
+          validity,
+          nico,
           dof(),
         ],
       },
       {
+        title: 'Regulaciones no arancelarias',
+        conjunto: 'regulaciones',
+        absence: 'regulaciones no arancelarias',
+        rows: rowsOf('regulaciones'),
+        columns: [operation(direction), col('Permiso', 'PERMISO'), col('Acuerdo', 'ACUERDO'), col('País', 'PAIS'), col('Condición', 'CONDICION'), dof()],
+      },
+      {
         title: 'Importación temporal (REIT)',
+        conjunto: 'reit',
+        absence: 'restricciones de importación temporal (REIT)',
         rows: rowsOf('reit'),
         columns: [
           col('Artículo', 'ARTICULO'),
@@ -217,6 +275,8 @@ export const SUBJECTS: readonly Subject[] = [
       },
       {
         title: 'Anexos de las Reglas Generales de Comercio Exterior',
+        conjunto: 'rcg2',
+        absence: 'anexos de las Reglas Generales de Comercio Exterior',
         rows: rowsOf('rcg2'),
         columns: [col('Anexo', 'ANEXO'), col('Sector', 'SECTOR'), col('Régimen', 'REGIMEN'), col('Condición', 'CONDICION'), dof()],
       },
@@ -225,18 +285,24 @@ export const SUBJECTS: readonly Subject[] = [
   {
     id: 'noms',
     title: 'Normas oficiales (NOM)',
+    absence: 'normas oficiales mexicanas (NOM)',
     parts: [
       {
+        conjunto: 'noms',
+        absence: 'normas oficiales mexicanas (NOM)',
         rows: rowsOf('noms'),
-        columns: [col('NOM', 'NOM'), col('Descripción', 'DESCRIPCION'), { label: 'Operación', value: direction }, col('Condición', 'CONDICION'), nico, dof()],
+        columns: [operation(direction), col('NOM', 'NOM'), col('Descripción', 'DESCRIPCION'), col('Condición', 'CONDICION'), validity, nico, dof()],
       },
     ],
   },
   {
     id: 'ieps',
     title: 'IEPS',
+    absence: 'IEPS',
     parts: [
       {
+        conjunto: 'ieps',
+        absence: 'IEPS',
         rows: rowsOf('ieps'),
         columns: [
           col('Categoría', 'CATEGORIA'),
@@ -254,8 +320,11 @@ export const SUBJECTS: readonly Subject[] = [
   {
     id: 'precios',
     title: 'Precios estimados',
+    absence: 'precios estimados',
     parts: [
       {
+        conjunto: 'precios-estimados2',
+        absence: 'precios estimados',
         rows: rowsOf('precios-estimados2'),
         columns: [
           col('Producto', 'PRODUCTO'),
@@ -274,14 +343,19 @@ export const SUBJECTS: readonly Subject[] = [
   {
     id: 'anteriores',
     title: 'Fracciones anteriores',
+    absence: 'fracciones anteriores ni posteriores correlacionadas',
     parts: [
       {
         title: 'Fracciones que esta reemplazó',
+        conjunto: 'fracciones-anteriores',
+        absence: 'fracciones que esta reemplazó',
         rows: anteriores('reemplaza'),
         columns: [{ label: 'Fracción anterior', value: fractionLink('FRACCIONANTERIOR', 'NICOANTERIOR') }, dof()],
       },
       {
         title: 'Fracciones que la reemplazan',
+        conjunto: 'fracciones-anteriores',
+        absence: 'fracciones que la reemplacen',
         rows: anteriores('reemplazada_por'),
         columns: [{ label: 'Fracción actual', value: fractionLink('FRACCIONACTUAL', 'NICOACTUAL') }, dof()],
       },
@@ -290,23 +364,29 @@ export const SUBJECTS: readonly Subject[] = [
   {
     id: 'usa',
     title: 'Fracciones de EE. UU.',
+    absence: 'fracciones de EE. UU. de la misma subpartida',
     parts: [
       {
+        conjunto: 'fracciones-usa',
+        absence: 'fracciones de EE. UU. de la misma subpartida',
         rows: rowsOf('fracciones-usa'),
         columns: [
           col('Fracción', 'FRACCION_MOSTRAR'),
-          col('Descripción', 'DESCRIPCION'),
-          col('Unidad', 'UNIDADCANTIDAD'),
-          col('Arancel general', 'TARIFA1'),
-          col('Tasa especial', 'TLC'),
-          col('Columna 2', 'TARIFA2'),
+          usText('Descripción (en inglés)', 'DESCRIPCION'),
+          usText('Unidad', 'UNIDADCANTIDAD'),
+          usText('Arancel general', 'TARIFA1'),
+          usText('Tasa especial', 'TLC'),
+          usText('Columna 2', 'TARIFA2'),
         ],
       },
     ],
   },
 ];
 
-/** A table of records; wide tables scroll inside their own focusable region on a narrow screen. */
+/**
+ * A table of records. On a narrow screen each row becomes a card (the stylesheet shows each cell's
+ * column name from `data-label`), so that no table is wider than the screen.
+ */
 export function table(caption: string, rows: readonly Row[], columns: readonly Column[]): HTMLElement {
   const used = columns.filter((c) =>
     rows.some((row) => {
@@ -319,7 +399,7 @@ export function table(caption: string, rows: readonly Row[], columns: readonly C
     { class: 'tabla', role: 'region', 'aria-label': caption, tabindex: '0' },
     h(
       'table',
-      {},
+      { class: 'tarjetas' },
       h(
         'thead',
         {},
@@ -336,7 +416,7 @@ export function table(caption: string, rows: readonly Row[], columns: readonly C
           h(
             'tr',
             { 'data-pais': field(row, 'PAIS') },
-            used.map((c) => h('td', {}, c.value(row))),
+            used.map((c) => h('td', { 'data-label': c.label, lang: c.lang }, c.value(row))),
           ),
         ),
       ),
@@ -344,14 +424,32 @@ export function table(caption: string, rows: readonly Row[], columns: readonly C
   );
 }
 
-/** One subject: its heading, then each part's table, or "Sin registros". */
-export function subjectSection(subject: Subject, ficha: Ficha): HTMLElement {
+/** "Fracciones de esta versión con algún registro de tlcs: 3,804 de 11,519": how much of the version the record set covers. */
+function coverageNote(conjuntos: readonly string[], coverage: Coverage | null): HTMLElement | null {
+  if (coverage === null) return null;
+  const said = [...new Set(conjuntos)]
+    .map((c) => [c, coverage[c]] as const)
+    .filter((entry): entry is readonly [string, { fracciones: number; de: number }] => entry[1] !== undefined);
+  if (said.length === 0) return null;
+  const n = (x: number): string => x.toLocaleString('es-MX');
+  const parts = said.map(([c, { fracciones, de }]) => `${c}: ${n(fracciones)} de ${n(de)} fracciones`);
+  return h('p', { class: 'cobertura' }, `Fracciones de esta versión con algún registro de ${parts.join('; ')}.`);
+}
+
+/** One subject: its heading, then each part's table, or what the loaded data does not hold and how much it covers. */
+export function subjectSection(subject: Subject, ficha: Ficha, coverage: Coverage | null = null): HTMLElement {
   const parts = subject.parts.map((part) => ({ part, rows: part.rows(ficha) }));
   const body = parts.every((p) => p.rows.length === 0)
-    ? [h('p', { class: 'vacio' }, NONE)]
+    ? [
+        absent(subject.absence),
+        coverageNote(
+          subject.parts.map((p) => p.conjunto),
+          coverage,
+        ),
+      ]
     : parts.flatMap(({ part, rows }) => [
         part.title === undefined ? null : h('h3', {}, part.title),
-        rows.length > 0 ? table(part.title ?? subject.title, rows, part.columns) : h('p', { class: 'vacio' }, NONE),
+        ...(rows.length > 0 ? [table(part.title ?? subject.title, rows, part.columns)] : [absent(part.absence), coverageNote([part.conjunto], coverage)]),
       ]);
   return h('section', { id: subject.id, 'aria-labelledby': `titulo-${subject.id}` }, h('h2', { id: `titulo-${subject.id}` }, subject.title), body);
 }

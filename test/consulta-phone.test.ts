@@ -1,0 +1,255 @@
+/**
+ * The page for people on a phone (390 × 844) and on a desktop (1280 wide), in a real Chromium over a
+ * started service on the demo dataset (issue 27): nothing wider than the screen, a short header, the
+ * IGI within the first two screens, the NICO as a list, one code history, no layout shift worth the
+ * name (measured with a PerformanceObserver of 'layout-shift' from before the page's first byte), no
+ * redirect on the first load, axe-core clean; and what a broker must not misread: absence said as
+ * absence, English marked as English, no raw markup from the data, each permit, regulation and NOM
+ * marked import, export or both.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { Watched } from './browser.js';
+import { browserMissing, launch, newPage, seriousViolations } from './browser.js';
+import type { Running } from './helpers.js';
+import { TEST_PASSWORD, TEST_USER, fillDemo, serveFixture } from './helpers.js';
+
+const missing = browserMissing();
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+
+/** Sums the layout shifts not caused by input, from the first paint on (Chrome's own definition of CLS, in one window). */
+const OBSERVE_SHIFTS = `
+  window.__cls = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__cls += entry.value;
+  }).observe({ type: 'layout-shift', buffered: true });
+`;
+
+interface Measures {
+  cls: number;
+  header: number;
+  overflow: number;
+  wide: string[];
+}
+
+/** What the page measures once it has shown its answer. */
+function measure(page: Page): Promise<Measures> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const wide = [...document.querySelectorAll<HTMLElement>('main table, main .tabla, main form, main section, main p, main ul')]
+      .filter((e) => e.getBoundingClientRect().right > width + 0.5 || e.getBoundingClientRect().left < -0.5)
+      .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${e.className} (${Math.round(e.getBoundingClientRect().width)} px)`);
+    return {
+      cls: (window as unknown as { __cls: number }).__cls,
+      header: document.getElementById('cabecera')!.getBoundingClientRect().height,
+      overflow: document.documentElement.scrollWidth - width,
+      wide,
+    };
+  });
+}
+
+describe('consulta on a phone and on a desktop', { skip: missing ?? false }, () => {
+  let server: Running;
+  let browser: Browser;
+  serveFixture('sqlite', { MAX_EVENT_LOOP_DELAY_MS: '0' }, (running) => (server = running), fillDemo);
+  before(async () => {
+    browser = await launch();
+  });
+  after(() => browser?.close());
+
+  /** A new browser at this size, logged in on the search page, watching layout shifts on every later load. */
+  async function loggedIn(size: { width: number; height: number }): Promise<Watched> {
+    const watched = await newPage(browser, size.width, size.height);
+    await watched.context.addInitScript(OBSERVE_SHIFTS);
+    const { page } = watched;
+    await page.goto(`${server.base}/consulta/`);
+    await page.getByLabel('Usuario').fill(TEST_USER);
+    await page.getByLabel('Contraseña').fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.locator('#q').waitFor();
+    return watched;
+  }
+
+  /** Opens a view and waits until it has shown its answer (the permalink comes last). */
+  async function view(page: Page, path: string): Promise<Measures> {
+    const response = await page.goto(server.base + path);
+    assert.equal(response?.status(), 200, path);
+    assert.equal(response?.request().redirectedFrom(), null, `${path} is not a redirect`);
+    await page.locator('.enlace-permanente').waitFor();
+    assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, path, `${path} stays where it is (no client-side redirect)`);
+    return measure(page);
+  }
+
+  const VIEWS = [
+    '/consulta/?q=caf%C3%A9%20tostado',
+    '/consulta/fraccion/4011.10.10',
+    '/consulta/fraccion/0101.21.01',
+    '/consulta/fraccion/0301.11.01',
+    '/consulta/explorar/partida/8714',
+  ];
+
+  for (const size of [PHONE, DESKTOP]) {
+    test(`at ${size.width} px: every view fits the screen, the header is short, nothing shifts, axe finds nothing serious`, async () => {
+      const { page, context, errors } = await loggedIn(size);
+      for (const path of VIEWS) {
+        const m = await view(page, path);
+        assert.ok(m.overflow <= 0, `${path} scrolls sideways by ${m.overflow} px`);
+        assert.deepEqual(m.wide, [], `${path}: elements wider than the screen`);
+        assert.ok(m.cls < 0.1, `${path}: cumulative layout shift ${m.cls}`);
+        if (size === PHONE) assert.ok(m.header <= 120, `${path}: header ${m.header} px tall`);
+        const violations = await seriousViolations(page);
+        assert.deepEqual(violations, [], `${path} at ${size.width} px: ${JSON.stringify(violations)}`);
+      }
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+  }
+
+  test('the login is asked for where the permalink points, with a meta description, and nothing shifts', async () => {
+    const { page, context, errors } = await newPage(browser, PHONE.width, PHONE.height);
+    await context.addInitScript(OBSERVE_SHIFTS);
+    const response = await page.goto(`${server.base}/consulta/fraccion/4011.10.10`);
+    assert.equal(response?.request().redirectedFrom(), null);
+    await page.getByLabel('Usuario').waitFor();
+    assert.match((await page.locator('meta[name="description"]').getAttribute('content')) ?? '', /^.{40,160}$/, 'a sentence of description');
+    assert.ok(new URL(page.url()).pathname.endsWith('/consulta/fraccion/4011.10.10'), 'no redirect to a login address');
+    const before = await measure(page);
+    assert.ok(before.header <= 120, `header ${before.header} px`);
+    await page.getByLabel('Usuario').fill(TEST_USER);
+    await page.getByLabel('Contraseña').fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('heading', { level: 1, name: /^4011\.10\.10/ }).waitFor();
+    assert.ok(new URL(page.url()).pathname.endsWith('/consulta/fraccion/4011.10.10'));
+    assert.deepEqual(await seriousViolations(page), []);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('on a phone the fraction shows its IGI within two screens, its NICO as a list and its code history once', async () => {
+    const { page, context } = await loggedIn(PHONE);
+    await view(page, '/consulta/fraccion/4011.10.10');
+    const igi = page.locator('.resumen div', { hasText: 'IGI' });
+    const box = await igi.boundingBox();
+    assert.ok(box !== null && box.y + box.height <= 2 * PHONE.height, `IGI at ${JSON.stringify(box)}`);
+    assert.match(await igi.innerText(), /IGI \(importación\)\s+\S+/);
+    const { body } = await server.json<{ fracciones: { NICO: string }[] }>('/api/v1/ficha/40111010');
+    assert.ok(body.fracciones.length > 1, 'a fraction of several NICO');
+    assert.equal(await page.locator('section.nicos ul > li').count(), body.fracciones.length, 'one list item per NICO');
+    assert.equal(await page.locator('#notas dt', { hasText: 'Historia del código' }).count(), 1, 'the code history once');
+    for (const { NICO } of body.fracciones)
+      assert.match(await page.locator('#notas').innerText(), new RegExp(`40111010${NICO}`), `the history names NICO ${NICO}`);
+    // The tables are cards: no header row to the eye, each value under its column's name.
+    const firstCell = page.locator('#aranceles td').first();
+    assert.equal(await firstCell.evaluate((td) => getComputedStyle(td).display), 'block');
+    const head = await page.locator('#aranceles thead').boundingBox();
+    assert.ok(head !== null && head.height <= 1, `the header row is out of sight: ${JSON.stringify(head)}`);
+    await context.close();
+  });
+
+  test('what the data does not hold is said as absence; English is marked; the US lines show no markup; operations are named', async () => {
+    const { page, context } = await loggedIn(DESKTOP);
+    await view(page, '/consulta/fraccion/4011.10.10');
+    const { body } = await server.json<Record<string, unknown[]>>('/api/v1/ficha/40111010');
+    // 4011.10.10 has no FTA or ALADI record in the demo data: the page says the data holds none.
+    assert.equal(body['tlcs']?.length, 0);
+    assert.equal(body['aladi2']?.length, 0);
+    assert.match(
+      await page.locator('#preferencias').innerText(),
+      /Los datos cargados no registran preferencias arancelarias \(TLC ni ALADI\) para esta fracción\./,
+    );
+    assert.equal(await page.getByText('Sin registros').count(), 0);
+    // The US lines of its subheading: the API keeps their markup, the page shows none.
+    const usa = JSON.stringify(body['fracciones-usa']);
+    assert.match(usa, /<il>|<i>/, 'the API keeps the records as loaded');
+    const shown = await page.locator('#usa').innerText();
+    assert.doesNotMatch(shown, /<\/?[a-z]+>/i, 'no raw tag on the page');
+    assert.match(shown, /33\.02 cm \(13 inches\)/);
+    assert.ok((await page.locator('#usa td[lang="en"]').count()) > 0, 'the US texts are marked as English');
+    await context.close();
+  });
+
+  test('a heading the data holds only in English is marked as English, on the fraction, the results and the explorer', async () => {
+    const { page, context } = await loggedIn(DESKTOP);
+    // Heading 8714 has no Spanish text in the sources: the demo shows the HS English.
+    const { body } = await server.json<{ DESCRIPCIONPARTIDA: string }[]>('/api/v1/informacion-general/?fraccion=87141001&limit=1');
+    assert.match(body[0]?.DESCRIPCIONPARTIDA ?? '', /^Vehicles; parts and accessories/);
+    for (const path of ['/consulta/fraccion/8714.10.01', '/consulta/?q=8714.10.01', '/consulta/explorar/partida/8714', '/consulta/explorar/capitulo/87']) {
+      await view(page, path);
+      const marked = page.locator('[lang="en"]', { hasText: /^Vehicles; parts and accessories/ }).first();
+      assert.ok(await marked.isVisible(), `${path}: the English heading carries lang="en"`);
+      assert.match(await marked.locator('xpath=..').innerText(), /\(en inglés\)/, `${path}: and a visible mark`);
+      // A Spanish level beside it is not marked.
+      assert.equal(await page.locator('[lang="en"]', { hasText: /Vehículos automóviles/ }).count(), 0, `${path}: Spanish stays unmarked`);
+    }
+    await context.close();
+  });
+
+  test('each permit, regulation and NOM says whether it governs import, export or both', async () => {
+    const { page, context } = await loggedIn(DESKTOP);
+    const { body } = await server.json<Record<string, { IMPORTACION?: string; EXPORTACION?: string }[]>>('/api/v1/ficha/01012101');
+    assert.ok((body['regulaciones']?.length ?? 0) > 0, 'the fraction has regulations');
+    await view(page, '/consulta/fraccion/0101.21.01');
+    const operations = await page.locator('#permisos td[data-label="Operación"], #noms td[data-label="Operación"]').allInnerTexts();
+    assert.ok(operations.length >= (body['regulaciones']?.length ?? 0), 'one per record');
+    for (const o of operations) assert.match(o, /^(Importación|Exportación|Importación y exportación|No indicada en los datos)$/);
+    const expected = body['regulaciones']!.map((r) =>
+      r.IMPORTACION === 'S' && r.EXPORTACION === 'S' ? 'Importación y exportación' : r.IMPORTACION === 'S' ? 'Importación' : 'Exportación',
+    );
+    const regulations = await page.locator('[aria-label="Regulaciones no arancelarias"] td[data-label="Operación"]').allInnerTexts();
+    assert.deepEqual(regulations.sort(), expected.sort());
+    await context.close();
+  });
+});
+
+describe('consulta: what the page makes of a record', { skip: missing ?? false }, () => {
+  let server: Running;
+  let browser: Browser;
+  serveFixture('sqlite', { MAX_EVENT_LOOP_DELAY_MS: '0' }, (running) => (server = running));
+  before(async () => {
+    browser = await launch();
+  });
+  after(() => browser?.close());
+
+  test('markup becomes its text; a NOM or permit past its VIGENCIA on the date shown is "vencido", one still in force is not', async () => {
+    const { page, context, errors } = await newPage(browser);
+    await page.goto(`${server.base}/consulta/entrar?fecha=2024-06-30`);
+    await page.getByLabel('Usuario').waitFor();
+    // The page's own modules, run in the page (its CSP allows modules from this origin).
+    const seen = await page.evaluate(async (modules) => {
+      const dom = (await import(`${modules}dom.js`)) as { plain: (s: string) => string };
+      const sections = (await import(`${modules}sections.js`)) as {
+        SUBJECTS: { id: string; parts: { conjunto: string; columns: { label: string; value: (row: Record<string, unknown>) => string | Node }[] }[] }[];
+      };
+      const text = (cell: string | Node): string => (typeof cell === 'string' ? cell : (cell.textContent ?? ''));
+      const columns = (conjunto: string) => sections.SUBJECTS.flatMap((s) => s.parts).find((p) => p.conjunto === conjunto)!.columns;
+      const cell = (conjunto: string, label: string, row: Record<string, unknown>) =>
+        text(
+          columns(conjunto)
+            .find((c) => c.label === label)!
+            .value(row),
+        );
+      return {
+        plain: dom.plain('With inside diameter of <il>33.02 cm (13 inches)</il> &amp; <i>Cyprinus carpio</i>'),
+        expired: cell('noms', 'Vigencia', { VIGENCIA: '20240629' }),
+        inForce: cell('noms', 'Vigencia', { VIGENCIA: '20240630' }),
+        permitExpired: cell('requisito-previo', 'Vigencia', { VIGENCIA: '20231231' }),
+        both: cell('noms', 'Operación', { IMPORTACION: 'S', EXPORTACION: 'S' }),
+        exportOnly: cell('regulaciones', 'Operación', { IMPORTACION: 'N', EXPORTACION: 'S' }),
+        permitImport: cell('requisito-previo', 'Operación', { DESCRIPCION: 'Permiso previo de la SE (Únicamente cuando se importe en definitiva…)' }),
+      };
+    }, '/consulta/static/');
+    assert.deepEqual(seen, {
+      plain: 'With inside diameter of 33.02 cm (13 inches) & Cyprinus carpio',
+      expired: '29/06/2024 vencido',
+      inForce: 'hasta 30/06/2024',
+      permitExpired: '31/12/2023 vencido',
+      both: 'Importación y exportación',
+      exportOnly: 'Exportación',
+      permitImport: 'Importación',
+    });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+});
