@@ -14,7 +14,7 @@ import { parse } from 'csv-parse/sync';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
-import { isStopWord, words } from '../src/search/analysis.js';
+import { isStopWord, stem, words } from '../src/search/analysis.js';
 import { queryCode } from '../src/store/fulltext.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { SqliteStore } from '../src/store/sqlite.js';
@@ -133,6 +133,7 @@ async function main(): Promise<void> {
   const path = join(tmpdir(), `tariff-bench-search-${process.pid}.sqlite`);
   console.log(`${queries.length} queries (bench/search-queries.csv); building the demo dataset…`);
   await buildDemoDatabase(path);
+  const typings: [string, Typing][] = [];
   const rows: [string, Measured, { p50: number; p99: number } | null, { p50: number; p99: number } | null][] = [];
   const results: Store[] = [];
   try {
@@ -149,6 +150,7 @@ async function main(): Promise<void> {
       ),
       await latency((q) => sqlite.suggest(q), prefixes(), rounds),
     ]);
+    typings.push(['buscar/sugerencias, SQLite', await typing((q) => sqlite.suggest(q))]);
     const postgres = await demoPostgres('bench_search');
     if (postgres) {
       const store = new PostgresStore(loadConfig({ DATABASE_URL: postgres.url }));
@@ -164,6 +166,7 @@ async function main(): Promise<void> {
           ),
           await latency((q) => store.suggest(q), prefixes(), rounds),
         ]);
+        typings.push(['buscar/sugerencias, PostgreSQL', await typing((q) => store.suggest(q))]);
       } finally {
         await store.close();
         await postgres.drop();
@@ -188,12 +191,56 @@ async function main(): Promise<void> {
     const ms = (l: { p50: number; p99: number } | null): string => (l ? `${l.p50.toFixed(2)} / ${l.p99.toFixed(2)}` : '–');
     console.log(`| ${name} | ${ms(search)} | ${ms(suggest)} |`);
   }
+  console.log(`\n${phrases.length} goods phrases typed letter by letter (bench/suggestion-phrases.txt)`);
+  console.log('| engine | phrase suggested | letters typed when first suggested (median) | rank when first suggested (mean) |');
+  console.log('|---|---:|---:|---:|');
+  for (const [name, t] of typings) console.log(`| ${name} | ${pct(t.found)} | ${pct(t.typed)} | ${t.rank.toFixed(2)} |`);
   if (process.env['BENCH_MISSES']) for (const m of rows[1]?.[1].misses ?? []) console.log(`miss: ${m}`);
 }
 
-/** What people type while searching: the first letters of each query, and code beginnings. */
+/** Goods phrases a person types in the search box (bench/suggestion-phrases.txt, one a line). */
+const phrases = readFileSync(new URL('../../bench/suggestion-phrases.txt', import.meta.url), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter(Boolean);
+
+/** What people type while searching: every start of each goods phrase, and code beginnings. */
 function prefixes(): string[] {
-  return [...queries.map((q) => q.query.slice(0, 4)), '01', '0101', '8471', '87032', '6109'];
+  return [...phrases.flatMap((p) => [...p].map((_, i) => p.slice(0, i + 1))), '01', '0101', '8471', '87032', '6109'];
+}
+
+interface Typing {
+  /** Share of phrases that appear among the suggestions before the whole phrase is typed. */
+  readonly found: number;
+  /** Median share of the phrase's letters typed when it first appears. */
+  readonly typed: number;
+  /** Mean rank (1 to 10) at which it first appears. */
+  readonly rank: number;
+}
+
+/**
+ * Each phrase typed letter by letter: the first start at which a suggestion holds the goods (every
+ * word of the phrase that is not a stop word, by its stem), and at which rank.
+ */
+async function typing(suggest: (q: string) => Promise<{ SUGERENCIA: string }[]>): Promise<Typing> {
+  const typed: number[] = [];
+  const ranks: number[] = [];
+  for (const phrase of phrases) {
+    const goods = words(phrase)
+      .filter((w) => !isStopWord(w))
+      .map(stem);
+    for (let i = 1; i <= phrase.length; i++) {
+      const items = await suggest(phrase.slice(0, i));
+      const rank = items.findIndex((s) => goods.every((g) => words(s.SUGERENCIA).some((w) => stem(w) === g))) + 1;
+      if (rank > 0) {
+        typed.push(i / phrase.length);
+        ranks.push(rank);
+        break;
+      }
+    }
+  }
+  typed.sort((a, b) => a - b);
+  return { found: typed.length / phrases.length, typed: percentile(typed, 50), rank: ranks.reduce((a, b) => a + b, 0) / Math.max(1, ranks.length) };
 }
 
 await main();
