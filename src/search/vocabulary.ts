@@ -5,6 +5,9 @@
  * writes, so that both stores plan a query from the same data and rank it the same way.
  */
 import { editDistance, fold, isStopWord, stem, words } from './analysis.js';
+import { isAttribute, isQuantityWord } from './attributes.js';
+import type { PhraseRow } from './phrases.js';
+import { PhraseIndex } from './phrases.js';
 
 export interface VocabularyData {
   readonly documents: number;
@@ -12,6 +15,7 @@ export interface VocabularyData {
   readonly words: Iterable<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>;
   readonly synonyms: Iterable<{ TERMINOS: string; EXPANSION: string }>;
   readonly codes: Iterable<{ CODIGO: string; DESCRIPCION: string | null }>;
+  readonly phrases: Iterable<PhraseRow>;
 }
 
 /**
@@ -23,6 +27,8 @@ export interface QueryGroup {
   readonly primary: readonly string[];
   readonly secondary: readonly string[];
   readonly weight: number;
+  /** What finding the word at all adds (MATCHED_WORD for a word naming goods, nothing for an attribute). */
+  readonly matched: number;
 }
 
 export interface QueryPlan {
@@ -46,6 +52,16 @@ export const MAX_SECONDARY = 3;
 export const MAX_GROUPS = 10;
 export const MAX_CODES = 3;
 export const MAX_SUGGESTIONS = 10;
+/**
+ * What one matched word adds besides its weighted field: more than any sum of weights, so that
+ * lines with all the words that name goods come first, then those with most of them ("how many"),
+ * and the rarity of the words and where they were found order lines with as many ("how rare").
+ */
+export const MATCHED_WORD = 1_000_000;
+/** An attribute of an invoice line weighs this many times less than a word naming goods. */
+export const ATTRIBUTE_SHARE = 3;
+/** From this many words on, a query is an invoice line: unknown words are brands or models. */
+export const LONG_QUERY = 4;
 /** A typed code outranks any words. */
 export const CODE_WEIGHT = 100_000_000;
 
@@ -78,9 +94,11 @@ export class Vocabulary {
   private readonly byInitial = new Map<string, Word[]>();
   /** Top words for every prefix of one to three letters, computed once. */
   private readonly topByShortPrefix = new Map<string, Word[]>();
+  private readonly phrases: PhraseIndex;
 
   constructor(data: VocabularyData) {
     this.documents = Math.max(1, data.documents);
+    this.phrases = new PhraseIndex(data.phrases);
     for (const t of data.terms) this.df.set(t.TERMINO, t.DF);
     this.stems = [...this.df.keys()].sort();
     this.words = [...data.words].map((w) => ({ word: w.PALABRA, stem: w.TERMINO, frequency: w.FRECUENCIA })).sort((a, b) => (a.word < b.word ? -1 : 1));
@@ -151,13 +169,17 @@ export class Vocabulary {
 
   plan(q: string): QueryPlan {
     const codes = [...fold(q).matchAll(CODE_IN_TEXT)].map((m) => m[1]!.replace(/\./g, '')).slice(0, MAX_CODES);
-    // Single letters and bare numbers (sizes, quantities of an invoice line) name no goods.
-    const typed = words(q.replace(CODE_IN_TEXT, ' ')).filter((w) => w.length > 1 && !isStopWord(w) && !/^\d+$/.test(w));
+    // Single letters, numbers, sizes, units and model codes (an invoice line's "500 ML", "15W40") name no goods.
+    const typed = words(q.replace(CODE_IN_TEXT, ' ')).filter((w) => w.length > 1 && !isStopWord(w) && !isQuantityWord(w));
     const stems = typed.map(stem);
     const groups: QueryGroup[] = [];
+    const roles: boolean[] = [];
     const seen = new Set<string>();
-    for (const word of typed) {
+    // In a long line a word the index does not know is a brand or a model more often than a typo.
+    const long = typed.length >= LONG_QUERY;
+    for (const [position, word] of typed.entries()) {
       const { primary, secondary } = this.alternativesOf(word);
+      const attribute = isAttribute(word, position) || (long && primary.length === 0);
       for (const s of [stem(word), ...secondary.map((c) => c.trimEnd())]) {
         for (const entry of this.synonyms.get(s) ?? []) {
           const applies = entry.terms.length === 1 || entry.terms.every((t) => stems.includes(t));
@@ -168,10 +190,15 @@ export class Vocabulary {
       const key = [...primary, ...others].join('|');
       if (key === '' || seen.has(key)) continue;
       seen.add(key);
-      groups.push({ primary, secondary: others, weight: this.weight(primary.length > 0 ? primary : others) });
+      groups.push({ primary, secondary: others, weight: this.weight(primary.length > 0 ? primary : others), matched: MATCHED_WORD });
+      roles.push(attribute);
       if (groups.length === MAX_GROUPS) break;
     }
-    return { groups, codes, marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())) };
+    // Attributes order the lines that name the goods; they count as goods when nothing else was typed.
+    const attributes = roles.every(Boolean)
+      ? groups
+      : groups.map((g, i) => (roles[i] ? { ...g, weight: Math.round(g.weight / ATTRIBUTE_SHARE), matched: 0 } : g));
+    return { groups: attributes, codes, marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())) };
   }
 
   /** Up to ten completions of what is being typed: fractions for digits, words otherwise. */
@@ -188,9 +215,14 @@ export class Vocabulary {
     }
     const all = words(q);
     const last = /[\p{L}\p{N}]$/u.test(q) ? all.pop() : undefined;
-    if (last === undefined) return [];
-    const before = all.length > 0 ? `${all.join(' ')} ` : '';
-    return this.completions(last).map((w) => ({ SUGERENCIA: before + w.word, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
+    const phrases = this.phrases.suggest(all, last ?? null);
+    if (phrases.length > 0) return phrases.map((p) => ({ SUGERENCIA: p, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
+    // No phrase holds the word being typed alone: the index's words that start so, never a stop word.
+    // After other words, a word glued to them would name no goods ("zapatos de piedras"): nothing.
+    if (last === undefined || all.some((w) => !isStopWord(w))) return [];
+    return this.completions(last)
+      .filter((w) => !isStopWord(w.word))
+      .map((w) => ({ SUGERENCIA: w.word, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
   }
 
   private completions(prefix: string): Word[] {
