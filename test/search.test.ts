@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { runImport } from '../src/data/import.js';
-import { editDistance, headTerms, splitTerms, stem, terms } from '../src/search/analysis.js';
+import { editDistance, headTerms, phonetic, splitTerms, stem, terms } from '../src/search/analysis.js';
 import { shippedReferences } from '../src/search/index-build.js';
 import { REFERENCES_FILE, parseReferences } from '../src/search/references.js';
 import { PhraseIndex, textPhrases } from '../src/search/phrases.js';
@@ -40,6 +40,15 @@ describe('analysis', () => {
     assert.equal(editDistance('refrijerador', 'refrigerador', 2), 1);
     assert.equal(editDistance('aguacte', 'aguacate', 2), 1);
     assert.equal(editDistance('abcdef', 'uvwxyz', 2), 3);
+    assert.equal(editDistance('tequlia', 'tequila', 2), 1);
+  });
+
+  test('words that sound the same in Spanish have one phonetic form', () => {
+    assert.equal(phonetic('keso'), phonetic('queso'));
+    assert.equal(phonetic('bacunas'), phonetic('vacunas'));
+    assert.equal(phonetic('uevos'), phonetic('huevos'));
+    assert.equal(phonetic('sebolla'), phonetic('cebolla'));
+    assert.notEqual(phonetic('casa'), phonetic('caza') + 'x');
   });
 });
 
@@ -94,6 +103,31 @@ describe('query plan and suggestions', () => {
       ],
     );
     assert.ok(plan.groups.every((g) => g.weight > 0));
+  });
+
+  test('an invoice line: units, sizes and model codes left out, attributes weigh less and add no bonus', () => {
+    const plan = vocabulary.plan('refrigeradores 500 ML 15W40 tomates');
+    assert.equal(plan.groups.length, 2);
+    assert.ok(plan.groups.every((g) => g.matched > 0));
+    const steel = new Vocabulary({
+      documents: 100,
+      terms: [
+        { TERMINO: 'refriger', DF: 3 },
+        { TERMINO: 'acer', DF: 3 },
+      ],
+      words: [],
+      synonyms: [],
+      codes: [],
+      phrases: [],
+    }).plan('refrigerador de acero');
+    assert.equal(steel.groups[1]!.matched, 0);
+    assert.ok(steel.groups[1]!.weight < steel.groups[0]!.weight);
+  });
+
+  test('four bare digits among words are no code; dotted they are', () => {
+    assert.deepEqual(vocabulary.plan('rodamiento 6205').codes, []);
+    assert.deepEqual(vocabulary.plan('tomates 0702.00').codes, ['070200']);
+    assert.deepEqual(vocabulary.plan('0702').codes, ['0702']);
   });
 
   test('a rarer word weighs more', () => {

@@ -21,9 +21,9 @@ const ATTRIBUTE_WORDS = (
   'acero inoxidable hierro aluminio cobre laton plastico plastica sintetico sintetica metal metalico metalica caucho hule goma ' +
   'piel cuero madera vidrio ceramica porcelana steel stainless iron aluminum aluminium copper brass plastic leather wood glass ' +
   'hombre caballero dama mujer nino nina unisex adulto men mens women womens ladies lady boys girls kids unisex ' +
-  'manga corta larga cuello redondo sleeve short long ' +
+  'manga corta larga cuello redondo tejido plano punto sleeve short long woven knit knitted ' +
   'blanco negro azul gris dorado plateado color colores white black blue grey gray navy ' +
-  'caja bolsa saco paquete rollo botella lata cubeta tambor granel juego set kit box bag pack drum carton case ' +
+  'caja bolsa saco paquete rollo cubeta tambor granel juego set kit box bag pack drum carton case ' +
   'tipo marca modelo estilo style model brand grado calidad premium importado original'
 )
   .split(' ')

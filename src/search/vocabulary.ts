@@ -4,7 +4,7 @@
  * the word expansions of the search references, and the codes. Built from tables that every load
  * writes, so that both stores plan a query from the same data and rank it the same way.
  */
-import { editDistance, fold, isStopWord, stem, words } from './analysis.js';
+import { editDistance, fold, isStopWord, phonetic, stem, words } from './analysis.js';
 import { isAttribute, isQuantityWord } from './attributes.js';
 import type { PhraseRow } from './phrases.js';
 import { PhraseIndex } from './phrases.js';
@@ -91,7 +91,8 @@ export class Vocabulary {
   private readonly words: Word[];
   private readonly synonyms = new Map<string, { terms: string[]; expansion: string[] }[]>();
   private readonly codes: { CODIGO: string; DESCRIPCION: string | null }[];
-  private readonly byInitial = new Map<string, Word[]>();
+  /** Words and stems of the index by the first letter of how they sound, with that sound: the candidates of a typo. */
+  private readonly bySound = new Map<string, { sound: string; stem: string; frequency: number }[]>();
   /** Top words for every prefix of one to three letters, computed once. */
   private readonly topByShortPrefix = new Map<string, Word[]>();
   private readonly phrases: PhraseIndex;
@@ -111,9 +112,7 @@ export class Vocabulary {
     }
     this.codes = [...data.codes].sort((a, b) => (a.CODIGO < b.CODIGO ? -1 : 1));
     for (const w of this.words) {
-      const initial = this.byInitial.get(w.word[0]!);
-      if (initial) initial.push(w);
-      else this.byInitial.set(w.word[0]!, [w]);
+      this.addSound(w.word, w.stem, w.frequency);
       for (let n = 1; n <= Math.min(3, w.word.length); n++) {
         const key = w.word.slice(0, n);
         const list = this.topByShortPrefix.get(key) ?? [];
@@ -122,6 +121,17 @@ export class Vocabulary {
       }
     }
     for (const [key, list] of this.topByShortPrefix) this.topByShortPrefix.set(key, byFrequency(list).slice(0, MAX_SUGGESTIONS));
+    // Stems too: "telvisores" is one letter from the stem of "televisor", three from any word.
+    for (const [term, df] of this.df) if (/^\p{L}{4,}$/u.test(term)) this.addSound(term, term, df);
+  }
+
+  private addSound(word: string, stemOf: string, frequency: number): void {
+    const sound = phonetic(word);
+    if (sound === '') return;
+    const list = this.bySound.get(sound[0]!);
+    const entry = { sound, stem: stemOf, frequency };
+    if (list) list.push(entry);
+    else this.bySound.set(sound[0]!, [entry]);
   }
 
   /** Documents holding a term, or every term starting with it when `prefix`. */
@@ -140,22 +150,31 @@ export class Vocabulary {
     return Math.round(100 * Math.log(1 + this.documents / Math.max(1, Math.min(df, this.documents))));
   }
 
-  /** Index words closest to a misspelt one (edit distance 1, or 2 for words of eight letters or more). */
+  /**
+   * Index words and stems that sound closest to a misspelt word, or to its stem (one edit, two from
+   * eight letters on): "keso" → queso, "bacunas" → vacunas, "tequlia" → tequila.
+   */
   private corrections(word: string): string[] {
+    const sounds = [...new Set([phonetic(word), phonetic(stem(word))])];
     const max = word.length >= 8 ? 2 : 1;
     let best = max + 1;
-    let found: Word[] = [];
-    // A misspelling rarely touches the first letter: comparing only words that share it keeps this fast.
-    for (const w of this.byInitial.get(word[0]!) ?? []) {
-      if (Math.abs(w.word.length - word.length) > max) continue;
-      const d = editDistance(word, w.word, best);
-      if (d < best) {
-        best = d;
-        found = [w];
-      } else if (d === best && d <= max) found.push(w);
+    let found: { stem: string; frequency: number }[] = [];
+    // A misspelling rarely changes how a word starts: comparing only words that start with the same sound keeps this fast.
+    for (const initial of new Set(sounds.map((s) => s[0]!))) {
+      for (const w of this.bySound.get(initial) ?? []) {
+        for (const sound of sounds) {
+          if (Math.abs(w.sound.length - sound.length) > max) continue;
+          const d = editDistance(sound, w.sound, best);
+          if (d < best) {
+            best = d;
+            found = [w];
+          } else if (d === best && d <= max) found.push(w);
+        }
+      }
     }
     if (best > max) return [];
-    return [...new Set(byFrequency(found).map((w) => w.stem))].slice(0, MAX_SECONDARY);
+    const ranked = [...found].sort((a, b) => b.frequency - a.frequency || (a.stem < b.stem ? -1 : a.stem > b.stem ? 1 : 0));
+    return [...new Set(ranked.map((w) => w.stem))].slice(0, MAX_SECONDARY);
   }
 
   /** What the index knows of one typed word: itself, what it begins, or (secondary) what it is a typo of. */
@@ -163,12 +182,19 @@ export class Vocabulary {
     const s = stem(word);
     if (this.df.has(s)) return { primary: [`${s} `], secondary: [] };
     if (s.length >= 3 && this.frequency(s, true) > 0) return { primary: [s], secondary: [] };
-    if (word.length >= 5) return { primary: [], secondary: this.corrections(word).map((c) => `${c} `) };
+    if (word.length >= 4) return { primary: [], secondary: this.corrections(word).map((c) => `${c} `) };
     return { primary: [], secondary: [] };
   }
 
   plan(q: string): QueryPlan {
-    const codes = [...fold(q).matchAll(CODE_IN_TEXT)].map((m) => m[1]!.replace(/\./g, '')).slice(0, MAX_CODES);
+    // Among words, four bare digits are a model, a size or a quantity ("RODAMIENTO 6205", "1200 W") more
+    // often than a heading: a heading typed with words is written dotted or with its subheading.
+    const withWords = /\p{L}{2}/u.test(q);
+    const codes = [...fold(q).matchAll(CODE_IN_TEXT)]
+      .map((m) => m[1]!)
+      .filter((c) => !withWords || c.length !== 4)
+      .map((c) => c.replace(/\./g, ''))
+      .slice(0, MAX_CODES);
     // Single letters, numbers, sizes, units and model codes (an invoice line's "500 ML", "15W40") name no goods.
     const typed = words(q.replace(CODE_IN_TEXT, ' ')).filter((w) => w.length > 1 && !isStopWord(w) && !isQuantityWord(w));
     const stems = typed.map(stem);
