@@ -96,7 +96,10 @@ export class PostgresFullText {
         this.query<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"'),
         this.query<{ TERMINOS: string; EXPANSION: string }>('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"'),
         this.query<{ CODIGO: string; DESCRIPCION: string | null }>('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"'),
-        this.query<PhraseRow & QueryResultRow>('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"'),
+        // A dataset loaded before the phrases existed still searches; its suggestions complete words alone.
+        this.query<{ present: boolean }>(`SELECT to_regclass('buscar_frases') IS NOT NULL AS "present"`).then((r) =>
+          r[0]?.present ? this.query<PhraseRow & QueryResultRow>('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"') : [],
+        ),
       ]);
       const vocabulary = new Vocabulary({
         documents: documents[0]?.n ?? 0,

@@ -83,7 +83,10 @@ export class SqliteFullText {
       }[],
       synonyms: this.db.prepare('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"').all() as { TERMINOS: string; EXPANSION: string }[],
       codes: this.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
-      phrases: this.db.prepare('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"').all() as PhraseRow[],
+      // A file written before the phrases existed still searches; its suggestions complete words alone.
+      phrases: this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'buscar_frases'`).get()
+        ? (this.db.prepare('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"').all() as PhraseRow[])
+        : [],
     });
     return this.loaded;
   }
@@ -112,7 +115,7 @@ export class SqliteFullText {
 
 /** Whether the file holds the search tables this version writes (a file from an older version does not). */
 export function hasFullText(db: Database.Database): boolean {
-  for (const table of ['buscar_fts', 'buscar_frases']) if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(table) === undefined) return false;
+  if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'buscar_fts'`).get() === undefined) return false;
   const present = new Set((db.prepare(`SELECT "name" FROM pragma_table_info('buscar')`).all() as { name: string }[]).map((c) => c.name));
   return COLUMNS.every((c) => present.has(c));
 }
