@@ -39,8 +39,14 @@ export function words(text: string): string[] {
 
 const stems = new Map<string, string>();
 
-/** The stem of one folded word; digits and short words are kept as they are. */
+/**
+ * The stem of one folded word; digits and short words are kept as they are. An English plural (a
+ * consonant then s, which a Spanish word hardly ends with: "bearings", "panels", "bolts") loses its s
+ * first, as the Spanish stemmer does not take it: the singular of an invoice ("BALL BEARING") then
+ * finds the plural of a reference.
+ */
 export function stem(word: string): string {
+  if (/^[\p{L}]+[b-df-hj-np-rtv-z]s$/u.test(word)) word = word.slice(0, -1);
   if (word.length < 4 || /\d/.test(word)) return word;
   let s = stems.get(word);
   if (s === undefined) {

@@ -155,7 +155,8 @@ export class Vocabulary {
    * eight letters on): "keso" → queso, "bacunas" → vacunas, "tequlia" → tequila.
    */
   private corrections(word: string): string[] {
-    const sounds = [...new Set([phonetic(word), phonetic(stem(word))])];
+    // A sound of fewer than four letters, or with no vowel ("zzqqxx"), is close to too much to correct.
+    const sounds = [...new Set([phonetic(word), phonetic(stem(word))])].filter((s) => s.length >= 4 && /[aeiou]/.test(s));
     const max = word.length >= 8 ? 2 : 1;
     let best = max + 1;
     let found: { stem: string; frequency: number }[] = [];
