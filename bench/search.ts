@@ -14,17 +14,28 @@ import { parse } from 'csv-parse/sync';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
-import { isStopWord, words } from '../src/search/analysis.js';
+import { isStopWord, stem, words } from '../src/search/analysis.js';
 import { queryCode } from '../src/store/fulltext.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
 import { demoPostgres } from './postgres.js';
 
+/** The groups of the query set, reported apart: what people type differs, and so does how well search does. */
+const GROUPS = ['short', 'invoice', 'english', 'misspelt'] as const;
+type Group = (typeof GROUPS)[number];
+const GROUP_NAMES: Readonly<Record<Group, string>> = {
+  short: 'short Spanish',
+  invoice: 'invoice lines',
+  english: 'English',
+  misspelt: 'misspelt',
+};
+
 interface Query {
   readonly section: string;
   readonly query: string;
   readonly expected: readonly string[];
+  readonly group: Group;
 }
 
 type Engine = (q: string) => Promise<string[]>;
@@ -32,33 +43,53 @@ type Engine = (q: string) => Promise<string[]>;
 const queries: Query[] = parse<Record<string, string>>(readFileSync(new URL('../../bench/search-queries.csv', import.meta.url), 'utf8'), {
   columns: true,
   skip_empty_lines: true,
-}).map((r) => ({ section: r['section'] ?? '', query: r['query'] ?? '', expected: (r['expected'] ?? '').split(';').filter(Boolean) }));
+}).map((r) => {
+  const group = r['group'] as Group;
+  if (!GROUPS.includes(group)) throw new Error(`bench/search-queries.csv: ${r['query']}: unknown group ${r['group']}`);
+  return { section: r['section'] ?? '', query: r['query'] ?? '', expected: (r['expected'] ?? '').split(';').filter(Boolean), group };
+});
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
 interface Quality {
-  hit1: number;
-  hit5: number;
-  hit10: number;
-  mrr: number;
-  empty: number;
-  misses: string[];
+  readonly n: number;
+  readonly hit1: number;
+  readonly hit5: number;
+  readonly hit10: number;
+  readonly mrr: number;
+  readonly empty: number;
 }
 
-async function quality(engine: Engine): Promise<Quality> {
-  const q: Quality = { hit1: 0, hit5: 0, hit10: 0, mrr: 0, empty: 0, misses: [] };
-  for (const { query, expected } of queries) {
+interface Measured {
+  readonly all: Quality;
+  readonly byGroup: ReadonlyMap<Group, Quality>;
+  readonly misses: readonly string[];
+}
+
+/** The rank of the first right answer of each query (0: none in the first ten), and whether it was empty. */
+function summary(ranks: readonly { rank: number; empty: boolean }[]): Quality {
+  const n = Math.max(1, ranks.length);
+  const share = (test: (r: { rank: number; empty: boolean }) => boolean): number => ranks.filter(test).length / n;
+  return {
+    n: ranks.length,
+    hit1: share((r) => r.rank === 1),
+    hit5: share((r) => r.rank >= 1 && r.rank <= 5),
+    hit10: share((r) => r.rank >= 1 && r.rank <= 10),
+    mrr: ranks.reduce((sum, r) => sum + (r.rank >= 1 ? 1 / r.rank : 0), 0) / n,
+    empty: share((r) => r.empty),
+  };
+}
+
+async function quality(engine: Engine): Promise<Measured> {
+  const ranks: { rank: number; empty: boolean; group: Group }[] = [];
+  const misses: string[] = [];
+  for (const { query, expected, group } of queries) {
     const codes = await engine(query);
-    if (codes.length === 0) q.empty++;
     const rank = codes.findIndex((c) => expected.some((e) => c.startsWith(e))) + 1;
-    if (rank === 1) q.hit1++;
-    if (rank >= 1 && rank <= 5) q.hit5++;
-    if (rank >= 1 && rank <= 10) q.hit10++;
-    if (rank >= 1) q.mrr += 1 / rank;
-    if (rank < 1 || rank > 5) q.misses.push(`${query} → ${codes.slice(0, 3).join(' ') || '(nothing)'} (want ${expected.join(' ')})`);
+    ranks.push({ rank, empty: codes.length === 0, group });
+    if (rank < 1 || rank > 5) misses.push(`[${group}] ${query} → ${codes.slice(0, 3).join(' ') || '(nothing)'} (want ${expected.join(' ')})`);
   }
-  const n = queries.length;
-  return { hit1: q.hit1 / n, hit5: q.hit5 / n, hit10: q.hit10 / n, mrr: q.mrr / n, empty: q.empty / n, misses: q.misses };
+  return { all: summary(ranks), byGroup: new Map(GROUPS.map((g) => [g, summary(ranks.filter((r) => r.group === g))])), misses };
 }
 
 /** Milliseconds per call, every query `rounds` times, uncached (the store is called directly). */
@@ -102,7 +133,8 @@ async function main(): Promise<void> {
   const path = join(tmpdir(), `tariff-bench-search-${process.pid}.sqlite`);
   console.log(`${queries.length} queries (bench/search-queries.csv); building the demo dataset…`);
   await buildDemoDatabase(path);
-  const rows: [string, Quality, { p50: number; p99: number } | null, { p50: number; p99: number } | null][] = [];
+  const typings: [string, Typing][] = [];
+  const rows: [string, Measured, { p50: number; p99: number } | null, { p50: number; p99: number } | null][] = [];
   const results: Store[] = [];
   try {
     rows.push(['LIKE baseline (SQLite)', await quality(likeEngine(path)), null, null]);
@@ -118,6 +150,7 @@ async function main(): Promise<void> {
       ),
       await latency((q) => sqlite.suggest(q), prefixes(), rounds),
     ]);
+    typings.push(['buscar/sugerencias, SQLite', await typing((q) => sqlite.suggest(q))]);
     const postgres = await demoPostgres('bench_search');
     if (postgres) {
       const store = new PostgresStore(loadConfig({ DATABASE_URL: postgres.url }));
@@ -133,6 +166,7 @@ async function main(): Promise<void> {
           ),
           await latency((q) => store.suggest(q), prefixes(), rounds),
         ]);
+        typings.push(['buscar/sugerencias, PostgreSQL', await typing((q) => store.suggest(q))]);
       } finally {
         await store.close();
         await postgres.drop();
@@ -142,18 +176,71 @@ async function main(): Promise<void> {
     await results[0]?.close();
     rmSync(path, { force: true });
   }
-  console.log('\n| engine | hit@1 | hit@5 | hit@10 | MRR | empty | search p50 / p99 ms | suggestions p50 / p99 ms |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-  for (const [name, q, search, suggest] of rows) {
-    const ms = (l: { p50: number; p99: number } | null): string => (l ? `${l.p50.toFixed(2)} / ${l.p99.toFixed(2)}` : '–');
-    console.log(`| ${name} | ${pct(q.hit1)} | ${pct(q.hit5)} | ${pct(q.hit10)} | ${q.mrr.toFixed(3)} | ${pct(q.empty)} | ${ms(search)} | ${ms(suggest)} |`);
+  console.log('\n| engine | queries | hit@1 | hit@5 | hit@10 | MRR | empty |');
+  console.log('|---|---|---:|---:|---:|---:|---:|');
+  for (const [name, measured] of rows) {
+    const line = (label: string, q: Quality): void =>
+      console.log(`| ${name} | ${label} (${q.n}) | ${pct(q.hit1)} | ${pct(q.hit5)} | ${pct(q.hit10)} | ${q.mrr.toFixed(3)} | ${pct(q.empty)} |`);
+    line('all', measured.all);
+    for (const g of GROUPS) line(GROUP_NAMES[g], measured.byGroup.get(g)!);
   }
+  console.log('\n| engine | search p50 / p99 ms | suggestions p50 / p99 ms |');
+  console.log('|---|---:|---:|');
+  for (const [name, , search, suggest] of rows) {
+    if (!search) continue;
+    const ms = (l: { p50: number; p99: number } | null): string => (l ? `${l.p50.toFixed(2)} / ${l.p99.toFixed(2)}` : '–');
+    console.log(`| ${name} | ${ms(search)} | ${ms(suggest)} |`);
+  }
+  console.log(`\n${phrases.length} goods phrases typed letter by letter (bench/suggestion-phrases.txt)`);
+  console.log('| engine | phrase suggested | letters typed when first suggested (median) | rank when first suggested (mean) |');
+  console.log('|---|---:|---:|---:|');
+  for (const [name, t] of typings) console.log(`| ${name} | ${pct(t.found)} | ${pct(t.typed)} | ${t.rank.toFixed(2)} |`);
   if (process.env['BENCH_MISSES']) for (const m of rows[1]?.[1].misses ?? []) console.log(`miss: ${m}`);
 }
 
-/** What people type while searching: the first letters of each query, and code beginnings. */
+/** Goods phrases a person types in the search box (bench/suggestion-phrases.txt, one a line). */
+const phrases = readFileSync(new URL('../../bench/suggestion-phrases.txt', import.meta.url), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter(Boolean);
+
+/** What people type while searching: every start of each goods phrase, and code beginnings. */
 function prefixes(): string[] {
-  return [...queries.map((q) => q.query.slice(0, 4)), '01', '0101', '8471', '87032', '6109'];
+  return [...phrases.flatMap((p) => [...p].map((_, i) => p.slice(0, i + 1))), '01', '0101', '8471', '87032', '6109'];
+}
+
+interface Typing {
+  /** Share of phrases that appear among the suggestions before the whole phrase is typed. */
+  readonly found: number;
+  /** Median share of the phrase's letters typed when it first appears. */
+  readonly typed: number;
+  /** Mean rank (1 to 10) at which it first appears. */
+  readonly rank: number;
+}
+
+/**
+ * Each phrase typed letter by letter: the first start at which a suggestion holds the goods (every
+ * word of the phrase that is not a stop word, by its stem), and at which rank.
+ */
+async function typing(suggest: (q: string) => Promise<{ SUGERENCIA: string }[]>): Promise<Typing> {
+  const typed: number[] = [];
+  const ranks: number[] = [];
+  for (const phrase of phrases) {
+    const goods = words(phrase)
+      .filter((w) => !isStopWord(w))
+      .map(stem);
+    for (let i = 1; i <= phrase.length; i++) {
+      const items = await suggest(phrase.slice(0, i));
+      const rank = items.findIndex((s) => goods.every((g) => words(s.SUGERENCIA).some((w) => stem(w) === g))) + 1;
+      if (rank > 0) {
+        typed.push(i / phrase.length);
+        ranks.push(rank);
+        break;
+      }
+    }
+  }
+  typed.sort((a, b) => a - b);
+  return { found: typed.length / phrases.length, typed: percentile(typed, 50), rank: ranks.reduce((a, b) => a + b, 0) / Math.max(1, ranks.length) };
 }
 
 await main();

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Running } from './helpers.js';
 import { fillDemo, serveFixture, storeKinds } from './helpers.js';
+import { fold } from '../src/search/analysis.js';
 
 let server: Running;
 
@@ -33,6 +34,9 @@ const PARITY_QUERIES = [
   'partes',
 ];
 const topHits = new Map<string, string[][]>();
+/** What is typed, and the phrases both stores must suggest identically. */
+const SUGGESTION_QUERIES = ['c', 'cafe t', 'queso fr', 'jabon de to', 'llant', 'tires', 'computadora p'];
+const suggestions = new Map<string, string[][]>();
 interface Page {
   items: Hit[];
   total: number;
@@ -131,13 +135,40 @@ for (const kind of await storeKinds()) {
       for (const q of PARITY_QUERIES) tops.push((await search(q, '&limit=10')).body.items.map((h) => `${h.FRACCION}${h.NICO ?? ''} ${h.RELEVANCIA}`));
       topHits.set(kind, tops);
       assert.ok(tops.every((t) => t.length > 0));
+      const suggested: string[][] = [];
+      for (const q of SUGGESTION_QUERIES) {
+        suggested.push((await server.json<Suggestions>(`/api/v1/buscar/sugerencias?q=${encodeURIComponent(q)}`)).body.items.map((s) => s.SUGERENCIA));
+      }
+      suggestions.set(kind, suggested);
+      assert.ok(suggested.every((t) => t.length > 0));
     });
 
     test('sugerencias: words completed, fractions for digits, at most ten', async () => {
       const words = await server.json<Suggestions>('/api/v1/buscar/sugerencias?q=refrig');
       assert.equal(words.status, 200);
       assert.ok(words.body.items.length > 0 && words.body.items.length <= 10);
-      assert.ok(words.body.items.every((s) => s.TIPO === 'palabra' && s.SUGERENCIA.startsWith('refrig')));
+      // Phrases of goods holding a word that starts so, those that begin with it first.
+      assert.ok(words.body.items.every((s) => s.TIPO === 'palabra' && /(^| )refrig/.test(fold(s.SUGERENCIA))));
+      assert.ok(words.body.items[0]!.SUGERENCIA.startsWith('refrig'));
+      const coffee = await server.json<Suggestions>(`/api/v1/buscar/sugerencias?q=${encodeURIComponent('cafe t')}`);
+      assert.equal(coffee.body.items[0]?.SUGERENCIA, 'café tostado');
+      assert.ok(coffee.body.items.some((s) => s.SUGERENCIA === 'café tostado descafeinado'));
+      assert.ok(coffee.body.items.every((s) => /^café .*\bt/.test(s.SUGERENCIA)));
+      const soap = await server.json<Suggestions>(`/api/v1/buscar/sugerencias?q=${encodeURIComponent('jabon de to')}`);
+      assert.equal(soap.body.items[0]?.SUGERENCIA, 'jabón de tocador');
+      // English only for an English query: a Spanish one never gets the US tariff's words.
+      const english = await server.json<Suggestions>('/api/v1/buscar/sugerencias?q=tires');
+      assert.ok(english.body.items.length > 0 && english.body.items.every((s) => /\btires?\b/.test(s.SUGERENCIA)));
+      for (const q of ['c', 'queso fr', 'refrig']) {
+        const spanish = await server.json<Suggestions>(`/api/v1/buscar/sugerencias?q=${encodeURIComponent(q)}`);
+        assert.ok(
+          spanish.body.items.every((s) => !/\b(of|and|the|for|with|other)\b/.test(s.SUGERENCIA)),
+          `${q}: ${JSON.stringify(spanish.body.items)}`,
+        );
+      }
+      // Never a lone stop word.
+      const stop = await server.json<Suggestions>('/api/v1/buscar/sugerencias?q=de');
+      assert.ok(stop.body.items.every((s) => s.SUGERENCIA.split(' ').length > 1 || !['de', 'del', 'desde'].includes(s.SUGERENCIA)));
       const phrase = await server.json<Suggestions>(`/api/v1/buscar/sugerencias?q=${encodeURIComponent('caballos viv')}`);
       assert.ok(phrase.body.items.some((s) => s.SUGERENCIA === 'caballos vivos'));
       const codes = await server.json<Suggestions>('/api/v1/buscar/sugerencias?q=0101.2');
@@ -208,6 +239,12 @@ describe('buscar: both stores', () => {
   test('SQLite and PostgreSQL give the same top hits with the same relevance', (t) => {
     if (topHits.size < 2) return t.skip('PostgreSQL not reachable: nothing to compare');
     const [a, b] = [...topHits.values()];
+    assert.deepEqual(a, b);
+  });
+
+  test('SQLite and PostgreSQL suggest the same phrases in the same order', (t) => {
+    if (suggestions.size < 2) return t.skip('PostgreSQL not reachable: nothing to compare');
+    const [a, b] = [...suggestions.values()];
     assert.deepEqual(a, b);
   });
 });

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { runImport } from '../src/data/import.js';
-import { editDistance, headTerms, splitTerms, stem, terms } from '../src/search/analysis.js';
+import { editDistance, headTerms, phonetic, splitTerms, stem, terms } from '../src/search/analysis.js';
 import { shippedReferences } from '../src/search/index-build.js';
 import { REFERENCES_FILE, parseReferences } from '../src/search/references.js';
+import { PhraseIndex, textPhrases } from '../src/search/phrases.js';
 import { Vocabulary } from '../src/search/vocabulary.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { tempDir } from './helpers.js';
@@ -39,6 +40,15 @@ describe('analysis', () => {
     assert.equal(editDistance('refrijerador', 'refrigerador', 2), 1);
     assert.equal(editDistance('aguacte', 'aguacate', 2), 1);
     assert.equal(editDistance('abcdef', 'uvwxyz', 2), 3);
+    assert.equal(editDistance('tequlia', 'tequila', 2), 1);
+  });
+
+  test('words that sound the same in Spanish have one phonetic form', () => {
+    assert.equal(phonetic('keso'), phonetic('queso'));
+    assert.equal(phonetic('bacunas'), phonetic('vacunas'));
+    assert.equal(phonetic('uevos'), phonetic('huevos'));
+    assert.equal(phonetic('sebolla'), phonetic('cebolla'));
+    assert.notEqual(phonetic('casa'), phonetic('caza') + 'x');
   });
 });
 
@@ -79,6 +89,7 @@ describe('query plan and suggestions', () => {
       { CODIGO: '0702000301', DESCRIPCION: 'Tomates "Cherry"' },
       { CODIGO: '0702000399', DESCRIPCION: 'Los demás' },
     ],
+    phrases: [],
   });
 
   test('a known word, a synonym, a typo, a code among the words', () => {
@@ -94,16 +105,42 @@ describe('query plan and suggestions', () => {
     assert.ok(plan.groups.every((g) => g.weight > 0));
   });
 
+  test('an invoice line: units, sizes and model codes left out, attributes weigh less and add no bonus', () => {
+    const plan = vocabulary.plan('refrigeradores 500 ML 15W40 tomates');
+    assert.equal(plan.groups.length, 2);
+    assert.ok(plan.groups.every((g) => g.matched > 0));
+    const steel = new Vocabulary({
+      documents: 100,
+      terms: [
+        { TERMINO: 'refriger', DF: 3 },
+        { TERMINO: 'acer', DF: 3 },
+      ],
+      words: [],
+      synonyms: [],
+      codes: [],
+      phrases: [],
+    }).plan('refrigerador de acero');
+    assert.equal(steel.groups[1]!.matched, 0);
+    assert.ok(steel.groups[1]!.weight < steel.groups[0]!.weight);
+  });
+
+  test('four bare digits among words are no code; dotted they are', () => {
+    assert.deepEqual(vocabulary.plan('rodamiento 6205').codes, []);
+    assert.deepEqual(vocabulary.plan('tomates 0702.00').codes, ['070200']);
+    assert.deepEqual(vocabulary.plan('0702').codes, ['0702']);
+  });
+
   test('a rarer word weighs more', () => {
     const [rare, common] = vocabulary.plan('refrigeradores llantas').groups;
     assert.ok(rare!.weight > common!.weight);
   });
 
-  test('suggestions complete the last word, most frequent first, and codes', () => {
+  test('with no phrase, a lone word is completed, most frequent first, never glued to other words; and codes', () => {
     assert.deepEqual(
-      vocabulary.suggest('camion refri').map((s) => s.SUGERENCIA),
-      ['camion refrigerados', 'camion refrigeradores'],
+      vocabulary.suggest('refri').map((s) => s.SUGERENCIA),
+      ['refrigerados', 'refrigeradores'],
     );
+    assert.deepEqual(vocabulary.suggest('camion refri'), []);
     assert.deepEqual(
       vocabulary.suggest('0702.00.03').map((s) => [s.FRACCION, s.NICO]),
       [
@@ -154,5 +191,46 @@ describe('import: a folder may replace the search references', () => {
     });
     assert.equal(report.imported, false);
     assert.match(report.failure ?? '', /line 2: 64x is not a code/);
+  });
+});
+
+describe('suggestion phrases', () => {
+  test('a text gives the name of its goods, with a short qualifier, or after its parent', () => {
+    assert.deepEqual(
+      textPhrases('Café tostado, descafeinado.', null).map((p) => p.join(' ')),
+      ['café tostado', 'café tostado descafeinado'],
+    );
+    assert.deepEqual(
+      textPhrases('-- De tocador (incluso los medicinales).', 'jabón').map((p) => p.join(' ')),
+      ['jabón de tocador'],
+    );
+    assert.deepEqual(
+      textPhrases('De tocador', 'jabón de tocador').map((p) => p.join(' ')),
+      ['jabón de tocador'],
+    );
+    assert.deepEqual(textPhrases('Los demás', 'jabón'), []);
+    assert.ok(textPhrases('Caballos, asnos, mulos y burdéganos, vivos.', null).some((p) => p.join(' ') === 'caballos vivos'));
+  });
+
+  const index = new PhraseIndex([
+    { FRASE: 'café', LINEAS: 30, IDIOMA: 'es' },
+    { FRASE: 'café tostado', LINEAS: 12, IDIOMA: 'es' },
+    { FRASE: 'café tostado descafeinado', LINEAS: 6, IDIOMA: 'es' },
+    { FRASE: 'extractos de café y té', LINEAS: 20, IDIOMA: 'es' },
+    { FRASE: 'roasted coffee', LINEAS: 12, IDIOMA: 'en' },
+    { FRASE: 'pan', LINEAS: 3, IDIOMA: 'es' },
+    { FRASE: 'pantalones', LINEAS: 40, IDIOMA: 'es' },
+  ]);
+
+  test('phrases holding every word, the last as a start, those that begin so first, by lines', () => {
+    assert.deepEqual(index.suggest(['cafe'], 't'), ['café tostado', 'café tostado descafeinado', 'extractos de café y té']);
+    assert.deepEqual(index.suggest([], 'pan'), ['pan', 'pantalones']);
+    assert.deepEqual(index.suggest(['tostado'], null), ['café tostado', 'café tostado descafeinado']);
+    assert.deepEqual(index.suggest(['queso'], 'f'), []);
+  });
+
+  test('English only when the query is English', () => {
+    assert.deepEqual(index.suggest(['roasted'], null), ['roasted coffee']);
+    assert.ok(!index.suggest([], 'c').includes('roasted coffee'));
   });
 });

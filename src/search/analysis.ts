@@ -39,8 +39,14 @@ export function words(text: string): string[] {
 
 const stems = new Map<string, string>();
 
-/** The stem of one folded word; digits and short words are kept as they are. */
+/**
+ * The stem of one folded word; digits and short words are kept as they are. An English plural (a
+ * consonant then s, which a Spanish word hardly ends with: "bearings", "panels", "bolts") loses its s
+ * first, as the Spanish stemmer does not take it: the singular of an invoice ("BALL BEARING") then
+ * finds the plural of a reference.
+ */
 export function stem(word: string): string {
+  if (/^[\p{L}]+[b-df-hj-np-rtv-z]s$/u.test(word)) word = word.slice(0, -1);
   if (word.length < 4 || /\d/.test(word)) return word;
   let s = stems.get(word);
   if (s === undefined) {
@@ -111,20 +117,43 @@ export function headTerms(text: string): string[] {
   return head;
 }
 
-/** Levenshtein distance, stopping early once it exceeds `max`. */
+/**
+ * A folded word as Spanish sounds it, for typo correction: the letters a Mexican writer swaps (b/v,
+ * c/s/z, qu/k, ll/y, g/j before e and i) become one, a silent h and doubled letters go ("keso" and
+ * "queso", "bacunas" and "vacunas", "uevos" and "huevos" sound the same).
+ */
+export function phonetic(word: string): string {
+  return word
+    .replace(/ch/g, 'x')
+    .replace(/h/g, '')
+    .replace(/qu/g, 'k')
+    .replace(/gu(?=[ei])/g, 'g')
+    .replace(/g(?=[ei])/g, 'j')
+    .replace(/c(?=[ei])/g, 's')
+    .replace(/c/g, 'k')
+    .replace(/z/g, 's')
+    .replace(/v/g, 'b')
+    .replace(/ll/g, 'y')
+    .replace(/(.)\1+/g, '$1');
+}
+
+/** Edit distance counting a swap of two neighbouring letters as one edit ("tequlia"), stopping early once it exceeds `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     let best = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2]! + 1);
       current.push(value);
       if (value < best) best = value;
     }
     if (best > max) return max + 1;
+    before = previous;
     previous = current;
   }
   return previous[b.length]!;

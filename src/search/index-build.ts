@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { stem } from './analysis.js';
 import type { EnglishRow, LineRow, SearchDocument, VocabularyRow } from './documents.js';
 import { buildDocument, englishIndex, referenceIndex, vocabularyOf } from './documents.js';
+import type { PhraseRow } from './phrases.js';
+import { phrasesOf } from './phrases.js';
 import type { Reference } from './references.js';
 import { readReferences } from './references.js';
 
@@ -24,9 +26,10 @@ export interface SearchIndex {
   readonly terms: { TERMINO: string; DF: number }[];
   readonly words: VocabularyRow[];
   readonly synonyms: { TERMINOS: string; EXPANSION: string }[];
+  readonly phrases: PhraseRow[];
 }
 
-export const SEARCH_TABLES = ['buscar', 'buscar_terminos', 'buscar_palabras', 'buscar_sinonimos'] as const;
+export const SEARCH_TABLES = ['buscar', 'buscar_terminos', 'buscar_palabras', 'buscar_sinonimos', 'buscar_frases'] as const;
 
 export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<EnglishRow>, references: readonly Reference[]): SearchIndex {
   const englishByCode = englishIndex(english);
@@ -52,5 +55,6 @@ export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<En
     terms: [...df].map(([TERMINO, DF]) => ({ TERMINO, DF })),
     words: vocabularyOf(unique, references, stem),
     synonyms,
+    phrases: phrasesOf(unique, references, englishByCode),
   };
 }

@@ -26,13 +26,6 @@ export const FIELD_WEIGHTS: Readonly<Record<TermField, number>> = {
   T_OTROS: 2,
 };
 
-/**
- * What one matched word adds besides its weighted field: more than any sum of weights, so that
- * lines with all the words come first, then those with most of them ("how many"), and the rarity
- * of the words and where they were found order lines with as many ("how rare").
- */
-export const MATCHED_WORD = 1_000_000;
-
 /** Every field for the word itself (points: twice the field's weight) and for what it stands for (once), best first. */
 const CASE_ORDER = TERM_FIELDS.flatMap((field) => [
   { field, tier: 'primary' as const, points: 2 * FIELD_WEIGHTS[field] },
@@ -106,9 +99,10 @@ export function rankingSql(plan: QueryPlan, skip: number, limit: number, d: Rank
   const filterValues = [...values];
   for (const g of plan.groups) {
     const weight = bind(g.weight, 'int');
+    const matched = bind(g.matched, 'int');
     // A tier with no terms has no WHEN: the text depends only on how many terms each tier has.
     const cases = CASE_ORDER.filter(({ tier }) => g[tier].length > 0).map(
-      ({ field, tier, points }) => `WHEN ${d.member(inField(field, g[tier]), bind)} THEN ${MATCHED_WORD} + ${points} * ${weight}`,
+      ({ field, tier, points }) => `WHEN ${d.member(inField(field, g[tier]), bind)} THEN ${matched} + ${points} * ${weight}`,
     );
     scores.push(`(CASE ${cases.join(' ')} ELSE 0 END)`);
   }

@@ -4,7 +4,10 @@
  * the word expansions of the search references, and the codes. Built from tables that every load
  * writes, so that both stores plan a query from the same data and rank it the same way.
  */
-import { editDistance, fold, isStopWord, stem, words } from './analysis.js';
+import { editDistance, fold, isStopWord, phonetic, stem, words } from './analysis.js';
+import { isAttribute, isQuantityWord } from './attributes.js';
+import type { PhraseRow } from './phrases.js';
+import { PhraseIndex } from './phrases.js';
 
 export interface VocabularyData {
   readonly documents: number;
@@ -12,6 +15,7 @@ export interface VocabularyData {
   readonly words: Iterable<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>;
   readonly synonyms: Iterable<{ TERMINOS: string; EXPANSION: string }>;
   readonly codes: Iterable<{ CODIGO: string; DESCRIPCION: string | null }>;
+  readonly phrases: Iterable<PhraseRow>;
 }
 
 /**
@@ -23,6 +27,8 @@ export interface QueryGroup {
   readonly primary: readonly string[];
   readonly secondary: readonly string[];
   readonly weight: number;
+  /** What finding the word at all adds (MATCHED_WORD for a word naming goods, nothing for an attribute). */
+  readonly matched: number;
 }
 
 export interface QueryPlan {
@@ -46,6 +52,16 @@ export const MAX_SECONDARY = 3;
 export const MAX_GROUPS = 10;
 export const MAX_CODES = 3;
 export const MAX_SUGGESTIONS = 10;
+/**
+ * What one matched word adds besides its weighted field: more than any sum of weights, so that
+ * lines with all the words that name goods come first, then those with most of them ("how many"),
+ * and the rarity of the words and where they were found order lines with as many ("how rare").
+ */
+export const MATCHED_WORD = 1_000_000;
+/** An attribute of an invoice line weighs this many times less than a word naming goods. */
+export const ATTRIBUTE_SHARE = 3;
+/** From this many words on, a query is an invoice line: unknown words are brands or models. */
+export const LONG_QUERY = 4;
 /** A typed code outranks any words. */
 export const CODE_WEIGHT = 100_000_000;
 
@@ -75,12 +91,15 @@ export class Vocabulary {
   private readonly words: Word[];
   private readonly synonyms = new Map<string, { terms: string[]; expansion: string[] }[]>();
   private readonly codes: { CODIGO: string; DESCRIPCION: string | null }[];
-  private readonly byInitial = new Map<string, Word[]>();
+  /** Words and stems of the index by the first letter of how they sound, with that sound: the candidates of a typo. */
+  private readonly bySound = new Map<string, { sound: string; stem: string; frequency: number }[]>();
   /** Top words for every prefix of one to three letters, computed once. */
   private readonly topByShortPrefix = new Map<string, Word[]>();
+  private readonly phrases: PhraseIndex;
 
   constructor(data: VocabularyData) {
     this.documents = Math.max(1, data.documents);
+    this.phrases = new PhraseIndex(data.phrases);
     for (const t of data.terms) this.df.set(t.TERMINO, t.DF);
     this.stems = [...this.df.keys()].sort();
     this.words = [...data.words].map((w) => ({ word: w.PALABRA, stem: w.TERMINO, frequency: w.FRECUENCIA })).sort((a, b) => (a.word < b.word ? -1 : 1));
@@ -93,9 +112,7 @@ export class Vocabulary {
     }
     this.codes = [...data.codes].sort((a, b) => (a.CODIGO < b.CODIGO ? -1 : 1));
     for (const w of this.words) {
-      const initial = this.byInitial.get(w.word[0]!);
-      if (initial) initial.push(w);
-      else this.byInitial.set(w.word[0]!, [w]);
+      this.addSound(w.word, w.stem, w.frequency);
       for (let n = 1; n <= Math.min(3, w.word.length); n++) {
         const key = w.word.slice(0, n);
         const list = this.topByShortPrefix.get(key) ?? [];
@@ -104,6 +121,17 @@ export class Vocabulary {
       }
     }
     for (const [key, list] of this.topByShortPrefix) this.topByShortPrefix.set(key, byFrequency(list).slice(0, MAX_SUGGESTIONS));
+    // Stems too: "telvisores" is one letter from the stem of "televisor", three from any word.
+    for (const [term, df] of this.df) if (/^\p{L}{4,}$/u.test(term)) this.addSound(term, term, df);
+  }
+
+  private addSound(word: string, stemOf: string, frequency: number): void {
+    const sound = phonetic(word);
+    if (sound === '') return;
+    const list = this.bySound.get(sound[0]!);
+    const entry = { sound, stem: stemOf, frequency };
+    if (list) list.push(entry);
+    else this.bySound.set(sound[0]!, [entry]);
   }
 
   /** Documents holding a term, or every term starting with it when `prefix`. */
@@ -122,22 +150,32 @@ export class Vocabulary {
     return Math.round(100 * Math.log(1 + this.documents / Math.max(1, Math.min(df, this.documents))));
   }
 
-  /** Index words closest to a misspelt one (edit distance 1, or 2 for words of eight letters or more). */
+  /**
+   * Index words and stems that sound closest to a misspelt word, or to its stem (one edit, two from
+   * eight letters on): "keso" → queso, "bacunas" → vacunas, "tequlia" → tequila.
+   */
   private corrections(word: string): string[] {
+    // A sound of fewer than four letters, or with no vowel ("zzqqxx"), is close to too much to correct.
+    const sounds = [...new Set([phonetic(word), phonetic(stem(word))])].filter((s) => s.length >= 4 && /[aeiou]/.test(s));
     const max = word.length >= 8 ? 2 : 1;
     let best = max + 1;
-    let found: Word[] = [];
-    // A misspelling rarely touches the first letter: comparing only words that share it keeps this fast.
-    for (const w of this.byInitial.get(word[0]!) ?? []) {
-      if (Math.abs(w.word.length - word.length) > max) continue;
-      const d = editDistance(word, w.word, best);
-      if (d < best) {
-        best = d;
-        found = [w];
-      } else if (d === best && d <= max) found.push(w);
+    let found: { stem: string; frequency: number }[] = [];
+    // A misspelling rarely changes how a word starts: comparing only words that start with the same sound keeps this fast.
+    for (const initial of new Set(sounds.map((s) => s[0]!))) {
+      for (const w of this.bySound.get(initial) ?? []) {
+        for (const sound of sounds) {
+          if (Math.abs(w.sound.length - sound.length) > max) continue;
+          const d = editDistance(sound, w.sound, best);
+          if (d < best) {
+            best = d;
+            found = [w];
+          } else if (d === best && d <= max) found.push(w);
+        }
+      }
     }
     if (best > max) return [];
-    return [...new Set(byFrequency(found).map((w) => w.stem))].slice(0, MAX_SECONDARY);
+    const ranked = [...found].sort((a, b) => b.frequency - a.frequency || (a.stem < b.stem ? -1 : a.stem > b.stem ? 1 : 0));
+    return [...new Set(ranked.map((w) => w.stem))].slice(0, MAX_SECONDARY);
   }
 
   /** What the index knows of one typed word: itself, what it begins, or (secondary) what it is a typo of. */
@@ -145,19 +183,30 @@ export class Vocabulary {
     const s = stem(word);
     if (this.df.has(s)) return { primary: [`${s} `], secondary: [] };
     if (s.length >= 3 && this.frequency(s, true) > 0) return { primary: [s], secondary: [] };
-    if (word.length >= 5) return { primary: [], secondary: this.corrections(word).map((c) => `${c} `) };
+    if (word.length >= 4) return { primary: [], secondary: this.corrections(word).map((c) => `${c} `) };
     return { primary: [], secondary: [] };
   }
 
   plan(q: string): QueryPlan {
-    const codes = [...fold(q).matchAll(CODE_IN_TEXT)].map((m) => m[1]!.replace(/\./g, '')).slice(0, MAX_CODES);
-    // Single letters and bare numbers (sizes, quantities of an invoice line) name no goods.
-    const typed = words(q.replace(CODE_IN_TEXT, ' ')).filter((w) => w.length > 1 && !isStopWord(w) && !/^\d+$/.test(w));
+    // Among words, four bare digits are a model, a size or a quantity ("RODAMIENTO 6205", "1200 W") more
+    // often than a heading: a heading typed with words is written dotted or with its subheading.
+    const withWords = /\p{L}{2}/u.test(q);
+    const codes = [...fold(q).matchAll(CODE_IN_TEXT)]
+      .map((m) => m[1]!)
+      .filter((c) => !withWords || c.length !== 4)
+      .map((c) => c.replace(/\./g, ''))
+      .slice(0, MAX_CODES);
+    // Single letters, numbers, sizes, units and model codes (an invoice line's "500 ML", "15W40") name no goods.
+    const typed = words(q.replace(CODE_IN_TEXT, ' ')).filter((w) => w.length > 1 && !isStopWord(w) && !isQuantityWord(w));
     const stems = typed.map(stem);
     const groups: QueryGroup[] = [];
+    const roles: boolean[] = [];
     const seen = new Set<string>();
-    for (const word of typed) {
+    // In a long line a word the index does not know is a brand or a model more often than a typo.
+    const long = typed.length >= LONG_QUERY;
+    for (const [position, word] of typed.entries()) {
       const { primary, secondary } = this.alternativesOf(word);
+      const attribute = isAttribute(word, position) || (long && primary.length === 0);
       for (const s of [stem(word), ...secondary.map((c) => c.trimEnd())]) {
         for (const entry of this.synonyms.get(s) ?? []) {
           const applies = entry.terms.length === 1 || entry.terms.every((t) => stems.includes(t));
@@ -168,10 +217,15 @@ export class Vocabulary {
       const key = [...primary, ...others].join('|');
       if (key === '' || seen.has(key)) continue;
       seen.add(key);
-      groups.push({ primary, secondary: others, weight: this.weight(primary.length > 0 ? primary : others) });
+      groups.push({ primary, secondary: others, weight: this.weight(primary.length > 0 ? primary : others), matched: MATCHED_WORD });
+      roles.push(attribute);
       if (groups.length === MAX_GROUPS) break;
     }
-    return { groups, codes, marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())) };
+    // Attributes order the lines that name the goods; they count as goods when nothing else was typed.
+    const attributes = roles.every(Boolean)
+      ? groups
+      : groups.map((g, i) => (roles[i] ? { ...g, weight: Math.round(g.weight / ATTRIBUTE_SHARE), matched: 0 } : g));
+    return { groups: attributes, codes, marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())) };
   }
 
   /** Up to ten completions of what is being typed: fractions for digits, words otherwise. */
@@ -188,9 +242,14 @@ export class Vocabulary {
     }
     const all = words(q);
     const last = /[\p{L}\p{N}]$/u.test(q) ? all.pop() : undefined;
-    if (last === undefined) return [];
-    const before = all.length > 0 ? `${all.join(' ')} ` : '';
-    return this.completions(last).map((w) => ({ SUGERENCIA: before + w.word, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
+    const phrases = this.phrases.suggest(all, last ?? null);
+    if (phrases.length > 0) return phrases.map((p) => ({ SUGERENCIA: p, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
+    // No phrase holds the word being typed alone: the index's words that start so, never a stop word.
+    // After other words, a word glued to them would name no goods ("zapatos de piedras"): nothing.
+    if (last === undefined || all.some((w) => !isStopWord(w))) return [];
+    return this.completions(last)
+      .filter((w) => !isStopWord(w.word))
+      .map((w) => ({ SUGERENCIA: w.word, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
   }
 
   private completions(prefix: string): Word[] {

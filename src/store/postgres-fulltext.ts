@@ -9,6 +9,7 @@ import type { PoolClient, QueryResultRow } from 'pg';
 import type { EnglishRow, LineRow } from '../search/documents.js';
 import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../search/documents.js';
 import { SEARCH_TABLES, buildSearchIndex, shippedReferences } from '../search/index-build.js';
+import type { PhraseRow } from '../search/phrases.js';
 import type { RankingDialect, Tagged } from '../search/ranking.js';
 import { rankingSql, splitTotal } from '../search/ranking.js';
 import type { Reference } from '../search/references.js';
@@ -42,6 +43,7 @@ export async function buildPostgresFullText(client: PoolClient, references: read
   await client.query(`CREATE TABLE "buscar_terminos" ("TERMINO" TEXT PRIMARY KEY, "DF" INTEGER NOT NULL)`);
   await client.query(`CREATE TABLE "buscar_palabras" ("PALABRA" TEXT PRIMARY KEY, "TERMINO" TEXT NOT NULL, "FRECUENCIA" INTEGER NOT NULL)`);
   await client.query(`CREATE TABLE "buscar_sinonimos" ("TERMINOS" TEXT NOT NULL, "EXPANSION" TEXT NOT NULL)`);
+  await client.query(`CREATE TABLE "buscar_frases" ("FRASE" TEXT NOT NULL, "LINEAS" INTEGER NOT NULL, "IDIOMA" TEXT NOT NULL)`);
   await insertAll(
     client,
     'buscar',
@@ -54,6 +56,7 @@ export async function buildPostgresFullText(client: PoolClient, references: read
   await insertAll(client, 'buscar_terminos', ['TERMINO', 'DF'], ['text', 'int'], index.terms);
   await insertAll(client, 'buscar_palabras', ['PALABRA', 'TERMINO', 'FRECUENCIA'], ['text', 'text', 'int'], index.words);
   await insertAll(client, 'buscar_sinonimos', ['TERMINOS', 'EXPANSION'], ['text', 'text'], index.synonyms);
+  await insertAll(client, 'buscar_frases', ['FRASE', 'LINEAS', 'IDIOMA'], ['text', 'int', 'text'], index.phrases);
   await client.query(`ANALYZE ${SEARCH_TABLES.map((t) => `"${t}"`).join(', ')}`);
 }
 
@@ -87,12 +90,16 @@ export class PostgresFullText {
     const hash = (await this.query<{ hash: string }>('SELECT "hash" FROM "dataset_info" WHERE "id" = 1'))[0]?.hash ?? '';
     this.checkedAt = now;
     if (this.vocabulary?.hash !== hash) {
-      const [documents, terms, words, synonyms, codes] = await Promise.all([
+      const [documents, terms, words, synonyms, codes, phrases] = await Promise.all([
         this.query<{ n: number }>('SELECT COUNT(*)::int AS "n" FROM "buscar"'),
         this.query<{ TERMINO: string; DF: number }>('SELECT "TERMINO", "DF" FROM "buscar_terminos"'),
         this.query<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"'),
         this.query<{ TERMINOS: string; EXPANSION: string }>('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"'),
         this.query<{ CODIGO: string; DESCRIPCION: string | null }>('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"'),
+        // A dataset loaded before the phrases existed still searches; its suggestions complete words alone.
+        this.query<{ present: boolean }>(`SELECT to_regclass('buscar_frases') IS NOT NULL AS "present"`).then((r) =>
+          r[0]?.present ? this.query<PhraseRow & QueryResultRow>('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"') : [],
+        ),
       ]);
       const vocabulary = new Vocabulary({
         documents: documents[0]?.n ?? 0,
@@ -100,6 +107,7 @@ export class PostgresFullText {
         words,
         synonyms,
         codes,
+        phrases,
       });
       this.vocabulary = { hash, vocabulary };
     }

@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { EnglishRow, LineRow } from '../search/documents.js';
 import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../search/documents.js';
 import { buildSearchIndex, shippedReferences } from '../search/index-build.js';
+import type { PhraseRow } from '../search/phrases.js';
 import type { RankingDialect, Tagged } from '../search/ranking.js';
 import { rankingSql, splitTotal } from '../search/ranking.js';
 import type { Reference } from '../search/references.js';
@@ -27,6 +28,7 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
   db.exec(`CREATE TABLE "buscar_terminos" ("TERMINO" TEXT PRIMARY KEY, "DF" INTEGER NOT NULL)`);
   db.exec(`CREATE TABLE "buscar_palabras" ("PALABRA" TEXT PRIMARY KEY, "TERMINO" TEXT NOT NULL, "FRECUENCIA" INTEGER NOT NULL)`);
   db.exec(`CREATE TABLE "buscar_sinonimos" ("TERMINOS" TEXT NOT NULL, "EXPANSION" TEXT NOT NULL)`);
+  db.exec(`CREATE TABLE "buscar_frases" ("FRASE" TEXT NOT NULL, "LINEAS" INTEGER NOT NULL, "IDIOMA" TEXT NOT NULL)`);
   const insert = (table: string, columns: readonly string[], rows: readonly object[]): void => {
     const statement = db.prepare(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
     db.transaction(() => {
@@ -37,6 +39,7 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
   insert('buscar_terminos', ['TERMINO', 'DF'], index.terms);
   insert('buscar_palabras', ['PALABRA', 'TERMINO', 'FRECUENCIA'], index.words);
   insert('buscar_sinonimos', ['TERMINOS', 'EXPANSION'], index.synonyms);
+  insert('buscar_frases', ['FRASE', 'LINEAS', 'IDIOMA'], index.phrases);
   db.exec(`CREATE VIRTUAL TABLE "buscar_fts" USING fts5("TERMINOS", content = 'buscar', tokenize = 'unicode61', prefix = '3 4 5 6 7')`);
   db.exec(`INSERT INTO "buscar_fts" ("buscar_fts") VALUES ('rebuild')`);
 }
@@ -80,6 +83,10 @@ export class SqliteFullText {
       }[],
       synonyms: this.db.prepare('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"').all() as { TERMINOS: string; EXPANSION: string }[],
       codes: this.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
+      // A file written before the phrases existed still searches; its suggestions complete words alone.
+      phrases: this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'buscar_frases'`).get()
+        ? (this.db.prepare('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"').all() as PhraseRow[])
+        : [],
     });
     return this.loaded;
   }
