@@ -138,6 +138,21 @@ describe('errors name what the client sent', () => {
     );
   });
 
+  test('a contributions answer names the version that answered in X-Dataset-Version, as every business answer does', async () => {
+    const versions = await server.json<{ version: string; actual: boolean }[]>('/api/v1/versiones');
+    const current = versions.body.find((v) => v.actual)?.version;
+    assert.ok(current);
+    for (const fecha of [undefined, '2015-06-01']) {
+      const response = await fetch(`${server.base}/api/v1/contribuciones`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ fecha, pais_origen: 'USA', partidas: [{ fraccion: '01012101', nico: '00', valor_aduana: '100.00', cantidad_umt: '1' }] }),
+      });
+      assert.equal(response.status, 200, JSON.stringify(await response.clone().json()));
+      assert.equal(response.headers.get('x-dataset-version'), current);
+    }
+  });
+
   test('contribuciones on a date in year 0050: 404 no dataset in force, not 422', async () => {
     const response = await fetch(`${server.base}/api/v1/contribuciones`, {
       method: 'POST',

@@ -23,10 +23,11 @@ export interface ContribucionesContext {
   readonly protect: onRequestHookHandler;
   readonly recordSets: readonly RecordSet[];
   /**
-   * The store holding the dataset in force on `fecha` (Ley Aduanera art. 56). The one seam for dataset
-   * versions: until they exist, the served dataset answers for every date.
+   * The store holding the dataset in force on `fecha` (Ley Aduanera art. 56) and that version's name,
+   * which the answer carries in `X-Dataset-Version` as every business answer does. Without it the
+   * served dataset answers for every date.
    */
-  readonly storeOn?: (fecha: string) => Store | Promise<Store>;
+  readonly storeOn?: (fecha: string) => { readonly store: Store; readonly version: string | undefined };
   readonly tables?: Tables;
   /** Today in Mexico City (`YYYY-MM-DD`) by the app's clock: the `fecha` of a request that names none. */
   readonly today?: () => string;
@@ -151,7 +152,7 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
   for (const schema of responseSchemas) app.addSchema(schema);
   const sources = contributionSources(ctx.recordSets);
   const tables = ctx.tables ?? loadTables();
-  const storeOn = ctx.storeOn ?? (() => ctx.store());
+  const storeOn = ctx.storeOn ?? (() => ({ store: ctx.store(), version: undefined }));
   const today = ctx.today ?? (() => mexicoCityDate(new Date()));
   return {
     onRequest: ctx.protect,
@@ -174,7 +175,8 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
     // acuerdo) after the required ones: the answer keeps the contract's order; the schema documents it.
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const question = parseRequest(request.body, today());
-      const store = await storeOn(question.fecha);
+      const { store, version } = storeOn(question.fecha);
+      if (version !== undefined) void reply.header('x-dataset-version', version);
       const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
       const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));
       const answer = computeContribuciones(question, sources, records, tables);

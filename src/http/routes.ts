@@ -70,10 +70,10 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   protectedAt('/api/v1/nomenclatura/partidas/:partida', nomenclaturaLevelRoute(recordSets, 'partida'));
   // What an import will pay.
   // `fecha` selects the dataset version in force that day (Ley Aduanera art. 56).
-  const storeOn = (fecha: string): Store => {
+  const storeOn = (fecha: string): { store: Store; version: string | undefined } => {
     const served = services.datasets.on(fecha);
     if (!served) throw notFound(`No dataset in force on ${fecha}`);
-    return served.store;
+    return { store: served.store, version: served.version?.version };
   };
   post(
     '/api/v1/contribuciones',
