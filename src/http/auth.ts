@@ -150,7 +150,7 @@ export function acceptAnyBody(app: FastifyInstance): void {
     const json = type === undefined || type.trim() === '' || STRUCTURED_JSON.test(type);
     if (!json) return done(null, body);
     if (body === '') return done(null, undefined);
-    parseJson(request, String(body), done);
+    void parseJson(request, String(body), done);
   });
 }
 
