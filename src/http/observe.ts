@@ -15,22 +15,14 @@ import type { OpenRoute } from './route-kinds.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Request ids: the client's X-Request-ID when it is sane, else a UUID-shaped id made of a random
- * prefix drawn once per process and a counter, unique in the process and unlikely to repeat across
- * processes, at a fraction of the cost of a random UUID per request (docs/adr/0006-hot-path.md).
+ * Request ids: the client's X-Request-ID when it is sane, else a random UUID v4. Random, so that an
+ * id tells nobody how many requests the process has answered; Node draws UUIDs from a buffer of
+ * random bytes it fills in batches, a fraction of a microsecond each.
  */
 export function requestIds(): (request: { headers: Record<string, string | string[] | undefined> }) => string {
-  let prefix = '';
-  let counter = 0;
-  const LIMIT = 2 ** 48;
   return (request) => {
     const given = request.headers['x-request-id'];
-    if (typeof given === 'string' && REQUEST_ID.test(given)) return given;
-    if (prefix === '' || counter >= LIMIT) {
-      prefix = randomUUID().slice(0, 24);
-      counter = 0;
-    }
-    return prefix + (counter++).toString(16).padStart(12, '0');
+    return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   };
 }
 

@@ -91,7 +91,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/health', healthRoute(services.datasets));
   get('/openapi.json', openapiRoute(app));
   // Interactive documentation: the page and its assets under the prefix, served by the plugin.
-  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { persistAuthorization: false }, staticCSP: DOCS_CSP });
   // The page for people: its pages, and its own modules and stylesheet (docs/adr/0007-consulta-session.md).
   get('/consulta/', consultaHome());
   get('/consulta/*', consultaPages());
