@@ -128,7 +128,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const current = slot.current;
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
-  const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
+  const caches = () => ({ ...cache.stats(current()), ...(current().caches?.() ?? {}) });
+  const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets, caches });
   await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability });
   // Cached answers and lookups are written before Fastify sees the request, with the same parts (src/http/front-door.ts).
   front.open({ ...protection, cache, datasets, guard, requestId, answered: observability.answered, cors: config.CORS_ORIGINS !== '', routes });

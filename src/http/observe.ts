@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Metric } from 'prom-client';
 import type { RecordSet } from '../record-sets/define.js';
-import type { Store } from '../store/store.js';
+import type { CacheStats, Store } from '../store/store.js';
 import { HttpError } from './errors.js';
 import type { OpenRoute } from './route-kinds.js';
 
@@ -119,6 +119,8 @@ export interface ObserveOptions {
   readonly token: string;
   readonly store: () => Store;
   readonly recordSets: readonly RecordSet[];
+  /** The in-process caches by name (answers, prepared statements…), each bounded, read when scraped. */
+  readonly caches?: () => Readonly<Record<string, CacheStats>>;
 }
 
 export interface StoreTimer {
@@ -225,6 +227,8 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
     },
   });
 
+  registerCacheMetrics(registry, options.caches ?? (() => ({})));
+
   const answered = (a: Answered): void => {
     logLine(a);
     if (a.route !== '/metrics') durations.observe([a.method, a.route, String(a.status)], a.ms / 1000);
@@ -262,4 +266,34 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
     },
   };
   return { timer, answered, metrics };
+}
+
+/** Every cache's size and bounds, in entries and bytes, and its evictions: what it holds is visible, and that it stays bounded. */
+function registerCacheMetrics(registry: Registry, caches: () => Readonly<Record<string, CacheStats>>): void {
+  const gauge = (name: string, help: string, pick: (s: CacheStats) => number): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['cache'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [cache, stats] of Object.entries(caches())) this.set({ cache }, pick(stats));
+      },
+    });
+  };
+  gauge('cache_entries', 'Entries an in-process cache holds', (s) => s.entries);
+  gauge('cache_bytes', 'Bytes an in-process cache holds (statements: characters of SQL text)', (s) => s.bytes);
+  gauge('cache_max_entries', 'Entries an in-process cache may hold', (s) => s.maxEntries);
+  gauge('cache_max_bytes', 'Bytes an in-process cache may hold', (s) => s.maxBytes);
+  new Counter({
+    name: 'cache_evictions_total',
+    help: 'Entries an in-process cache dropped to stay within its bounds',
+    labelNames: ['cache'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [cache, stats] of Object.entries(caches())) this.inc({ cache }, stats.evictions);
+    },
+  });
 }
