@@ -5,7 +5,7 @@
  * (src/contribuciones/). Bearer-protected like every business route, checked before the body is read.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { computeContribuciones } from '../contribuciones/compute.js';
+import { answerJson, computeContribucionesPaced, paced } from '../contribuciones/compute.js';
 import { DECIMAL_PATTERNS, MAX_LINES, REGIMES, parseRequest } from '../contribuciones/request.js';
 import { contributionSources, countryKeys, readRecords } from '../contribuciones/sources.js';
 import type { Tables } from '../contribuciones/tables.js';
@@ -179,9 +179,10 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
       if (version !== undefined) void reply.header('x-dataset-version', version);
       const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
       const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));
-      const answer = computeContribuciones(question, sources, records, tables);
+      const answer = await computeContribucionesPaced(question, sources, records, tables);
       // An answer about one shipment, computed on request: never stored by a cache on the way.
-      return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(answer));
+      const json = await paced(answerJson(answer));
+      return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(json);
     },
   };
 }
