@@ -3,10 +3,18 @@
  * of 500 lines, one request at a time (latency, not throughput: `npm run bench` measures that), on the
  * demo dataset in SQLite and, when it answers, PostgreSQL. The service runs in this process; the
  * lines spread over 50 real fractions with records in most record sets.
+ *
+ * Then the scenario of issue 26: the service in a process of its own, CONCURRENT_CLIENTS clients
+ * sending 500-line requests back to back, and a probe asking `/health` one request at a time; its p99
+ * against the same probe on the idle service in the same run (the target: under 50 ms).
  */
+import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { defaultDatabasePath, loadConfig } from '../src/config.js';
@@ -16,6 +24,10 @@ import { openStore, withUserAdmin } from '../src/store/drivers.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 30);
 const LINES = 500;
+const CONCURRENT_CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 8);
+const CONCURRENT_SECONDS = Number(process.env['BENCH_SECONDS'] ?? 15);
+const SECRET = 'benchmark-secret-that-is-long-enough-0123456789';
+const server = fileURLToPath(new URL('../src/server.js', import.meta.url));
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
@@ -27,7 +39,7 @@ async function main(): Promise<void> {
     copyFileSync(defaultDatabasePath, database);
     const config = loadConfig({
       DATABASE_URL: `sqlite:${database}`,
-      JWT_SECRET: 'benchmark-secret-that-is-long-enough-0123456789',
+      JWT_SECRET: SECRET,
       LOG_LEVEL: 'warn',
       MAX_EVENT_LOOP_DELAY_MS: '0',
       RATE_LIMIT_MAX: '0',
@@ -84,8 +96,95 @@ async function main(): Promise<void> {
     const ms = (n: number): string => `${n.toFixed(1)} ms`;
     console.log(`contribuciones, ${LINES} lines over ${fractions.length} fractions, sqlite, ${RUNS} sequential requests after 3 warm-up:`);
     console.log(`  p50 ${ms(percentile(times, 50))}  p95 ${ms(percentile(times, 95))}  max ${ms(times[times.length - 1]!)}`);
+    await healthUnderContributions(database, token, body);
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** `/health` asked one request at a time until `done()`: each answer's time, in ms. */
+async function probeHealth(base: string, done: () => boolean): Promise<number[]> {
+  const times: number[] = [];
+  while (!done()) {
+    const started = performance.now();
+    const answer = await fetch(`${base}/health`);
+    await answer.arrayBuffer();
+    if (answer.status !== 200) throw new Error(`/health answered ${answer.status}`);
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/**
+ * /health's p99 on the idle service, then while CONCURRENT_CLIENTS clients send 500-line requests
+ * back to back: the service in a process of its own (its event loop is the one measured), with its
+ * default load shedding, so that a blocked loop shows as 503s too.
+ */
+async function healthUnderContributions(database: string, token: string, body: string): Promise<void> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: `sqlite:${database}`,
+    JWT_SECRET: SECRET,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_MAX: '0',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+  };
+  const child = spawn(process.execPath, [server], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  try {
+    for (;;) {
+      const up = await fetch(`${base}/health`).then(
+        (r) => r.arrayBuffer().then(() => r.ok),
+        () => false,
+      );
+      if (up) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const idleUntil = performance.now() + 3000;
+    const idle = await probeHealth(base, () => performance.now() > idleUntil);
+    let stop = false;
+    let answered = 0;
+    const refused: number[] = [];
+    const client = async (): Promise<void> => {
+      while (!stop) {
+        const answer = await fetch(`${base}/api/v1/contribuciones`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body,
+        });
+        await answer.arrayBuffer();
+        if (answer.status === 200) answered++;
+        else refused.push(answer.status);
+      }
+    };
+    const clients = Array.from({ length: CONCURRENT_CLIENTS }, client);
+    const until = performance.now() + CONCURRENT_SECONDS * 1000;
+    const loaded = await probeHealth(base, () => performance.now() > until);
+    stop = true;
+    await Promise.all(clients);
+    const ms = (n: number): string => `${n.toFixed(1)} ms`;
+    const line = (label: string, t: number[]): string =>
+      `  ${label}: ${t.length} probes, p50 ${ms(percentile(t, 50))}  p99 ${ms(percentile(t, 99))}  max ${ms(t[t.length - 1]!)}`;
+    console.log(`/health, one request at a time, idle and while ${CONCURRENT_CLIENTS} clients send ${LINES}-line contributions for ${CONCURRENT_SECONDS} s:`);
+    console.log(line('idle', idle));
+    console.log(line('loaded', loaded));
+    const p99 = percentile(loaded, 99);
+    console.log(
+      `  p99 loaded / idle: ${(p99 / percentile(idle, 99)).toFixed(1)}x; target p99 < 50 ms: ${p99 < 50 ? 'met' : 'NOT met'}; ` +
+        `${answered} contributions answered (${(answered / CONCURRENT_SECONDS).toFixed(1)}/s), ${refused.length} refused${refused.length > 0 ? ` (${[...new Set(refused)].join(', ')})` : ''}`,
+    );
+  } finally {
+    child.kill('SIGTERM');
   }
 }
 

@@ -7,7 +7,7 @@ import cors from '@fastify/cors';
 import etag from '@fastify/etag';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
-import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
@@ -19,7 +19,7 @@ import { loggerOptions, requestLogger } from './http/logging.js';
 import { registerObservability, requestIds } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
 import { DirectRoutes, FrontDoor } from './http/front-door.js';
-import { connectionLimits, registerProtection } from './http/protection.js';
+import { clientErrorHandler, connectionLimits, frameworkError, registerProtection } from './http/protection.js';
 import { openapiOptions } from './http/openapi.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
 import { registerRoutes } from './http/routes.js';
@@ -87,9 +87,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // While closing, requests on open connections are still answered (with Connection: close), not refused.
     return503OnClosing: false,
     routerOptions: ROUTER_OPTIONS,
-    frameworkErrors: (_error, _request, reply) => {
-      void (reply as unknown as FastifyReply).code(400).type('application/json; charset=utf-8').send({ detail: 'Bad Request' });
-    },
+    // Errors before routing, in the contract's shape with the request id and security headers (src/http/protection.ts).
+    frameworkErrors: (error, request, reply) => frameworkError(error, request as FastifyRequest, reply as unknown as FastifyReply),
+    clientErrorHandler: clientErrorHandler(() => requestId({ headers: {} })),
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // The front door finds the routes it answers in a router of its own, holding every GET route as Fastify's does.
@@ -122,7 +122,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(swagger, openapiOptions({ recordSets, protect: guard.hook }));
 
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
-  const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
+  const caches = () => ({ ...cache.stats(current()), ...(current().caches?.() ?? {}) });
+  const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets, caches });
   await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability });
   // Cached answers and lookups are written before Fastify sees the request, with the same parts (src/http/front-door.ts).
   front.open({ ...protection, cache, datasets, guard, requestId, answered: observability.answered, cors: config.CORS_ORIGINS !== '', routes });

@@ -93,6 +93,12 @@ export const ConfigSchema = Type.Object({
   }),
   RESPONSE_CACHE_ENTRIES: Type.Integer({ default: 10000, minimum: 0, description: 'Answers kept in memory per dataset; 0 turns the cache off' }),
   RESPONSE_CACHE_MB: Type.Integer({ default: 64, minimum: 0, description: 'Memory the answer cache may use' }),
+  SQLITE_STATEMENTS_MAX: Type.Integer({
+    default: 300,
+    minimum: 1,
+    description: 'Prepared statements kept per SQLite statement cache (three per open file), the least recently used dropped past it',
+  }),
+  SQLITE_STATEMENTS_KB: Type.Integer({ default: 1024, minimum: 1, description: 'SQL text the statements of one SQLite statement cache may hold' }),
   METRICS_ENABLED: Type.Boolean({ default: true, description: 'Serve Prometheus metrics at /metrics' }),
   METRICS_TOKEN: Type.String({ default: '', description: 'When set, /metrics requires Authorization: Bearer <this token>' }),
   CORS_ORIGINS: Type.String({ default: '', description: 'Comma-separated origins allowed to call from a browser; empty: CORS off' }),

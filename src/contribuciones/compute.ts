@@ -438,6 +438,73 @@ export function computeContribuciones(
   tables: Tables,
   rate?: TipoCambioAplicable | SinTipoCambio,
 ): Answer {
+  const steps = computing(request, sources, records, tables, rate);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/** The longest the paced computation holds the event loop before letting other requests in. */
+export const TURN_BUDGET_MS = 4;
+
+/** Resolves on a later turn of the event loop, after the I/O waiting now has been served. */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Runs `steps` to its end, giving the event loop a turn whenever TURN_BUDGET_MS have gone by since the last. */
+export async function paced<T>(steps: Generator<void, T>): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    if (performance.now() - since >= TURN_BUDGET_MS) {
+      await nextTurn();
+      since = performance.now();
+    }
+  }
+}
+
+/**
+ * The same answer, the event loop free to answer other requests every few milliseconds: 500 lines
+ * are a few hundred milliseconds of work, which would otherwise hold every other client (and
+ * /health) for as long (issue 26).
+ */
+export function computeContribucionesPaced(
+  request: ContribucionesRequest,
+  sources: readonly Source[],
+  records: ReadonlyMap<string, FractionRecords>,
+  tables: Tables,
+  rate?: TipoCambioAplicable | SinTipoCambio,
+): Promise<Answer> {
+  return paced(computing(request, sources, records, tables, rate));
+}
+
+/**
+ * The answer as JSON, exactly as JSON.stringify writes it, a line at a time with a pause after each
+ * (a 500-line answer is about 1 MB of JSON, tens of milliseconds to write at once).
+ */
+export function* answerJson(answer: Answer): Generator<void, string> {
+  const KEY = '"partidas":[]';
+  // The fields before partidas are a checked date, country and regime: the key appears only as the key.
+  const rest = JSON.stringify({ ...answer, partidas: [] });
+  const at = rest.indexOf(KEY);
+  const parts: string[] = [rest.slice(0, at + KEY.length - 1)];
+  for (const [i, line] of answer.partidas.entries()) {
+    parts.push(i === 0 ? JSON.stringify(line) : `,${JSON.stringify(line)}`);
+    yield;
+  }
+  parts.push(rest.slice(at + KEY.length - 1));
+  return parts.join('');
+}
+
+/** The computation, pausing (yielding) after every line; one definition for both ways of running it. */
+function* computing(
+  request: ContribucionesRequest,
+  sources: readonly Source[],
+  records: ReadonlyMap<string, FractionRecords>,
+  tables: Tables,
+  rate: TipoCambioAplicable | SinTipoCambio | undefined,
+): Generator<void, Answer> {
   const lines = resolve(request, sources, records);
   const run: Run = {
     request,
@@ -457,7 +524,11 @@ export function computeContribuciones(
     lines.map((l) => l.partida.valorAduana),
     warnings,
   );
-  const computed = lines.map((line, i) => computeLine(run, line, sources, dta[i] ?? null));
+  const computed: ReturnType<typeof computeLine>[] = [];
+  for (const [i, line] of lines.entries()) {
+    computed.push(computeLine(run, line, sources, dta[i] ?? null));
+    yield;
+  }
   if (run.missing.size > 0) throw new RequestValidationError([...run.missing.values()]);
   if (run.marked.size > 0) {
     warnings.push(

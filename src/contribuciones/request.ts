@@ -8,6 +8,7 @@ import type { ValidationDetail } from '../http/errors.js';
 import { RequestValidationError } from '../http/errors.js';
 import type { Dec } from './money.js';
 import { Dec as Decimal } from './money.js';
+import { isIsoDate } from '../store/versions.js';
 
 export const MAX_LINES = 500;
 export const REGIMES = ['definitivo'] as const;
@@ -82,13 +83,6 @@ const compiled = (pattern: string): RegExp => {
 };
 
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Today in Mexico City, `YYYY-MM-DD`: the default date of entry. */
-function isCalendarDate(text: string): boolean {
-  const [y, m, d] = text.split('-').map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(y, m - 1, d));
-  return y >= 1 && date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
-}
 
 /** Longest input written back in an error, as JSON. */
 const MAX_ECHO = 2000;
@@ -221,7 +215,7 @@ export function parseRequest(body: unknown, today: string): ContribucionesReques
     throw new RequestValidationError(c.errors);
   }
   const fecha = c.pattern(c.present(body, 'fecha', ['body'], false), ['body', 'fecha'], DATE_PATTERN);
-  if (fecha !== undefined && !isCalendarDate(fecha)) c.fail('date_parsing', ['body', 'fecha'], 'Input should be a valid date in the format YYYY-MM-DD', fecha);
+  if (fecha !== undefined && !isIsoDate(fecha)) c.fail('date_parsing', ['body', 'fecha'], 'Input should be a valid date in the format YYYY-MM-DD', fecha);
   const pais = c.pattern(c.present(body, 'pais_origen', ['body'], true), ['body', 'pais_origen'], COUNTRY_PATTERN);
   const regimen = c.string(c.present(body, 'regimen', ['body'], false), ['body', 'regimen']) ?? 'definitivo';
   if (!(REGIMES as readonly string[]).includes(regimen)) {

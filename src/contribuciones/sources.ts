@@ -52,6 +52,9 @@ async function readSource(store: Store, source: Source, fractions: readonly stri
   const { rs } = source;
   const rows: Row[] = [];
   for (let i = 0; i < fractions.length; i += FRACTIONS_PER_QUERY) {
+    // Each query in a turn of the event loop of its own: SQLite answers synchronously, and the
+    // queries of a large request together would hold the loop for tens of milliseconds.
+    await new Promise((resolve) => setImmediate(resolve));
     const chunk = fractions.slice(i, i + FRACTIONS_PER_QUERY);
     const conditions: Condition[] = [{ kind: 'or', any: chunk.flatMap((f) => searchConditions(rs, { fraccion: f })) }];
     if (rs.country) {

@@ -138,9 +138,24 @@ async function checkCredentials(store: Store, username: string, password: string
   return user && matches && !user.disabled ? user : null;
 }
 
-/** Any body that is not JSON reaches the login's validation as text, and is refused there with a 422. */
+/** `application/<anything>+json`, with or without parameters: JSON to FastAPI, as `application/json` is. */
+const STRUCTURED_JSON = /^\s*application\/[^;\s]+\+json\s*(;|$)/i;
+
+/**
+ * Bodies as FastAPI reads them (fastapi/routing.py): JSON when the request names no Content-Type or an
+ * `application/*+json` one (`application/json` with any charset is Fastify's own JSON parser), and an
+ * empty body is no body; any other body reaches the route's validation as text, and is refused there
+ * with a 422.
+ */
 export function acceptAnyBody(app: FastifyInstance): void {
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    const type = request.headers['content-type'];
+    const json = type === undefined || type.trim() === '' || STRUCTURED_JSON.test(type);
+    if (!json) return done(null, body);
+    if (body === '') return done(null, undefined);
+    void parseJson(request, String(body), done);
+  });
 }
 
 export function loginRoute(ctx: LoginContext): OpenRoute {

@@ -10,7 +10,7 @@ import * as zlib from 'node:zlib';
 import negotiate from '@fastify/accept-negotiator';
 import type { IncomingHttpHeaders, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import type { Store } from '../store/store.js';
+import type { CacheStats, Store } from '../store/store.js';
 
 export interface CacheLimits {
   readonly maxEntries: number;
@@ -100,6 +100,11 @@ const held = (value: CachedAnswer): number => value.bytes + (value.coded.br?.bod
 class Lru {
   private readonly entries = new Map<string, CachedAnswer>();
   private bytes = 0;
+  private evictions = 0;
+
+  stats(): CacheStats {
+    return { entries: this.entries.size, bytes: this.bytes, maxEntries: this.limits.maxEntries, maxBytes: this.limits.maxBytes, evictions: this.evictions };
+  }
 
   constructor(private readonly limits: CacheLimits) {}
 
@@ -136,6 +141,7 @@ class Lru {
       if (this.entries.size <= this.limits.maxEntries && this.bytes <= this.limits.maxBytes) break;
       this.entries.delete(oldest);
       this.bytes -= held(v) + oldest.length;
+      this.evictions++;
     }
   }
 }
@@ -160,6 +166,9 @@ interface PerStore {
   lru: Lru;
   /** What each request URL answered asked for: a repeated URL is not parsed again. */
   urls: Map<string, Asked>;
+  /** The characters of the URLs and keys `urls` holds, bounded as the answers are. */
+  urlBytes: number;
+  urlEvictions: number;
   hash: string | null | undefined;
   checkedAt: number;
   checking: boolean;
@@ -177,7 +186,7 @@ export class ResponseCache {
   private entry(store: Store): PerStore {
     let entry = this.perStore.get(store);
     if (!entry) {
-      entry = { lru: new Lru(this.limits), urls: new Map(), hash: undefined, checkedAt: Date.now(), checking: false };
+      entry = { lru: new Lru(this.limits), urls: new Map(), urlBytes: 0, urlEvictions: 0, hash: undefined, checkedAt: Date.now(), checking: false };
       this.perStore.set(store, entry);
       this.revalidate(store, entry);
     }
@@ -200,6 +209,7 @@ export class ResponseCache {
         if (entry.hash !== undefined && hash !== entry.hash) {
           entry.lru = new Lru(this.limits);
           entry.urls = new Map();
+          entry.urlBytes = 0;
         }
         entry.hash = hash;
       })
@@ -266,12 +276,42 @@ export class ResponseCache {
     return written;
   }
 
+  /**
+   * Remembers what `url` asked for, the oldest URLs forgotten past the cache's number of entries or a
+   * quarter of its bytes (URLs may be long: a path parameter may have 16 KB).
+   */
   private remember(entry: PerStore, url: string, asked: Asked): void {
-    if (entry.urls.size >= this.limits.maxEntries) {
-      const oldest = entry.urls.keys().next();
-      if (oldest.done !== true) entry.urls.delete(oldest.value);
+    const size = (asked: Asked, url: string): number => url.length + asked.key.length;
+    const previous = entry.urls.get(url);
+    if (previous !== undefined) {
+      entry.urls.delete(url);
+      entry.urlBytes -= size(previous, url);
     }
     entry.urls.set(url, asked);
+    entry.urlBytes += size(asked, url);
+    for (const [oldest, was] of entry.urls) {
+      if (entry.urls.size <= this.limits.maxEntries && entry.urlBytes <= this.limits.maxBytes / 4) break;
+      entry.urls.delete(oldest);
+      entry.urlBytes -= size(was, oldest);
+      entry.urlEvictions++;
+    }
+  }
+
+  /** What the cache of `store` holds, for /metrics: the answers and the URLs that find them. */
+  stats(store: Store): Record<string, CacheStats> {
+    const entry = this.perStore.get(store);
+    const empty = { entries: 0, bytes: 0, maxEntries: this.limits.maxEntries, maxBytes: this.limits.maxBytes, evictions: 0 };
+    if (entry === undefined) return { response_answers: empty, response_urls: { ...empty, maxBytes: this.limits.maxBytes / 4 } };
+    return {
+      response_answers: entry.lru.stats(),
+      response_urls: {
+        entries: entry.urls.size,
+        bytes: entry.urlBytes,
+        maxEntries: this.limits.maxEntries,
+        maxBytes: this.limits.maxBytes / 4,
+        evictions: entry.urlEvictions,
+      },
+    };
   }
 }
 

@@ -124,6 +124,19 @@ function recordSetsAsked(conjunto: string | undefined): readonly RecordSet[] {
   throw new RequestValidationError([{ type: 'enum', loc: ['query', 'conjunto'], msg: `Input should be ${expected}`, input: conjunto, ctx: { expected } }]);
 }
 
+/**
+ * The 422 of a `hasta` before `desde`, on the parameter the client sent: `hasta` when given, else
+ * `desde` (a date after today, which `hasta` defaults to), each with the client's own value.
+ */
+function hastaBeforeDesde(desde: string, given: string | undefined, hasta: string): RequestValidationError {
+  if (given !== undefined) {
+    return new RequestValidationError([{ type: 'value_error', loc: ['query', 'hasta'], msg: 'Value error, hasta must not be before desde', input: given }]);
+  }
+  return new RequestValidationError([
+    { type: 'value_error', loc: ['query', 'desde'], msg: `Value error, desde must not be after hasta, which is today (${hasta}) when not given`, input: desde },
+  ]);
+}
+
 export function cambiosRoute(ctx: CambiosContext): OpenRoute {
   return {
     onRequest: ctx.protect,
@@ -148,10 +161,9 @@ export function cambiosRoute(ctx: CambiosContext): OpenRoute {
       const p = parseParams(PARAMS, {}, request.query as Record<string, unknown>);
       const desde = p['desde'] as string | undefined;
       if (desde === undefined) throw new RequestValidationError([{ type: 'missing', loc: ['query', 'desde'], msg: 'Field required', input: null }]);
-      const hasta = (p['hasta'] as string | undefined) ?? ctx.datasets.today();
-      if (hasta < desde) {
-        throw new RequestValidationError([{ type: 'value_error', loc: ['query', 'hasta'], msg: 'Value error, hasta must not be before desde', input: hasta }]);
-      }
+      const given = p['hasta'] as string | undefined;
+      const hasta = given ?? ctx.datasets.today();
+      if (hasta < desde) throw hastaBeforeDesde(desde, given, hasta);
       const sets = recordSetsAsked(p['conjunto'] as string | undefined);
       const from = ctx.datasets.on(desde);
       const to = ctx.datasets.on(hasta);

@@ -5,7 +5,7 @@
  * (src/contribuciones/). Bearer-protected like every business route, checked before the body is read.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { computeContribuciones } from '../contribuciones/compute.js';
+import { answerJson, computeContribucionesPaced, paced } from '../contribuciones/compute.js';
 import { DECIMAL_PATTERNS, MAX_LINES, REGIMES, parseRequest } from '../contribuciones/request.js';
 import { contributionSources, countryKeys, readRecords } from '../contribuciones/sources.js';
 import type { Tables } from '../contribuciones/tables.js';
@@ -24,10 +24,11 @@ export interface ContribucionesContext {
   readonly protect: onRequestHookHandler;
   readonly recordSets: readonly RecordSet[];
   /**
-   * The store holding the dataset in force on `fecha` (Ley Aduanera art. 56). The one seam for dataset
-   * versions: until they exist, the served dataset answers for every date.
+   * The store holding the dataset in force on `fecha` (Ley Aduanera art. 56) and that version's name,
+   * which the answer carries in `X-Dataset-Version` as every business answer does. Without it the
+   * served dataset answers for every date.
    */
-  readonly storeOn?: (fecha: string) => Store | Promise<Store>;
+  readonly storeOn?: (fecha: string) => { readonly store: Store; readonly version: string | undefined };
   readonly tables?: Tables;
   /**
    * The store whose exchange-rate series gives the rate of `fecha` when a request needs one and gives
@@ -206,7 +207,7 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
   for (const schema of responseSchemas) app.addSchema(schema);
   const sources = contributionSources(ctx.recordSets);
   const tables = ctx.tables ?? loadTables();
-  const storeOn = ctx.storeOn ?? (() => ctx.store());
+  const storeOn = ctx.storeOn ?? (() => ({ store: ctx.store(), version: undefined }));
   const ratesStore = ctx.ratesStore ?? ctx.store;
   const today = ctx.today ?? (() => mexicoCityDate(new Date()));
   return {
@@ -236,13 +237,15 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
     // acuerdo) after the required ones: the answer keeps the contract's order; the schema documents it.
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const question = parseRequest(request.body, today());
-      const store = await storeOn(question.fecha);
+      const { store, version } = storeOn(question.fecha);
+      if (version !== undefined) void reply.header('x-dataset-version', version);
       const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
       const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));
       const rate = question.tipoCambio ? undefined : await tipoCambioEn(ratesStore(), question.fecha);
-      const answer = computeContribuciones(question, sources, records, tables, rate);
+      const answer = await computeContribucionesPaced(question, sources, records, tables, rate);
       // An answer about one shipment, computed on request: never stored by a cache on the way.
-      return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(answer));
+      const json = await paced(answerJson(answer));
+      return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(json);
     },
   };
 }

@@ -35,9 +35,9 @@ export class HttpError extends Error {
 
 export const notFound = (detail: string): HttpError => new HttpError(404, detail);
 
-const statusText = (code: number): string => STATUS_CODES[code] ?? 'Error';
+export const statusText = (code: number): string => STATUS_CODES[code] ?? 'Error';
 
-function send(reply: FastifyReply, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): FastifyReply {
+export function send(reply: FastifyReply, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): FastifyReply {
   return reply.code(status).headers(headers).type('application/json; charset=utf-8').send(body);
 }
 

@@ -25,7 +25,7 @@ import type { Answered } from './observe.js';
 import type { Protection } from './protection.js';
 import { SECURITY_HEADERS } from './protection.js';
 import type { DirectRoute } from './route-kinds.js';
-import { ANSWER_FAILED } from './route-kinds.js';
+import { ANSWER_FAILED, asOfOf } from './route-kinds.js';
 
 /**
  * The GET routes as Fastify's router holds them, in a router of the same kind with the same options,
@@ -225,8 +225,8 @@ export class FrontDoor {
 
   /**
    * The version a URL asks for: the current one, or the one in force on its `as_of` when that is
-   * given once, plainly (`as_of=YYYY-MM-DD`, as a parameter of its own, nothing percent-encoded);
-   * undefined for anything else.
+   * given once, plainly (`as_of=YYYY-MM-DD`, as a parameter of its own, nothing percent-encoded) and
+   * is a date by the route's own check; undefined for anything else.
    */
   private served(datasets: Datasets, url: string): ServedVersion | undefined {
     const at = url.indexOf(AS_OF);
@@ -237,6 +237,13 @@ export class FrontDoor {
     const date = url.slice(from, end < 0 ? undefined : end);
     // A percent-encoded name could be a second as_of to the query parser.
     if ((before !== '?' && before !== '&') || url.includes(AS_OF, from) || url.includes('%') || !PLAIN_DATE.test(date)) return undefined;
-    return datasets.on(date);
+    // The route's own check: a date that is no calendar date goes to Fastify, whose 422 is never cached.
+    let asOf: string | undefined;
+    try {
+      asOf = asOfOf({ as_of: date });
+    } catch {
+      return undefined;
+    }
+    return asOf === undefined ? undefined : datasets.on(asOf);
   }
 }

@@ -8,29 +8,21 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Metric } from 'prom-client';
 import type { RecordSet } from '../record-sets/define.js';
-import type { Store } from '../store/store.js';
+import type { CacheStats, Store } from '../store/store.js';
 import { HttpError } from './errors.js';
 import type { OpenRoute } from './route-kinds.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Request ids: the client's X-Request-ID when it is sane, else a UUID-shaped id made of a random
- * prefix drawn once per process and a counter, unique in the process and unlikely to repeat across
- * processes, at a fraction of the cost of a random UUID per request (docs/adr/0006-hot-path.md).
+ * Request ids: the client's X-Request-ID when it is sane, else a random UUID v4. Random, so that an
+ * id tells nobody how many requests the process has answered; Node draws UUIDs from a buffer of
+ * random bytes it fills in batches, a fraction of a microsecond each.
  */
 export function requestIds(): (request: { headers: Record<string, string | string[] | undefined> }) => string {
-  let prefix = '';
-  let counter = 0;
-  const LIMIT = 2 ** 48;
   return (request) => {
     const given = request.headers['x-request-id'];
-    if (typeof given === 'string' && REQUEST_ID.test(given)) return given;
-    if (prefix === '' || counter >= LIMIT) {
-      prefix = randomUUID().slice(0, 24);
-      counter = 0;
-    }
-    return prefix + (counter++).toString(16).padStart(12, '0');
+    return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   };
 }
 
@@ -127,6 +119,8 @@ export interface ObserveOptions {
   readonly token: string;
   readonly store: () => Store;
   readonly recordSets: readonly RecordSet[];
+  /** The in-process caches by name (answers, prepared statements…), each bounded, read when scraped. */
+  readonly caches?: () => Readonly<Record<string, CacheStats>>;
 }
 
 export interface StoreTimer {
@@ -233,6 +227,8 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
     },
   });
 
+  registerCacheMetrics(registry, options.caches ?? (() => ({})));
+
   const answered = (a: Answered): void => {
     logLine(a);
     if (a.route !== '/metrics') durations.observe([a.method, a.route, String(a.status)], a.ms / 1000);
@@ -270,4 +266,34 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
     },
   };
   return { timer, answered, metrics };
+}
+
+/** Every cache's size and bounds, in entries and bytes, and its evictions: what it holds is visible, and that it stays bounded. */
+function registerCacheMetrics(registry: Registry, caches: () => Readonly<Record<string, CacheStats>>): void {
+  const gauge = (name: string, help: string, pick: (s: CacheStats) => number): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['cache'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [cache, stats] of Object.entries(caches())) this.set({ cache }, pick(stats));
+      },
+    });
+  };
+  gauge('cache_entries', 'Entries an in-process cache holds', (s) => s.entries);
+  gauge('cache_bytes', 'Bytes an in-process cache holds (statements: characters of SQL text)', (s) => s.bytes);
+  gauge('cache_max_entries', 'Entries an in-process cache may hold', (s) => s.maxEntries);
+  gauge('cache_max_bytes', 'Bytes an in-process cache may hold', (s) => s.maxBytes);
+  new Counter({
+    name: 'cache_evictions_total',
+    help: 'Entries an in-process cache dropped to stay within its bounds',
+    labelNames: ['cache'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [cache, stats] of Object.entries(caches())) this.inc({ cache }, stats.evictions);
+    },
+  });
 }

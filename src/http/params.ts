@@ -39,12 +39,23 @@ const US_FRACTION_PATTERN = '^[0-9]{1,10}$';
 const NICO_PATTERN = '^[0-9]{2}$';
 const INTEGER = /^\s*[+-]?\d+\s*$/;
 
+/**
+ * The bounds of an integer parameter: its own, else what a number holds exactly. A value past them is
+ * a 422 naming the bound, never a value silently clamped to it.
+ */
+const intBounds = (p: ParamSpec): { ge: number; le: number } => ({
+  ge: p.minimum ?? -Number.MAX_SAFE_INTEGER,
+  le: p.maximum ?? Number.MAX_SAFE_INTEGER,
+});
+
 /** JSON Schema of one parameter, for the OpenAPI document. */
 export function paramSchema(p: ParamSpec): Record<string, unknown> {
   const base = { description: p.description };
   switch (p.kind) {
-    case 'int':
-      return { ...base, type: 'integer', minimum: p.minimum, maximum: p.maximum, default: p.default };
+    case 'int': {
+      const { ge, le } = intBounds(p);
+      return { ...base, type: 'integer', minimum: ge, maximum: le, default: p.default };
+    }
     case 'fraction':
       return { ...base, type: 'string', examples: ['0101.21.01'], 'x-accepted-pattern': FRACTION_PATTERN };
     case 'us-fraction':
@@ -91,23 +102,14 @@ function parseOne(spec: ParamSpec, raw: string): Outcome {
         };
       }
       const n = Number(raw.trim());
-      if (spec.minimum !== undefined && n < spec.minimum) {
-        return {
-          error: {
-            type: 'greater_than_equal',
-            msg: `Input should be greater than or equal to ${spec.minimum}`,
-            input: raw,
-            ctx: { ge: spec.minimum },
-          },
-        };
+      const { ge, le } = intBounds(spec);
+      if (n < ge) {
+        return { error: { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${ge}`, input: raw, ctx: { ge } } };
       }
-      if (spec.maximum !== undefined && n > spec.maximum) {
-        return {
-          error: { type: 'less_than_equal', msg: `Input should be less than or equal to ${spec.maximum}`, input: raw, ctx: { le: spec.maximum } },
-        };
+      if (n > le) {
+        return { error: { type: 'less_than_equal', msg: `Input should be less than or equal to ${le}`, input: raw, ctx: { le } } };
       }
-      // Beyond what any stored identifier or page can reach: keep it exact enough to find nothing.
-      return { value: Number.isSafeInteger(n) ? n : Math.sign(n) * Number.MAX_SAFE_INTEGER };
+      return { value: n };
     }
     case 'fraction':
     case 'us-fraction': {

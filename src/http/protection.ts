@@ -5,10 +5,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import underPressure from '@fastify/under-pressure';
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { Socket } from 'node:net';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import { HttpError } from './errors.js';
+import { HttpError, send, statusText } from './errors.js';
 import type { RateLimit } from './rate-limit.js';
 import { registerRateLimit, runFirst } from './rate-limit.js';
 
@@ -151,4 +152,53 @@ async function registerLoadShedding(app: FastifyInstance, maxEventLoopDelay: num
     },
   });
   return () => app.isUnderPressure();
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL its router cannot read (`GET /%%%`, a parameter past its length)
+ * is a 400 in the contract's shape, with the request id and the headers every answer carries, which
+ * the onRequest hook that adds them to other answers never ran for.
+ */
+export function frameworkError(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void send(reply.header('x-request-id', request.id).headers(SECURITY_HEADERS), 400, { detail: statusText(400) });
+}
+
+/** What a request the HTTP parser refused is answered with, by the parser's error code. */
+function clientErrorStatus(code: string | undefined): number {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
+  if (code === 'HPE_HEADER_OVERFLOW') return 431;
+  return 400;
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses (a malformed request line,
+ * headers too large, a body or headers too slow) never becomes a request, so no hook or handler
+ * answers it. The answer is written on the socket here, in the contract's shape, with a request id
+ * and the security headers, unless part of another answer went out on it already (Node's own rule).
+ */
+export function clientErrorHandler(newId: () => string) {
+  // Fastify calls it bound to the instance, whose logger it uses.
+  return function (this: { log: FastifyBaseLogger }, error: Error & { code?: string }, socket: Socket): void {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const status = clientErrorStatus(error.code);
+    const id = newId();
+    this.log.debug({ reqId: id, code: error.code, status }, 'client error');
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && inFlight?.headersSent !== true) {
+      const body = JSON.stringify({ detail: statusText(status) });
+      const headers = {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(body)),
+        connection: 'close',
+        'x-request-id': id,
+        ...SECURITY_HEADERS,
+      };
+      const head = Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      socket.end(`HTTP/1.1 ${status} ${statusText(status)}\r\n${head}\r\n${body}`);
+      return;
+    }
+    socket.destroy();
+  };
 }

@@ -123,8 +123,13 @@ export const AS_OF: ParamSpec = {
   description: 'Answer from the dataset version in force on this date (YYYY-MM-DD); the current version when not given.',
 };
 
-const parseAsOf = (request: FastifyRequest): string | undefined =>
-  parseParams([AS_OF], {}, request.query as Record<string, unknown>)['as_of'] as string | undefined;
+/**
+ * The `as_of` a query names, checked: undefined when not given, a RequestValidationError (422) when
+ * not a calendar date. The one check of `as_of`, for Fastify's path and the front door's alike.
+ */
+export const asOfOf = (query: Readonly<Record<string, unknown>>): string | undefined => parseParams([AS_OF], {}, query)['as_of'] as string | undefined;
+
+const parseAsOf = (request: FastifyRequest): string | undefined => asOfOf(request.query as Record<string, unknown>);
 
 /**
  * The version a business request is answered from, named in `X-Dataset-Version`. `parse` is the

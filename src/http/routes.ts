@@ -74,10 +74,10 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   protectedAt('/api/v1/tipos-cambio', tiposCambioRoute(services.datasets));
   // What an import will pay.
   // `fecha` selects the dataset version in force that day (Ley Aduanera art. 56).
-  const storeOn = (fecha: string): Store => {
+  const storeOn = (fecha: string): { store: Store; version: string | undefined } => {
     const served = services.datasets.on(fecha);
     if (!served) throw notFound(`No dataset in force on ${fecha}`);
-    return served.store;
+    return { store: served.store, version: served.version?.version };
   };
   post(
     '/api/v1/contribuciones',
@@ -105,7 +105,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/health', healthRoute(services.datasets));
   get('/openapi.json', openapiRoute(app));
   // Interactive documentation: the page and its assets under the prefix, served by the plugin.
-  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { persistAuthorization: true }, staticCSP: DOCS_CSP });
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { persistAuthorization: false }, staticCSP: DOCS_CSP });
   // The page for people: its pages, and its own modules and stylesheet (docs/adr/0007-consulta-session.md).
   get('/consulta/', consultaHome());
   get('/consulta/*', consultaPages());

@@ -52,10 +52,10 @@ export interface RankingDialect {
   indexMatch(query: string): string;
   /**
    * A field test of the ranking: true when the row has one of these tagged terms, written as each
-   * engine answers it fastest for thousands of candidate rows; `bind` binds a value. Never called
-   * with no terms.
+   * engine answers it fastest for thousands of candidate rows; `bind` binds a value. With no terms,
+   * the same text with a value that finds nothing: the SQL's text does not change with the terms.
    */
-  member(terms: readonly Tagged[], bind: (value: string, type: 'text' | 'tsquery') => string): string;
+  member(terms: readonly Tagged[], bind: (value: string | null, type: 'text' | 'tsquery') => string): string;
   /** Ordering of codes as plain bytes. */
   readonly codeOrder: string;
 }
@@ -77,7 +77,11 @@ function inField(field: TermField, alternatives: readonly string[]): Tagged[] {
   return alternatives.map((a) => ({ term: fieldTag(field) + a.trimEnd(), prefix: !a.endsWith(' ') }));
 }
 
-/** The SQL of one planned query; its text depends only on the number of words and codes. */
+/**
+ * The SQL of one planned query; its text depends only on the number of words and codes (at most
+ * MAX_GROUPS + 1 times MAX_CODES + 1 texts), never on the words or how many alternatives each has, so
+ * that the statements prepared for it stay few whatever clients search for.
+ */
 export function rankingSql(plan: QueryPlan, skip: number, limit: number, d: RankingDialect): RankingSql | null {
   if (plan.groups.length === 0 && plan.codes.length === 0) return null;
   const values: (string | number | null)[] = [];
@@ -100,10 +104,8 @@ export function rankingSql(plan: QueryPlan, skip: number, limit: number, d: Rank
   for (const g of plan.groups) {
     const weight = bind(g.weight, 'int');
     const matched = bind(g.matched, 'int');
-    // A tier with no terms has no WHEN: the text depends only on how many terms each tier has.
-    const cases = CASE_ORDER.filter(({ tier }) => g[tier].length > 0).map(
-      ({ field, tier, points }) => `WHEN ${d.member(inField(field, g[tier]), bind)} THEN ${matched} + ${points} * ${weight}`,
-    );
+    // A tier with no terms keeps its WHEN, which finds nothing: the text is the same for every group.
+    const cases = CASE_ORDER.map(({ field, tier, points }) => `WHEN ${d.member(inField(field, g[tier]), bind)} THEN ${matched} + ${points} * ${weight}`);
     scores.push(`(CASE ${cases.join(' ')} ELSE 0 END)`);
   }
   // The page is ranked over the candidates' codes and scores alone, and only its own rows are then read

@@ -69,7 +69,8 @@ const dialect: RankingDialect = {
   // The parameter is a tsquery in its text form, converted once when bound, never per row.
   indexMatch: (query) => `b."DOC" @@ ${query}`,
   // An uncorrelated IN is run once per statement through the GIN index and kept as a hash.
-  member: (terms, bind) => `b."ID" IN (SELECT "ID" FROM "buscar" WHERE "DOC" @@ ${bind(tsquery(terms), 'tsquery')})`,
+  // No terms: a null tsquery, which matches nothing.
+  member: (terms, bind) => `b."ID" IN (SELECT "ID" FROM "buscar" WHERE "DOC" @@ ${bind(terms.length === 0 ? null : tsquery(terms), 'tsquery')})`,
   codeOrder: 'COLLATE "C"',
 };
 

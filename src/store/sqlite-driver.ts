@@ -2,7 +2,9 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import type { Config } from '../config.js';
 import { sqlitePath } from '../config.js';
+import type { StatementLimits } from './sqlite-statements.js';
 import { SqlUserAdmin, removalRefused } from './core.js';
 import { sqliteDialect } from './sql.js';
 import { SqliteDatasetBuild, readSqliteDataset, sqliteCatalog, sqliteChanges, sqliteRecordSet, versionFile } from './sqlite-build.js';
@@ -70,15 +72,21 @@ function reopenReason(open: Store, force: boolean): string | null {
   return open.damaged ? 'reads failed on the file' : null;
 }
 
+/** The bound of each statement cache of a store (src/store/sqlite-statements.ts). */
+const statementLimits = (config: Config): StatementLimits => ({
+  maxEntries: config.SQLITE_STATEMENTS_MAX,
+  maxBytes: config.SQLITE_STATEMENTS_KB * 1024,
+});
+
 export const sqliteDriver: StoreDriver = {
-  open: (config) => new SqliteStore(sqlitePath(config)),
+  open: (config) => new SqliteStore(sqlitePath(config), statementLimits(config)),
   openUserAdmin: (config) => Promise.resolve(sqliteUserAdmin(sqlitePath(config))),
   startBuild: (config, options) => {
     const path = sqlitePath(config);
     mkdirSync(dirname(path), { recursive: true });
     return Promise.resolve(SqliteDatasetBuild.start(path, options));
   },
-  openVersion: (config, version) => new SqliteStore(versionFile(sqlitePath(config), version)),
+  openVersion: (config, version) => new SqliteStore(versionFile(sqlitePath(config), version), statementLimits(config)),
   // A refusal is a rejected promise, never a throw before there is one.
   removeVersion: (config, version, today) => new Promise<void>((resolve) => resolve(removeSqliteVersion(sqlitePath(config), version, today))),
   readRecordSet: (config, rs, aside) => sqliteRecordSet(aside ? versionFile(sqlitePath(config), aside) : sqlitePath(config), rs),
@@ -88,7 +96,7 @@ export const sqliteDriver: StoreDriver = {
     if (!existsSync(path)) throw notFound(path);
     return readSqliteDataset(path, visit);
   },
-  replacement: (_config, served, force): Replacement | null => {
+  replacement: (config, served, force): Replacement | null => {
     if (served instanceof SqliteStore && !existsSync(served.path)) {
       const { path } = served;
       return {
@@ -100,7 +108,7 @@ export const sqliteDriver: StoreDriver = {
     const reason = reopenReason(served, force);
     if (reason === null) return null;
     const { path } = served as SqliteStore | MissingSqliteFile;
-    return { reason, open: () => new SqliteStore(path) };
+    return { reason, open: () => new SqliteStore(path, statementLimits(config)) };
   },
   describe: (config) => resolve(sqlitePath(config)),
 };

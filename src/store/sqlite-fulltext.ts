@@ -16,7 +16,9 @@ import type { Suggestion } from '../search/vocabulary.js';
 import { Vocabulary } from '../search/vocabulary.js';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
 import { codeSearchSql } from './fulltext.js';
-import { statementCache } from './sqlite-statements.js';
+import type { StatementLimits } from './sqlite-statements.js';
+import { StatementCache } from './sqlite-statements.js';
+import type { CacheStats } from './store.js';
 
 const COLUMNS = SEARCH_COLUMNS;
 
@@ -47,16 +49,19 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
 /** Terms are letters and digits only (see analysis.ts), so quoting them is enough to keep FTS5 syntax out. */
 const ftsQuery = (terms: readonly Tagged[]): string => terms.map((t) => (t.prefix ? `"${t.term}"*` : `"${t.term}"`)).join(' OR ');
 
+/** Every stored term has its field's digit and at least one letter or digit more: "0" is none of them. */
+const NOTHING = '"0"';
+
 const dialect: RankingDialect = {
   param: (i) => `@p${i}`,
-  // Every stored term has its field's digit and at least one letter or digit more: "0" is none of them.
-  indexQuery: (terms) => (terms.length === 0 ? '"0"' : ftsQuery(terms)),
+  indexQuery: (terms) => (terms.length === 0 ? NOTHING : ftsQuery(terms)),
   // An IN with a subquery is evaluated once per statement, into a transient index.
   indexMatch: (query) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${query})`,
   // Each field test is one more FTS5 query, evaluated once per statement into a transient index of
   // rowids (as PostgreSQL asks its GIN index): a substring test of every candidate's stored terms
   // costs several times more once a query has a few thousand candidates ("computadora portátil").
-  member: (terms, bind) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${bind(ftsQuery(terms), 'text')})`,
+  member: (terms, bind) =>
+    `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${bind(terms.length === 0 ? NOTHING : ftsQuery(terms), 'text')})`,
   codeOrder: '',
 };
 
@@ -64,11 +69,20 @@ const named = (values: readonly (string | number | null)[]): Record<string, stri
   Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]));
 
 export class SqliteFullText {
+  private readonly statements: StatementCache;
   private readonly prepare: (sql: string) => Database.Statement;
   private loaded: Vocabulary | undefined;
 
-  constructor(private readonly db: Database.Database) {
-    this.prepare = statementCache(db);
+  constructor(
+    private readonly db: Database.Database,
+    limits?: StatementLimits,
+  ) {
+    this.statements = new StatementCache(db, limits);
+    this.prepare = this.statements.prepare;
+  }
+
+  statementStats(): CacheStats {
+    return this.statements.stats();
   }
 
   /** Built on the first search or suggestion, not when the store opens: a start stays quick. */

@@ -1,15 +1,78 @@
-/** Prepared statements of one SQLite connection: each prepared on its first use and kept by its SQL text. */
+/**
+ * Prepared statements of one SQLite connection: each prepared on its first use and kept by its SQL
+ * text, the least recently used dropped past a bound on their number and on the size of their SQL
+ * (a statement's compiled program grows with its text). Without the bound, every new shape of query
+ * (a search with one more word, another mix of filters) kept one more statement for the life of the
+ * process (issue 26). A statement dropped is finalised by better-sqlite3 when collected.
+ */
 import type Database from 'better-sqlite3';
+import type { CacheStats } from './store.js';
 
-/** `raw`: the statements give rows as arrays (SqliteStore turns them into objects once per record set). */
-export function statementCache(db: Database.Database, raw = false): (sql: string) => Database.Statement {
-  const statements = new Map<string, Database.Statement>();
-  return (sql) => {
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = raw ? db.prepare(sql).raw(true) : db.prepare(sql);
-      statements.set(sql, statement);
+export interface StatementLimits {
+  readonly maxEntries: number;
+  /** Characters of SQL text kept, all statements together. */
+  readonly maxBytes: number;
+}
+
+/** SQLITE_STATEMENTS_MAX and SQLITE_STATEMENTS_KB's defaults (src/config.ts). */
+export const DEFAULT_STATEMENT_LIMITS: StatementLimits = { maxEntries: 300, maxBytes: 1024 * 1024 };
+
+export class StatementCache {
+  private readonly statements = new Map<string, Database.Statement>();
+  private bytes = 0;
+  private evictions = 0;
+
+  /** `raw`: the statements give rows as arrays (SqliteStore turns them into objects once per record set). */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly limits: StatementLimits = DEFAULT_STATEMENT_LIMITS,
+    private readonly raw = false,
+  ) {}
+
+  readonly prepare = (sql: string): Database.Statement => {
+    let statement = this.statements.get(sql);
+    if (statement !== undefined) {
+      // Most recently used last: Map keeps insertion order.
+      this.statements.delete(sql);
+      this.statements.set(sql, statement);
+      return statement;
     }
+    statement = this.raw ? this.db.prepare(sql).raw(true) : this.db.prepare(sql);
+    this.statements.set(sql, statement);
+    this.bytes += sql.length;
+    this.evict();
     return statement;
+  };
+
+  private evict(): void {
+    for (const oldest of this.statements.keys()) {
+      // The statement just prepared stays whatever its size: it is about to run.
+      if (this.statements.size <= 1 || (this.statements.size <= this.limits.maxEntries && this.bytes <= this.limits.maxBytes)) break;
+      this.statements.delete(oldest);
+      this.bytes -= oldest.length;
+      this.evictions++;
+    }
+  }
+
+  stats(): CacheStats {
+    return {
+      entries: this.statements.size,
+      bytes: this.bytes,
+      maxEntries: this.limits.maxEntries,
+      maxBytes: this.limits.maxBytes,
+      evictions: this.evictions,
+    };
+  }
+}
+
+/** Several caches' figures as one (the statement caches of one store). */
+export function sumStats(all: readonly CacheStats[]): CacheStats {
+  const sum = (pick: (s: CacheStats) => number): number => all.reduce((total, s) => total + pick(s), 0);
+  return {
+    entries: sum((s) => s.entries),
+    bytes: sum((s) => s.bytes),
+    maxEntries: sum((s) => s.maxEntries),
+    maxBytes: sum((s) => s.maxBytes),
+    evictions: sum((s) => s.evictions),
   };
 }

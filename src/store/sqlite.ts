@@ -13,11 +13,12 @@ import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { buildCount, buildLookup, buildLookupMany, buildSearch, sqliteDialect } from './sql.js';
 import type { Condition, SqlQuery } from './sql.js';
 import { SqliteFullText, hasFullText } from './sqlite-fulltext.js';
-import { statementCache } from './sqlite-statements.js';
+import type { StatementLimits } from './sqlite-statements.js';
+import { DEFAULT_STATEMENT_LIMITS, StatementCache, sumStats } from './sqlite-statements.js';
 import type { Coverage, WindowRow } from './rates-coverage.js';
 import { EMPTY_WINDOW, TIPOS_CAMBIO_TABLE, coverageSql, tiposCambioWindowSql, toCoverage, toSeriesWindow } from './rates-coverage.js';
 import type { SeriesWindow } from '../tipos-cambio/rule.js';
-import type { DatasetInfo, Row, SearchQuery, Store, User, Values } from './store.js';
+import type { CacheStats, DatasetInfo, Row, SearchQuery, Store, User, Values } from './store.js';
 import { StoreUnavailableError, UnservableDatasetError } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
 import { VERSIONS_SELECT } from './versions.js';
@@ -77,7 +78,14 @@ export class SqliteStore implements Store {
   /** Null for a file built before the search index existed: searching it says so until data is loaded again. */
   private readonly text: SqliteFullText | null;
 
-  constructor(readonly path: string) {
+  private readonly statements: StatementCache;
+  private readonly rowStatements: StatementCache;
+
+  constructor(
+    readonly path: string,
+    /** The bound of each of its statement caches (SQLITE_STATEMENTS_MAX, SQLITE_STATEMENTS_KB). */
+    readonly statementLimits: StatementLimits = DEFAULT_STATEMENT_LIMITS,
+  ) {
     const identity = fileIdentity(path);
     if (identity === null) throw new StoreUnavailableError(`SQLite database not found: ${path}`);
     this.file = identity;
@@ -86,15 +94,22 @@ export class SqliteStore implements Store {
     // No memory map: a file truncated or copied over in place (`cp backup.sqlite PATH`) would kill the
     // process with SIGBUS on the next read; with plain reads it is an error, answered 503.
     this.db.pragma('mmap_size = 0');
-    this.prepare = statementCache(this.db);
-    this.prepareRows = statementCache(this.db, true);
+    this.statements = new StatementCache(this.db, statementLimits);
+    this.rowStatements = new StatementCache(this.db, statementLimits, true);
+    this.prepare = this.statements.prepare;
+    this.prepareRows = this.rowStatements.prepare;
     const columns = sqliteColumns(this.db);
     this.unservable = shapeProblem(columns);
     this.hasCatalog = columns.has('dataset_versions');
-    this.text = hasFullText(this.db) ? new SqliteFullText(this.db) : null;
+    this.text = hasFullText(this.db) ? new SqliteFullText(this.db, statementLimits) : null;
     this.hasRates = columns.has(TIPOS_CAMBIO_TABLE);
     this.begin = this.db.prepare('BEGIN');
     this.end = this.db.prepare('COMMIT');
+  }
+
+  caches(): Readonly<Record<string, CacheStats>> {
+    const all = [this.statements.stats(), this.rowStatements.stats(), ...(this.text ? [this.text.statementStats()] : [])];
+    return { sqlite_statements: sumStats(all) };
   }
 
   fullText(query: FullTextQuery): Promise<FullTextResult> {

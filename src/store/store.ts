@@ -38,8 +38,20 @@ export interface User {
   readonly passwordHash: string;
 }
 
+/** What an in-process cache holds and may hold, for /metrics. */
+export interface CacheStats {
+  readonly entries: number;
+  readonly bytes: number;
+  readonly maxEntries: number;
+  readonly maxBytes: number;
+  /** Entries dropped to stay within the bounds, since the cache was made. */
+  readonly evictions: number;
+}
+
 export interface Store {
   readonly kind: string;
+  /** The store's own caches by name (prepared statements), for /metrics; none when it keeps none. */
+  caches?(): Readonly<Record<string, CacheStats>>;
   search(rs: RecordSet, query: SearchQuery): Promise<Row[]>;
   count(rs: RecordSet, conditions: readonly Condition[]): Promise<number>;
   lookup(rs: RecordSet, key: readonly (string | number)[]): Promise<Row | undefined>;

@@ -94,12 +94,19 @@ export const mexicoCityDate = (moment: Date): string => MEXICO_CITY.format(momen
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** Whether `text` is a real calendar date written `YYYY-MM-DD`. */
+const daysIn = (year: number, month: number): number =>
+  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+
+/**
+ * Whether `text` is a real calendar date written `YYYY-MM-DD`, for every year 0001–9999 (the
+ * proleptic Gregorian calendar, as Python's `date` reads it). Worked out by hand: `Date.UTC` takes
+ * years 0–99 for 1900–1999.
+ */
 export function isIsoDate(text: string): boolean {
   const m = DATE.exec(text);
   if (!m) return false;
-  const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return date.toISOString().slice(0, 10) === text;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
 }
 
 /** Newest `vigente_desde` first; among equal dates the latest import first. */

@@ -60,10 +60,32 @@ describe('parseParams', () => {
     assert.equal(parse({ limit: '1000' })['limit'], 1000);
   });
 
-  test('an identifier past what a number holds exactly still finds nothing rather than another record', () => {
-    const huge = parse({}, { sysid: '99999999999999999999999' })['sysid'];
-    assert.equal(huge, Number.MAX_SAFE_INTEGER);
-    assert.equal(parse({}, { sysid: '-99999999999999999999999' })['sysid'], -Number.MAX_SAFE_INTEGER);
+  test('a number past what a number holds exactly (2^53) is a 422 naming the bound, never clamped', () => {
+    const le = Number.MAX_SAFE_INTEGER;
+    assert.deepEqual(details({ skip: '9007199254740992' }), [
+      { type: 'less_than_equal', loc: ['query', 'skip'], msg: `Input should be less than or equal to ${le}`, input: '9007199254740992', ctx: { le } },
+    ]);
+    assert.deepEqual(details({}, { sysid: '-99999999999999999999999' }), [
+      {
+        type: 'greater_than_equal',
+        loc: ['path', 'sysid'],
+        msg: `Input should be greater than or equal to ${-le}`,
+        input: '-99999999999999999999999',
+        ctx: { ge: -le },
+      },
+    ]);
+    assert.equal(parse({ skip: String(le) })['skip'], le);
+    assert.equal(parse({}, { sysid: String(-le) })['sysid'], -le);
+  });
+
+  test('dates are calendar dates for every year 0001-9999, and nothing else', () => {
+    const dates: ParamSpec[] = [{ name: 'as_of', in: 'query', kind: 'date', description: 'date' }];
+    for (const good of ['0001-01-01', '0050-06-15', '0099-12-31', '2024-02-29', '2000-02-29', '9999-12-31']) {
+      assert.equal(parseParams(dates, {}, { as_of: good })['as_of'], good);
+    }
+    for (const bad of ['0000-01-01', '2024-13-45', '2024-02-31', '2023-02-29', '1900-02-29', '2024-00-10', '2024-04-31', '10000-01-01', '2024-1-01']) {
+      assert.throws(() => parseParams(dates, {}, { as_of: bad }), RequestValidationError, bad);
+    }
   });
 
   test('fractions: dots and spaces dropped; 1 to 8 digits or 10; anything else names the accepted forms', () => {
