@@ -6,6 +6,7 @@ import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import etag from '@fastify/etag';
 import swagger from '@fastify/swagger';
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import { LoginThrottle } from './auth/throttle.js';
@@ -23,6 +24,8 @@ import { connectionLimits, registerProtection } from './http/protection.js';
 import { API_VERSION, SERVICE_NAME } from './http/public.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
 import { registerRoutes } from './http/routes.js';
+import { WEBHOOKS } from './http/vigilancias.js';
+import { startVigilancias } from './vigilancias/service.js';
 import { recordSets } from './record-sets/index.js';
 import { Datasets } from './store/datasets.js';
 import { StoreSlot } from './store/slot.js';
@@ -96,7 +99,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('reloadStore', (reason: string) => slot.reload(reason));
   const datasets = new Datasets(config, slot, app.log, options.now);
   await datasets.refresh();
+  // Versions already there are claimed before any request can make a watch list (src/vigilancias/events.ts).
+  const vigilancias = await startVigilancias(config, datasets, app.log);
   app.addHook('onClose', async () => {
+    await vigilancias.close();
     await datasets.close();
     await slot.close();
   });
@@ -121,6 +127,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           'What applies to a Mexican tariff fraction: duties, trade-agreement and ALADI preferences, quotas, compensatory duties, PROSEC, permits, regulations, NOMs, IEPS, estimated prices, vehicles, US equivalents and replaced fractions.',
       },
       components: { securitySchemes: { HTTPBearer: { type: 'http', scheme: 'bearer' } } },
+      // The events the service sends (OpenAPI 3.1).
+      webhooks: WEBHOOKS as NonNullable<Extract<FastifyDynamicSwaggerOptions['openapi'], { webhooks?: unknown }>['webhooks']>,
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
@@ -129,7 +137,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
   const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
-  await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability });
+  await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability, vigilancias });
   // Cached answers and lookups are written before Fastify sees the request, with the same parts (src/http/front-door.ts).
   front.open({ ...protection, cache, datasets, guard, requestId, answered: observability.answered, cors: config.CORS_ORIGINS !== '', routes });
   app.addHook('preClose', (done) => {

@@ -149,6 +149,8 @@ export interface Observability {
   readonly answered: (request: Answered) => void;
   /** The Prometheus endpoint, for the routing table to serve; none when metrics are off. */
   readonly metrics: OpenRoute | undefined;
+  /** Where other parts of the service register their own metrics (the webhook deliveries); none when metrics are off. */
+  readonly registry?: Registry;
 }
 
 export function registerObservability(app: FastifyInstance, options: ObserveOptions): Observability {
@@ -269,5 +271,5 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
       }
     },
   };
-  return { timer, answered, metrics };
+  return { timer, answered, metrics, registry };
 }
