@@ -19,6 +19,10 @@ const LEASE_MS = ATTEMPT_TIMEOUT_MS + 15_000;
 const PER_WATCH_LIST = 2;
 const TICK_MS = 250;
 
+/** Deliveries due now (placeholders 1 and 2: now), whose lease, if any, ran out. */
+const due = (db: WorkStatements): string =>
+  `"estado" = 'pendiente' AND "siguiente_intento" <= ${db.dialect.placeholder(1)} AND ("tomada_hasta" IS NULL OR "tomada_hasta" < ${db.dialect.placeholder(2)})`;
+
 export type Resultado = 'entregada' | 'reintento' | 'fallida' | 'desactivada';
 
 export interface SenderOptions {
@@ -83,19 +87,19 @@ export class Sender {
     if (free <= 0) return;
     const now = Date.now();
     const busy = [...this.inFlight].filter(([, n]) => n >= PER_WATCH_LIST).map(([v]) => v);
-    const due = `"estado" = 'pendiente' AND "siguiente_intento" <= $NOW AND ("tomada_hasta" IS NULL OR "tomada_hasta" < $NOW)`;
-    const [any] = await this.db.all<{ id: string }>(`SELECT "id" FROM "vigilancias_entregas" WHERE ${due.replace(/\$NOW/g, this.db.dialect.placeholder(1))} LIMIT 1`, [now]);
+    const [any] = await this.db.all<{ id: string }>(`SELECT "id" FROM "vigilancias_entregas" WHERE ${due(this.db)} LIMIT 1`, [now, now]);
     if (!any) return;
-    const taken = await this.db.transaction((tx) => this.lease(tx, due, busy, free, now));
+    const taken = await this.db.transaction((tx) => this.lease(tx, busy, free, now));
     for (const row of taken) this.attempt(row);
   }
 
-  private async lease(tx: WorkStatements, due: string, busy: readonly string[], free: number, now: number): Promise<Taken[]> {
+  private async lease(tx: WorkStatements, busy: readonly string[], free: number, now: number): Promise<Taken[]> {
     const p = (i: number): string => tx.dialect.placeholder(i);
+    // Placeholders numbered in the order they appear: SQLite binds `?` by position.
     const skip = busy.length === 0 ? '' : ` AND "vigilancia" NOT IN (${busy.map((_, i) => p(i + 3)).join(', ')})`;
     const rows = await tx.all<{ id: string; vigilancia: string }>(
-      `SELECT "id", "vigilancia" FROM "vigilancias_entregas" WHERE ${due.replace(/\$NOW/g, p(1))}${skip} ORDER BY "siguiente_intento" LIMIT ${p(2)}${tx.lockRows}`,
-      [now, free * 4, ...busy],
+      `SELECT "id", "vigilancia" FROM "vigilancias_entregas" WHERE ${due(tx)}${skip} ORDER BY "siguiente_intento" LIMIT ${p(busy.length + 3)}${tx.lockRows}`,
+      [now, now, ...busy, free * 4],
     );
     const perList = new Map(this.inFlight);
     const chosen: string[] = [];

@@ -96,8 +96,8 @@ async function insertDelivery(tx: WorkStatements, evento: string, vigilancia: st
   const p = (i: number): string => tx.dialect.placeholder(i);
   const id = newId('ent');
   await tx.run(
-    `INSERT INTO "vigilancias_entregas" ("id", "evento", "vigilancia", "estado", "intentos", "creada", "siguiente_intento") VALUES (${p(1)}, ${p(2)}, ${p(3)}, 'pendiente', 0, ${p(4)}, ${p(4)})`,
-    [id, evento, vigilancia, now],
+    `INSERT INTO "vigilancias_entregas" ("id", "evento", "vigilancia", "estado", "intentos", "creada", "siguiente_intento") VALUES (${p(1)}, ${p(2)}, ${p(3)}, 'pendiente', 0, ${p(4)}, ${p(5)})`,
+    [id, evento, vigilancia, now, now],
   );
   return {
     id,
