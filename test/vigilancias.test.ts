@@ -234,10 +234,15 @@ for (const kind of await storeKinds()) {
       // Both may be under way when the first 410 comes back; none is sent after.
       assert.ok(gone.received.length <= 2);
 
-      const metrics = await (await fetch(`${client.base}/metrics`)).text();
-      assert.match(metrics, /vigilancias_intentos_total\{resultado="entregada"\} [1-9]/);
-      assert.match(metrics, /vigilancias_intentos_total\{resultado="desactivada"\} 1/);
-      assert.match(metrics, /vigilancias_entregas\{estado="fallida"\} [1-9]/);
+      const metrics = (): Promise<string> => fetch(`${client.base}/metrics`).then((r) => r.text());
+      // The attempt is counted once its outcome is recorded, just after the watch list is disabled.
+      await waitFor('the 410 counted', async () => /vigilancias_intentos_total\{resultado="desactivada"\} [12]\n/.test(await metrics()));
+      const text = await metrics();
+      assert.match(text, /vigilancias_intentos_total\{resultado="entregada"\} 1\n/);
+      assert.match(text, /vigilancias_intentos_total\{resultado="reintento"\} 5\n/);
+      assert.match(text, /vigilancias_intentos_total\{resultado="fallida"\} 1\n/);
+      assert.match(text, /vigilancias_entregas\{estado="entregada"\} 1\n/);
+      assert.match(text, /vigilancias_entregas\{estado="pendiente"\} 0\n/);
     });
 
     test('a version loaded while the service runs: one event per watch list it changes, its cambios as /api/v1/cambios answers; nothing to the others; vigente when its day comes', async (t) => {
