@@ -203,7 +203,12 @@ export function retryWaits(config: Config): number[] {
 export const allowedWebhookHosts = (config: Config): ReadonlySet<string> =>
   new Set(
     config.VIGILANCIAS_HOSTS_PERMITIDOS.split(',')
-      .map((h) => h.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1'))
+      .map((h) =>
+        h
+          .trim()
+          .toLowerCase()
+          .replace(/^\[(.*)\]$/, '$1'),
+      )
       .filter((h) => h !== ''),
   );
 

@@ -170,7 +170,10 @@ for (const kind of await storeKinds()) {
         assert.deepEqual(answer.body.detail[0]?.loc, ['body', 'webhook', 'url'], url);
       }
       // A host the operator allows may be reached over plain http.
-      assert.equal((await client.call('POST', '/api/v1/vigilancias', { nombre: 'x', fracciones: ['01'], webhook: { url: 'http://erp.interno/a' } })).status, 201);
+      assert.equal(
+        (await client.call('POST', '/api/v1/vigilancias', { nombre: 'x', fracciones: ['01'], webhook: { url: 'http://erp.interno/a' } })).status,
+        201,
+      );
     });
 
     test('a test event is delivered signed as Standard Webhooks says; a tampered body or an old timestamp fails verification', async (t) => {
@@ -189,9 +192,16 @@ for (const kind of await storeKinds()) {
       assert.equal(headers['webhook-id'], queued.body['evento']);
       assert.throws(() => wh.verify(body.replace('prueba', 'cambios'), headers as Record<string, string>));
       const old = new Date(Date.now() - 10 * 60_000);
-      const oldHeaders = { ...(headers as Record<string, string>), 'webhook-timestamp': String(Math.floor(old.getTime() / 1000)), 'webhook-signature': wh.sign(String(headers['webhook-id']), old, body) };
+      const oldHeaders = {
+        ...(headers as Record<string, string>),
+        'webhook-timestamp': String(Math.floor(old.getTime() / 1000)),
+        'webhook-signature': wh.sign(String(headers['webhook-id']), old, body),
+      };
       assert.throws(() => wh.verify(body, oldHeaders), /timestamp/i);
-      await waitFor('the delivery recorded', async () => (await client.call<Entregas>('GET', `/api/v1/vigilancias/${id}/entregas`)).body.items[0]?.estado === 'entregada');
+      await waitFor(
+        'the delivery recorded',
+        async () => (await client.call<Entregas>('GET', `/api/v1/vigilancias/${id}/entregas`)).body.items[0]?.estado === 'entregada',
+      );
 
       // Sent again on request, with the same webhook-id.
       const entrega = (await client.call<Entregas>('GET', `/api/v1/vigilancias/${id}/entregas`)).body.items[0]!;
@@ -273,7 +283,14 @@ for (const kind of await storeKinds()) {
         assert.equal(event.data['version_anterior'], answer.body.desde_version);
         assert.equal(event.data['version_nueva'], answer.body.hasta_version);
         const cambios = event.data['cambios'] as { fraccion: string }[];
-        const expected = id === horses ? [...answer.body.items, ...(await client.call<{ items: unknown[] }>('GET', `/api/v1/cambios?desde=2019-12-31&hasta=2020-01-01&fraccion=84713001&conjunto=aladi2`)).body.items] : answer.body.items;
+        const expected =
+          id === horses
+            ? [
+                ...answer.body.items,
+                ...(await client.call<{ items: unknown[] }>('GET', `/api/v1/cambios?desde=2019-12-31&hasta=2020-01-01&fraccion=84713001&conjunto=aladi2`)).body
+                  .items,
+              ]
+            : answer.body.items;
         assert.ok(expected.length > 0);
         assert.deepEqual(
           [...cambios].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
@@ -316,10 +333,14 @@ for (const kind of await storeKinds()) {
     hook.status = () => 200;
     const failedIds = new Set(hook.received.map((r) => r.headers['webhook-id']));
     const second = await runService(t, env);
-    await waitFor('every pending delivery sent', async () => {
-      const items = (await (await clientOf(second.base)).call<Entregas>('GET', `/api/v1/vigilancias/${String(made.body['id'])}/entregas`)).body.items;
-      return items.length === 3 && items.every((e) => e.estado === 'entregada');
-    }, 60_000);
+    await waitFor(
+      'every pending delivery sent',
+      async () => {
+        const items = (await (await clientOf(second.base)).call<Entregas>('GET', `/api/v1/vigilancias/${String(made.body['id'])}/entregas`)).body.items;
+        return items.length === 3 && items.every((e) => e.estado === 'entregada');
+      },
+      60_000,
+    );
     assert.equal(failedIds.size, 3);
     for (const id of failedIds) assert.ok(hook.received.filter((r) => r.headers['webhook-id'] === id).length >= 2, `${String(id)} sent again`);
   });
@@ -327,7 +348,20 @@ for (const kind of await storeKinds()) {
 
 describe('outbound requests never reach a non-public address unless allowed', () => {
   test('the address check (ipaddr.js ranges)', () => {
-    for (const a of ['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '224.0.0.1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '224.0.0.1',
+    ]) {
       assert.equal(isPublicAddress(a), false, a);
     }
     for (const a of ['8.8.8.8', '2001:4860:4860::8888', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(a), true, a);

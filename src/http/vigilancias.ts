@@ -220,7 +220,13 @@ async function readInput(raw: unknown, service: VigilanciasService): Promise<Vig
     }
   });
   if (conjuntos.length === 0) {
-    errors.push({ type: 'too_short', loc: ['body', 'conjuntos'], msg: 'List should have at least 1 item after validation', input: [], ctx: { field_type: 'List', min_length: 1 } });
+    errors.push({
+      type: 'too_short',
+      loc: ['body', 'conjuntos'],
+      msg: 'List should have at least 1 item after validation',
+      input: [],
+      ctx: { field_type: 'List', min_length: 1 },
+    });
   }
   if (errors.length === 0) {
     const refused = await refuseUrl(parsed.webhook.url, service.allowedHosts);
@@ -446,7 +452,7 @@ function registerMetrics(registry: Registry, service: VigilanciasService): void 
     labelNames: ['estado'],
     registers: [registry],
     async collect() {
-      const counts = await service.counts().catch(() => ({}) as Record<string, number>);
+      const counts: Record<string, number> = await service.counts().catch(() => ({}));
       for (const estado of ['pendiente', 'entregada', 'fallida']) this.set({ estado }, counts[estado] ?? 0);
     },
   });

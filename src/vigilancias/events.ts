@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Cambio } from '../data/cambios.js';
 import { compareKeys, fractionChanges, wholePage } from '../data/cambios.js';
-import type { RecordSet } from '../record-sets/define.js';
 import { ownFractionFilter } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Datasets, ServedVersion } from '../store/datasets.js';
@@ -129,7 +128,7 @@ export async function watchListChanges(datasets: Datasets, c: Comparison, lists:
   const perFraction = new Map<string, Cambio[]>();
   await eachLimited([...candidates], PARALLEL_FRACTIONS, async (digits) => {
     const found: Cambio[] = [];
-    for await (const change of fractionChanges(recordSets as readonly RecordSet[], c.from, c.to, digits)) found.push(change);
+    for await (const change of fractionChanges(recordSets, c.from, c.to, digits)) found.push(change);
     if (found.length > 0) perFraction.set(digits, found);
   });
   const result = new Map<Vigilancia, Cambio[]>();

@@ -124,7 +124,9 @@ export function post(text: string, headers: Readonly<Record<string, string>>, bo
       done({ error: `no answer within ${timeoutMs / 1000} s` });
       req.destroy();
     }, timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) => done({ error: error.code && error.code !== 'ERR_WEBHOOK_ADDRESS' ? `${error.code}: ${error.message}` : error.message }));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      done({ error: error.code && error.code !== 'ERR_WEBHOOK_ADDRESS' ? `${error.code}: ${error.message}` : error.message }),
+    );
     req.end(body);
   });
 }
