@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Cambio } from '../data/cambios.js';
+import type { RecordSet } from '../record-sets/define.js';
 import { compareKeys, fractionChanges, wholePage } from '../data/cambios.js';
 import { ownFractionFilter } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
@@ -54,25 +55,28 @@ export interface Comparison {
 }
 
 /**
- * Every changed fraction code, and its prefixes: a watched code none of these begins cannot have a
- * change, so the comparison per fraction is run only for codes that can.
+ * Every changed fraction code and its prefixes, and the record sets with any change: a watched code
+ * none of these begins cannot have a change, nor can a record set without any, so the comparison per
+ * fraction is run only for codes and record sets that can.
  */
-async function changedPrefixes(datasets: Datasets, c: Comparison): Promise<Set<string>> {
+async function changedPrefixes(datasets: Datasets, c: Comparison): Promise<{ prefixes: Set<string>; sets: RecordSet[] }> {
   const sets = recordSets.filter((rs) => ownFractionFilter(rs));
   const { items } = await wholePage(datasets, sets, c.from, c.to, 0, Number.POSITIVE_INFINITY);
   const prefixes = new Set<string>();
+  const changedSets = new Set<string>();
   const add = (code: string | number | null): void => {
     if (code === null) return;
     const text = String(code);
     for (let n = 1; n <= Math.min(8, text.length); n++) prefixes.add(text.slice(0, n));
   };
   for (const item of items) {
+    changedSets.add(item.conjunto);
     add(item.fraccion);
     // A record moved from another fraction is a change of that one too.
     const filter = ownFractionFilter(byPath.get(item.conjunto)!);
     for (const campo of item.campos ?? []) if (campo.campo === filter?.field) add(campo.antes);
   }
-  return prefixes;
+  return { prefixes, sets: sets.filter((rs) => changedSets.has(rs.path)) };
 }
 
 const idKey = (c: Cambio): string => `${c.conjunto}\n${JSON.stringify(c.id)}`;
@@ -122,7 +126,7 @@ async function eachLimited<T>(items: readonly T[], parallel: number, work: (item
 
 /** Each active watch list's changes between two versions, for those with any. */
 export async function watchListChanges(datasets: Datasets, c: Comparison, lists: readonly Vigilancia[]): Promise<Map<Vigilancia, Cambio[]>> {
-  const prefixes = await changedPrefixes(datasets, c);
+  const { prefixes, sets } = await changedPrefixes(datasets, c);
   const candidates = new Set<string>();
   for (const v of lists) for (const digits of v.fracciones) if (prefixes.has(digits.slice(0, 8))) candidates.add(digits);
   const perFraction = new Map<string, Cambio[]>();
@@ -184,6 +188,7 @@ export class EventGenerator {
   private async generate(v: VersionInfo, momento: Momento): Promise<void> {
     const key = `${v.version}#${v.seq}#${momento}`;
     if (this.done.has(key) || !(await this.claim(key))) return;
+    const started = Date.now();
     const lists = await this.activeLists();
     const comparison = lists.length === 0 ? undefined : this.comparison(v);
     const changes = comparison ? await watchListChanges(this.datasets, comparison, lists) : new Map<Vigilancia, Cambio[]>();
@@ -200,7 +205,7 @@ export class EventGenerator {
       }
     });
     this.done.add(key);
-    this.log.info({ version: v.version, momento, eventos: changes.size }, 'watch-list events queued');
+    this.log.info({ version: v.version, momento, eventos: changes.size, ms: Date.now() - started }, 'watch-list events queued');
     if (changes.size > 0) this.queued();
   }
 
