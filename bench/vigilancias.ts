@@ -122,7 +122,10 @@ async function main(): Promise<void> {
     });
     const base = `http://127.0.0.1:${port}`;
     for (;;) {
-      const up = await fetch(`${base}/health`).then((r) => r.ok, () => false);
+      const up = await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (up) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -185,7 +188,10 @@ async function main(): Promise<void> {
     row('load start → last delivery accepted', `${((last - loadStarted) / 1000).toFixed(1)} s (target < 60 s)`);
     row('load end → last delivery accepted', `${((last - loadEnded) / 1000).toFixed(1)} s`);
     row('lookups before the load: n, p50, p99', `${baseline.length}, ${percentile(baseline, 50).toFixed(1)} ms, ${percentile(baseline, 99).toFixed(1)} ms`);
-    row('lookups meanwhile: n, p50, p99', `${meanwhile.length}, ${percentile(meanwhile, 50).toFixed(1)} ms, ${percentile(meanwhile, 99).toFixed(1)} ms (target < 50 ms)`);
+    row(
+      'lookups meanwhile: n, p50, p99',
+      `${meanwhile.length}, ${percentile(meanwhile, 50).toFixed(1)} ms, ${percentile(meanwhile, 99).toFixed(1)} ms (target < 50 ms)`,
+    );
     row('p99 meanwhile / before', (percentile(meanwhile, 99) / percentile(baseline, 99)).toFixed(2));
     if (received < expected) process.exitCode = 1;
   } finally {

@@ -132,7 +132,7 @@ export async function watchListChanges(datasets: Datasets, c: Comparison, lists:
   const perFraction = new Map<string, Cambio[]>();
   await eachLimited([...candidates], PARALLEL_FRACTIONS, async (digits) => {
     const found: Cambio[] = [];
-    for await (const change of fractionChanges(recordSets, c.from, c.to, digits)) found.push(change);
+    for await (const change of fractionChanges(sets, c.from, c.to, digits)) found.push(change);
     if (found.length > 0) perFraction.set(digits, found);
   });
   const result = new Map<Vigilancia, Cambio[]>();
