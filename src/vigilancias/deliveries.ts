@@ -182,7 +182,11 @@ export class Sender {
         // Gone: the receiver asks for nothing more. The watch list is disabled and what was pending for it dropped.
         if ((await set('fallida', null, null)) > 0) {
           await tx.run(`UPDATE "vigilancias" SET "activa" = ${p(1)} WHERE "id" = ${p(2)}`, [tx.bool(false), row.vigilancia]);
-          await tx.run(`DELETE FROM "vigilancias_entregas" WHERE "vigilancia" = ${p(1)} AND "estado" = 'pendiente'`, [row.vigilancia]);
+          // A delivery another attempt holds records its own outcome.
+          await tx.run(
+            `DELETE FROM "vigilancias_entregas" WHERE "vigilancia" = ${p(1)} AND "estado" = 'pendiente' AND ("tomada_por" IS NULL OR "tomada_hasta" < ${p(2)})`,
+            [row.vigilancia, now],
+          );
         }
         return 'desactivada';
       }
