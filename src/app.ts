@@ -99,8 +99,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('reloadStore', (reason: string) => slot.reload(reason));
   const datasets = new Datasets(config, slot, app.log, options.now);
   await datasets.refresh();
-  // Versions already there are claimed before any request can make a watch list (src/vigilancias/events.ts).
-  const vigilancias = await startVigilancias(config, datasets, app.log);
+  // Watch lists, their events and deliveries; a watch list is made only once the versions already there are claimed (src/vigilancias/).
+  const vigilancias = startVigilancias(config, datasets, app.log);
   app.addHook('onClose', async () => {
     await vigilancias.close();
     await datasets.close();

@@ -52,6 +52,7 @@ export class Sender {
   private taking: Promise<void> | null = null;
   private again = false;
   private closed = false;
+  private lastFailure = '';
   private readonly attempts = new Set<Promise<void>>();
 
   constructor(
@@ -72,7 +73,15 @@ export class Sender {
       return;
     }
     this.taking = this.take()
-      .catch((error: unknown) => this.options.log.error({ err: error }, 'webhook deliveries could not be taken'))
+      .then(() => {
+        this.lastFailure = '';
+      })
+      .catch((error: unknown) => {
+        // Once per kind of failure, not every tick while the store is down.
+        const message = error instanceof Error ? error.message : String(error);
+        if (message !== this.lastFailure) this.options.log.error({ err: error }, 'webhook deliveries could not be taken; trying again');
+        this.lastFailure = message;
+      })
       .finally(() => {
         this.taking = null;
         if (this.again) {

@@ -165,9 +165,19 @@ export class EventGenerator {
   }
 
   /** Looks at the catalog now; resolves when this pass has generated what was due. */
+  private lastFailure = '';
+
   pass(): Promise<void> {
     this.running ??= this.generateDue()
-      .catch((error: unknown) => this.log.error({ err: error }, 'watch-list events could not be generated; trying again'))
+      .then(() => {
+        this.lastFailure = '';
+      })
+      .catch((error: unknown) => {
+        // Once per kind of failure, not every 2 s while the store is down.
+        const message = error instanceof Error ? error.message : String(error);
+        if (message !== this.lastFailure) this.log.error({ err: error }, 'watch-list events could not be generated; trying again');
+        this.lastFailure = message;
+      })
       .finally(() => {
         this.running = null;
       });

@@ -24,7 +24,7 @@ export interface VigilanciasService {
   close(): Promise<void>;
 }
 
-export async function startVigilancias(config: Config, datasets: Datasets, log: FastifyBaseLogger): Promise<VigilanciasService> {
+export function startVigilancias(config: Config, datasets: Datasets, log: FastifyBaseLogger): VigilanciasService {
   const db: WorkDb = openWorkDb(config);
   const listeners: ((resultado: Resultado) => void)[] = [];
   const allowedHosts = allowedWebhookHosts(config);
@@ -35,16 +35,20 @@ export async function startVigilancias(config: Config, datasets: Datasets, log: 
     log,
     attempted: (resultado) => listeners.forEach((l) => l(resultado)),
   });
-  const watchLists = new WatchLists(db, () => sender.wake());
+  let firstPass: Promise<void> = Promise.resolve();
+  const watchLists = new WatchLists(
+    db,
+    () => sender.wake(),
+    Date.now,
+    () => firstPass,
+  );
   const events = new EventGenerator(db, datasets, log, () => sender.wake());
-  try {
-    await watchLists.ready();
-    await events.start();
-  } catch (error) {
-    await events.close();
-    await db.close();
-    throw error;
-  }
+  // Not awaited: a store that cannot answer yet must not keep the service from starting (it answers 503
+  // meanwhile). Watch lists wait for the first pass, so versions already there are claimed before any is made.
+  firstPass = watchLists
+    .ready()
+    .catch((error: unknown) => log.error({ err: error }, "the watch lists' tables cannot be reached yet; trying again when they are used"))
+    .then(() => events.start());
   sender.start();
   return {
     watchLists,
@@ -56,6 +60,7 @@ export async function startVigilancias(config: Config, datasets: Datasets, log: 
     },
     onAttempt: (listener) => listeners.push(listener),
     close: async () => {
+      await firstPass;
       await events.close();
       await sender.close();
       await db.close();

@@ -121,6 +121,8 @@ export class WatchLists {
     /** Called when a delivery is queued, so that it is sent at once. */
     private readonly queued: () => void,
     private readonly clock: () => number = Date.now,
+    /** Resolves once the versions already loaded are claimed (src/vigilancias/events.ts): a watch list made before would be told of them. */
+    private readonly started: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   ready(): Promise<void> {
@@ -132,6 +134,7 @@ export class WatchLists {
   }
 
   async create(usuario: string, input: VigilanciaInput, limit: number): Promise<Created> {
+    await this.started();
     await this.ready();
     const now = this.clock();
     const vigilancia: Vigilancia = { ...input, id: newId('vig'), usuario, secreto: newSecret(), activa: true, creada: now, actualizada: now };
