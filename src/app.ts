@@ -23,6 +23,8 @@ import { clientErrorHandler, connectionLimits, frameworkError, registerProtectio
 import { openapiOptions } from './http/openapi.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
 import { registerRoutes } from './http/routes.js';
+import { WEBHOOKS } from './http/vigilancias.js';
+import { startVigilancias } from './vigilancias/service.js';
 import { recordSets } from './record-sets/index.js';
 import { Datasets } from './store/datasets.js';
 import { StoreSlot } from './store/slot.js';
@@ -101,7 +103,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('reloadStore', (reason: string) => slot.reload(reason));
   const datasets = new Datasets(config, slot, app.log, options.now);
   await datasets.refresh();
+  // Watch lists, their events and deliveries; a watch list is made only once the versions already there are claimed (src/vigilancias/).
+  const vigilancias = startVigilancias(config, datasets, app.log);
   app.addHook('onClose', async () => {
+    await vigilancias.close();
     await datasets.close();
     await slot.close();
   });
@@ -119,12 +124,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const current = slot.current;
   const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000, options.internalUser);
   // The document's common parts come from what each route is: its guard, its limit, its parameters (src/http/openapi.ts).
-  await app.register(swagger, openapiOptions({ recordSets, protect: guard.hook }));
+  await app.register(swagger, openapiOptions({ recordSets, protect: guard.hook, webhooks: WEBHOOKS }));
 
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const caches = () => ({ ...cache.stats(current()), ...(current().caches?.() ?? {}) });
   const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets, caches });
-  await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability });
+  await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability, vigilancias });
   // Cached answers and lookups are written before Fastify sees the request, with the same parts (src/http/front-door.ts).
   front.open({ ...protection, cache, datasets, guard, requestId, answered: observability.answered, cors: config.CORS_ORIGINS !== '', routes });
   app.addHook('preClose', (done) => {

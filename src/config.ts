@@ -143,6 +143,23 @@ export const ConfigSchema = Type.Object({
     maximum: 3600,
     description: 'On SIGTERM or SIGINT, how long requests in flight may take to finish; connections still open after it are closed',
   }),
+  VIGILANCIAS_POR_USUARIO: Type.Integer({ default: 50, minimum: 0, maximum: 100000, description: 'Watch lists (/api/v1/vigilancias) one user may have' }),
+  VIGILANCIAS_REINTENTOS: Type.String({
+    default: '5s,30s,2m,10m,30m,1h,3h,6h',
+    pattern: '^[0-9]+(ms|s|m|h)(,[0-9]+(ms|s|m|h))*$',
+    description: 'Waits between the attempts of a webhook delivery that fails (ms, s, m, h), comma-separated; after the last one it is fallida',
+  }),
+  VIGILANCIAS_HOSTS_PERMITIDOS: Type.String({
+    default: '',
+    description:
+      'Comma-separated webhook hosts that may be reached over plain http and at loopback, private or link-local addresses (e.g. an ERP inside the network); empty: https to public addresses only',
+  }),
+  VIGILANCIAS_CONCURRENCIA: Type.Integer({
+    default: 16,
+    minimum: 1,
+    maximum: 1000,
+    description: 'Webhook deliveries one process sends at once (each waits at most 10 s for its answer; at most 2 at once to one watch list)',
+  }),
   WORKERS: Type.String({
     default: '1',
     pattern: '^(auto|[1-9][0-9]{0,2})$',
@@ -178,6 +195,28 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   trustProxy(config);
   return config;
 }
+
+/** VIGILANCIAS_REINTENTOS as milliseconds. */
+export function retryWaits(config: Config): number[] {
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  return config.VIGILANCIAS_REINTENTOS.split(',').map((part) => {
+    const m = /^([0-9]+)(ms|s|m|h)$/.exec(part)!;
+    return Number(m[1]) * unit[m[2]!]!;
+  });
+}
+
+/** VIGILANCIAS_HOSTS_PERMITIDOS as lower-case host names (IPv6 addresses without brackets). */
+export const allowedWebhookHosts = (config: Config): ReadonlySet<string> =>
+  new Set(
+    config.VIGILANCIAS_HOSTS_PERMITIDOS.split(',')
+      .map((h) =>
+        h
+          .trim()
+          .toLowerCase()
+          .replace(/^\[(.*)\]$/, '$1'),
+      )
+      .filter((h) => h !== ''),
+  );
 
 /** The embedded demo: no database configured, so the project's own demo file is served. */
 export const isEmbeddedDemo = (config: Config): boolean => config.DATABASE_URL === '';

@@ -5,7 +5,10 @@
  */
 import type { RecordSet } from '../record-sets/define.js';
 import { ownFractionFilter } from '../record-sets/define.js';
-import type { Values } from '../store/store.js';
+import { filterConditions } from '../record-sets/filters.js';
+import { CHANGE_KINDS } from '../store/core.js';
+import type { Datasets, ServedVersion } from '../store/datasets.js';
+import type { Store, Values } from '../store/store.js';
 
 type Value = string | number | null;
 
@@ -101,3 +104,82 @@ export async function page(changes: AsyncIterable<Cambio>, skip: number, limit: 
   }
   return { items, total };
 }
+
+/** More records than one fraction has in any record set. */
+const ONE_FRACTION_LIMIT = 100_000;
+
+const toValues = (rs: RecordSet, row: Readonly<Record<string, string | number | null>>): Values => rs.fields.map((f) => row[f.name] ?? null);
+
+/** One fraction's records of a record set in both versions; a record that changed fraction is found on both sides by its identifier. */
+async function fractionRows(rs: RecordSet, digits: string, desde: Store, hasta: Store): Promise<[Values[], Values[]]> {
+  const filter = ownFractionFilter(rs)!;
+  const conditions = filterConditions(filter, digits);
+  const read = async (store: Store): Promise<Values[]> =>
+    (await store.search(rs, { conditions, skip: 0, limit: ONE_FRACTION_LIMIT })).map((r) => toValues(rs, r));
+  const [before, after] = await Promise.all([read(desde), read(hasta)]);
+  const complete = async (mine: Values[], other: Values[], store: Store): Promise<Values[]> => {
+    const have = new Set(mine.map((r) => JSON.stringify(keyOf(rs, r))));
+    for (const row of other) {
+      const key = keyOf(rs, row);
+      if (have.has(JSON.stringify(key))) continue;
+      const found = await store.lookup(rs, key as (string | number)[]);
+      if (found) mine.push(toValues(rs, found));
+    }
+    return mine.sort((a, b) => compareKeys(keyOf(rs, a), keyOf(rs, b)));
+  };
+  return [await complete(before, after, desde), await complete(after, before, hasta)];
+}
+
+/** The changes of the records of one fraction (or prefix) in each of `sets`: `/api/v1/cambios?fraccion=`, and the changes a watch list is told of. */
+export async function* fractionChanges(sets: readonly RecordSet[], from: ServedVersion, to: ServedVersion, digits: string): AsyncGenerator<Cambio> {
+  for (const rs of sets) {
+    if (!ownFractionFilter(rs)) continue;
+    const [before, after] = await fractionRows(rs, digits, from.store, to.store);
+    yield* diffRecordSet(rs, before, after);
+  }
+}
+
+/** The changes of one record set the store's comparison found, with the records of both sides read by identifier, a statement per side. */
+async function changesOf(rs: RecordSet, found: readonly Values[], from: Store, to: Store): Promise<Cambio[]> {
+  const keyed = found.map((row) => ({ key: row.slice(0, -1) as (string | number)[], kind: CHANGE_KINDS[Number(row[row.length - 1])]! }));
+  const read = async (store: Store, kinds: readonly Cambio['cambio'][]): Promise<Map<string, Values>> => {
+    const rows = await store.lookupMany(
+      rs,
+      keyed.filter((c) => kinds.includes(c.kind)).map((c) => c.key),
+    );
+    return new Map(rows.map((row) => toValues(rs, row)).map((values) => [JSON.stringify(keyOf(rs, values)), values]));
+  };
+  const [before, after] = await Promise.all([read(from, ['baja', 'modificacion']), read(to, ['alta', 'modificacion'])]);
+  return keyed.map(({ key, kind }) => {
+    const id = JSON.stringify(key);
+    const item = change(rs, kind, before.get(id), after.get(id));
+    // The store found it changed: it is in its version(s), and differs.
+    if (!item || (kind !== 'alta' && !before.has(id)) || (kind !== 'baja' && !after.has(id))) {
+      throw new Error(`${rs.path} ${id}: the versions compared do not hold what their comparison found`);
+    }
+    return item;
+  });
+}
+
+/** A page of the changes of whole record sets (`/api/v1/cambios` without `fraccion`): the total from the kept comparison, the records read for the page alone. */
+export async function wholePage(
+  datasets: Datasets,
+  sets: readonly RecordSet[],
+  from: ServedVersion,
+  to: ServedVersion,
+  skip: number,
+  limit: number,
+): Promise<{ items: Cambio[]; total: number }> {
+  // The content hash covers every record set: the same hash, the same records.
+  if (from.version!.hash === to.version!.hash) return { items: [], total: 0 };
+  const compared = await datasets.changes(sets, from.version!, to.version!);
+  const pages: Promise<Cambio[]>[] = [];
+  let at = 0;
+  compared.forEach((changes, i) => {
+    const wanted = changes.slice(Math.max(0, skip - at), Math.max(0, skip + limit - at));
+    if (wanted.length > 0) pages.push(changesOf(sets[i]!, wanted, from.store, to.store));
+    at += changes.length;
+  });
+  return { items: (await Promise.all(pages)).flat(), total: at };
+}
+

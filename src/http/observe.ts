@@ -143,6 +143,8 @@ export interface Observability {
   readonly answered: (request: Answered) => void;
   /** The Prometheus endpoint, for the routing table to serve; none when metrics are off. */
   readonly metrics: OpenRoute | undefined;
+  /** Where other parts of the service register their own metrics (the webhook deliveries); none when metrics are off. */
+  readonly registry?: Registry;
 }
 
 export function registerObservability(app: FastifyInstance, options: ObserveOptions): Observability {
@@ -265,7 +267,7 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
       }
     },
   };
-  return { timer, answered, metrics };
+  return { timer, answered, metrics, registry };
 }
 
 /** Every cache's size and bounds, in entries and bytes, and its evictions: what it holds is visible, and that it stays bounded. */

@@ -202,6 +202,8 @@ export interface OpenApiContext {
   readonly recordSets: readonly RecordSet[];
   /** The hook of the bearer guard: a route that runs it is a protected operation. */
   readonly protect: onRequestHookHandler;
+  /** The events the service sends, as OpenAPI 3.1 `webhooks`. */
+  readonly webhooks?: Readonly<Record<string, unknown>>;
 }
 
 /** @fastify/swagger's options: the document's head, and the two steps that complete each operation. */
@@ -217,6 +219,8 @@ export function openapiOptions(ctx: OpenApiContext): FastifyDynamicSwaggerOption
         headers: HEADERS,
         responses: RESPONSES,
       },
+      // The events the service sends (OpenAPI 3.1).
+      ...(ctx.webhooks && { webhooks: ctx.webhooks }),
     } as FastifyDynamicSwaggerOptions['openapi'],
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     // Per route, where the route is known; the document itself is not changed here.

@@ -28,6 +28,8 @@ import { notFound } from './errors.js';
 import { descargasRoute } from './descargas.js';
 import { versionRoute, versionesRoute } from './versiones.js';
 import { recordGet, recordRoutes } from './records.js';
+import { registerVigilancias } from './vigilancias.js';
+import type { VigilanciasService } from '../vigilancias/service.js';
 import type { OpenRoute, ProtectedGet } from './route-kinds.js';
 import { protectedGet, routeWithAllow } from './route-kinds.js';
 import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './schemas.js';
@@ -43,6 +45,8 @@ export interface Services {
   readonly protect: onRequestHookHandler;
   readonly cache: ResponseCache;
   readonly observability: Observability;
+  /** Watch lists and their webhooks (src/vigilancias/). */
+  readonly vigilancias: VigilanciasService;
 }
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -99,6 +103,8 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
 
   // The same answers as MCP tools for assistants (src/http/mcp.ts).
   await registerMcp(app, services.protect);
+  // Watch lists: told by a signed webhook when a version changes what they watch.
+  registerVigilancias(app, { service: services.vigilancias, protect: services.protect, registry: services.observability.registry });
 
   // The service itself, public.
   get('/', rootRoute());

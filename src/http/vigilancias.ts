@@ -1,0 +1,459 @@
+/**
+ * `/api/v1/vigilancias` (../shared/spec/vigilancias.md): a user's watch lists, their webhook's secret,
+ * a test event, and the log of deliveries. Bodies are TypeBox schemas (src/http/typed.ts); fractions
+ * are read by the same parsing as every `fraccion` parameter. The events and their sending live in
+ * src/vigilancias/.
+ */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onRequestHookHandler } from 'fastify';
+import { Gauge, Counter } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { recordSets } from '../record-sets/index.js';
+import type { Entrega, Vigilancia, VigilanciaInput } from '../vigilancias/watchlists.js';
+import { isoSeconds } from '../vigilancias/watchlists.js';
+import type { VigilanciasService } from '../vigilancias/service.js';
+import { refuseUrl } from '../vigilancias/outbound.js';
+import { CAMBIOS_IN_EVENT } from '../vigilancias/events.js';
+import type { ValidationDetail } from './errors.js';
+import { HttpError, RequestValidationError, methodNotAllowed, notFound } from './errors.js';
+import type { ParamSpec } from './params.js';
+import { PAGING, parseParams, partSchemas } from './params.js';
+import { checked } from './typed.js';
+import { CORS_PREFLIGHT } from './route-kinds.js';
+
+const MAX_FRACTIONS = 5000;
+/** 5,000 fractions typed with dots and quotes, and room to spare. */
+const BODY_LIMIT = 256 * 1024;
+const RECORD_SET_PATHS = recordSets.map((rs) => rs.path);
+
+export const VigilanciaBody = Type.Object(
+  {
+    nombre: Type.String({ minLength: 1, maxLength: 200, description: 'A name for people' }),
+    fracciones: Type.Array(Type.String({ maxLength: 40 }), {
+      minItems: 1,
+      maxItems: MAX_FRACTIONS,
+      description: 'Codes of 2 to 10 digits in any typed form (0101, 8471.30.01, 4011.10.10.01); a prefix watches everything under it, 10 digits one NICO',
+    }),
+    conjuntos: Type.Optional(
+      Type.Array(Type.String(), { description: `Record sets watched (default: all): ${RECORD_SET_PATHS.join(', ')}`, maxItems: RECORD_SET_PATHS.length * 4 }),
+    ),
+    webhook: Type.Object({
+      url: Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: 'https URL the events are POSTed to (plain http only to hosts in VIGILANCIAS_HOSTS_PERMITIDOS); never a non-public address unless allowed',
+      }),
+    }),
+  },
+  { $id: 'VigilanciaRequest', title: 'VigilanciaRequest' },
+);
+type Body = Static<typeof VigilanciaBody>;
+const body = checked(VigilanciaBody, 'body');
+
+const nullable = (schema: Record<string, unknown>): Record<string, unknown> => ({ anyOf: [schema, { type: 'null' }] });
+const dateTime = { type: 'string', format: 'date-time' };
+
+const vigilanciaSchema = {
+  $id: 'Vigilancia',
+  title: 'Vigilancia',
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    nombre: { type: 'string' },
+    fracciones: { type: 'array', items: { type: 'string', pattern: '^[0-9]{2,10}$' }, description: 'Normalised (digits only) and de-duplicated' },
+    conjuntos: { type: 'array', items: { type: 'string', enum: RECORD_SET_PATHS } },
+    webhook: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
+    activa: { type: 'boolean', description: 'False once a receiver answered 410 Gone; saving the watch list again makes it active' },
+    creada: dateTime,
+    actualizada: dateTime,
+    secreto: { type: 'string', description: 'Only when made or rotated: whsec_ + base64 of 24 random bytes, the key of the webhook signatures' },
+  },
+  required: ['id', 'nombre', 'fracciones', 'conjuntos', 'webhook', 'activa', 'creada', 'actualizada'],
+};
+
+const entregaSchema = {
+  $id: 'Entrega',
+  title: 'Entrega',
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    evento: { type: 'string', description: 'The event id, sent as webhook-id on every attempt' },
+    tipo: { type: 'string', enum: ['tarifa.cambios', 'tarifa.prueba'] },
+    estado: { type: 'string', enum: ['pendiente', 'entregada', 'fallida'] },
+    intentos: { type: 'integer' },
+    ultimo_codigo: nullable({ type: 'integer' }),
+    ultimo_error: nullable({ type: 'string' }),
+    creada: dateTime,
+    siguiente_intento: nullable(dateTime),
+    entregada: nullable(dateTime),
+  },
+  required: ['id', 'evento', 'tipo', 'estado', 'intentos', 'ultimo_codigo', 'ultimo_error', 'creada', 'siguiente_intento', 'entregada'],
+};
+
+const page = (name: string, item: string): Record<string, unknown> => ({
+  $id: name,
+  title: name,
+  type: 'object',
+  properties: { items: { type: 'array', items: { $ref: `${item}#` } }, total: { type: 'integer' }, skip: { type: 'integer' }, limit: { type: 'integer' } },
+  required: ['items', 'total', 'skip', 'limit'],
+});
+
+const cambioSchema = {
+  type: 'object',
+  properties: {
+    conjunto: { type: 'string' },
+    id: {},
+    cambio: { type: 'string', enum: ['alta', 'baja', 'modificacion'] },
+    fraccion: nullable({ type: 'string' }),
+    nico: nullable({ type: 'string' }),
+    campos: { type: 'array', items: { type: 'object', properties: { campo: { type: 'string' }, antes: {}, despues: {} } } },
+  },
+};
+
+/** The event as the receivers get it: the OpenAPI 3.1 `webhooks` entry. */
+export const WEBHOOKS: Record<string, unknown> = {
+  'tarifa.cambios': {
+    post: {
+      summary: 'A loaded version changes what a watch list watches (momento cargada), or takes effect (momento vigente); tarifa.prueba has empty data',
+      description:
+        'Signed as Standard Webhooks says: webhook-id (the event id, the same on every retry: deduplicate by it), webhook-timestamp (Unix seconds of the attempt), webhook-signature (v1, + base64 HMAC-SHA256 of {id}.{timestamp}.{body} keyed with the bytes of the secret after whsec_). A 2xx within 10 s delivers; 410 disables the watch list; anything else is retried (VIGILANCIAS_REINTENTOS).',
+      parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ name, in: 'header', required: true, schema: { type: 'string' } })),
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                type: { type: 'string', enum: ['tarifa.cambios', 'tarifa.prueba'] },
+                timestamp: dateTime,
+                data: {
+                  type: 'object',
+                  properties: {
+                    vigilancia: { type: 'string' },
+                    nombre: { type: 'string' },
+                    version_anterior: { type: 'string' },
+                    version_nueva: { type: 'string' },
+                    vigente_desde: { type: 'string', format: 'date' },
+                    momento: { type: 'string', enum: ['cargada', 'vigente'] },
+                    resumen: {
+                      type: 'object',
+                      properties: { altas: { type: 'integer' }, bajas: { type: 'integer' }, modificaciones: { type: 'integer' } },
+                    },
+                    cambios: { type: 'array', maxItems: CAMBIOS_IN_EVENT, items: cambioSchema, description: 'The first 100, shaped as in /api/v1/cambios' },
+                    mas: { type: 'string', description: 'The /api/v1/cambios query that lists them all' },
+                  },
+                },
+              },
+              required: ['type', 'timestamp', 'data'],
+            },
+          },
+        },
+      },
+      responses: { '200': { description: 'Any 2xx delivers the event' }, '410': { description: 'Gone: the watch list is disabled' } },
+    },
+  },
+};
+
+const iso = (ms: number | null): string | null => (ms === null ? null : isoSeconds(ms));
+
+function vigilanciaJson(v: Vigilancia, withSecret: boolean): Record<string, unknown> {
+  return {
+    id: v.id,
+    nombre: v.nombre,
+    fracciones: v.fracciones,
+    conjuntos: v.conjuntos,
+    webhook: { url: v.url },
+    activa: v.activa,
+    creada: iso(v.creada),
+    actualizada: iso(v.actualizada),
+    ...(withSecret ? { secreto: v.secreto } : {}),
+  };
+}
+
+const entregaJson = (e: Entrega): Record<string, unknown> => ({
+  ...e,
+  creada: iso(e.creada),
+  siguiente_intento: e.estado === 'pendiente' ? iso(e.siguiente_intento) : null,
+  entregada: iso(e.entregada),
+});
+
+const FRACTION_PARAM: readonly ParamSpec[] = [{ name: 'fraccion', in: 'query', kind: 'fraction', description: 'A fraction code' }];
+
+/** Each code as `fraccion` reads it (any typed form), at least 2 digits, in the order given without repeats. */
+function normaliseFractions(typed: readonly string[]): { digits: string[]; errors: ValidationDetail[] } {
+  const digits: string[] = [];
+  const errors: ValidationDetail[] = [];
+  typed.forEach((code, i) => {
+    let value: string | undefined;
+    try {
+      value = parseParams(FRACTION_PARAM, {}, { fraccion: code })['fraccion'] as string | undefined;
+    } catch (error) {
+      if (!(error instanceof RequestValidationError)) throw error;
+      for (const d of error.detail) errors.push({ ...d, loc: ['body', 'fracciones', i] });
+      return;
+    }
+    if (value === undefined || value.length < 2) {
+      errors.push({
+        type: 'string_pattern_mismatch',
+        msg: 'A fraction code of 2 to 8 digits, or 10 with its NICO',
+        loc: ['body', 'fracciones', i],
+        input: code,
+        ctx: { pattern: '^[0-9]{2,8}$|^[0-9]{10}$' },
+      });
+      return;
+    }
+    if (!digits.includes(value)) digits.push(value);
+  });
+  return { digits, errors };
+}
+
+async function readInput(raw: unknown, service: VigilanciasService): Promise<VigilanciaInput> {
+  const parsed: Body = body.parse(raw);
+  const { digits, errors } = normaliseFractions(parsed.fracciones);
+  const conjuntos = parsed.conjuntos === undefined ? RECORD_SET_PATHS : [...new Set(parsed.conjuntos)];
+  const expected = RECORD_SET_PATHS.map((p) => `'${p}'`).join(', ');
+  (parsed.conjuntos ?? []).forEach((path, i) => {
+    if (!RECORD_SET_PATHS.includes(path)) {
+      errors.push({ type: 'enum', loc: ['body', 'conjuntos', i], msg: `Input should be ${expected}`, input: path, ctx: { expected } });
+    }
+  });
+  if (conjuntos.length === 0) {
+    errors.push({
+      type: 'too_short',
+      loc: ['body', 'conjuntos'],
+      msg: 'List should have at least 1 item after validation',
+      input: [],
+      ctx: { field_type: 'List', min_length: 1 },
+    });
+  }
+  if (errors.length === 0) {
+    const refused = await refuseUrl(parsed.webhook.url, service.allowedHosts);
+    if (refused !== undefined) errors.push({ type: 'value_error', loc: ['body', 'webhook', 'url'], msg: `Value error, ${refused}`, input: parsed.webhook.url });
+  }
+  if (errors.length > 0) throw new RequestValidationError(errors);
+  return { nombre: parsed.nombre, fracciones: digits, conjuntos: RECORD_SET_PATHS.filter((p) => conjuntos.includes(p)), url: parsed.webhook.url };
+}
+
+const userOf = (request: FastifyRequest): string => request.user!.username;
+const idOf = (request: FastifyRequest, name = 'id'): string => (request.params as Record<string, string>)[name] ?? '';
+const NOT_FOUND = 'Watch list not found';
+const paging = (request: FastifyRequest): { skip: number; limit: number } => {
+  const p = parseParams(PAGING, {}, request.query as Record<string, unknown>);
+  return { skip: p['skip'] as number, limit: p['limit'] as number };
+};
+
+interface RouteSpec {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly operationId: string;
+  readonly summary: string;
+  readonly status: number;
+  readonly response?: string;
+  readonly body?: boolean;
+  readonly query?: boolean;
+  readonly params?: readonly string[];
+  readonly extra?: Readonly<Record<number, Record<string, unknown>>>;
+  readonly handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+}
+
+const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
+
+export interface VigilanciasContext {
+  readonly service: VigilanciasService;
+  readonly protect: onRequestHookHandler;
+  readonly registry: Registry | undefined;
+}
+
+export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContext): void {
+  const { service } = ctx;
+  const lists = service.watchLists;
+  for (const schema of [VigilanciaBody, vigilanciaSchema, entregaSchema, page('PaginatedVigilancia', 'Vigilancia'), page('PaginatedEntrega', 'Entrega')]) {
+    app.addSchema(schema);
+  }
+  if (ctx.registry) registerMetrics(ctx.registry, service);
+
+  const byUrl = new Map<string, RouteSpec[]>();
+  const add = (url: string, spec: RouteSpec): void => void byUrl.set(url, [...(byUrl.get(url) ?? []), spec]);
+  const found = <T>(value: T | undefined): T => {
+    if (value === undefined) throw notFound(NOT_FOUND);
+    return value;
+  };
+
+  const base = '/api/v1/vigilancias';
+  add(base, {
+    method: 'POST',
+    operationId: 'crearVigilancia',
+    summary: 'Make a watch list; its secret is shown this once',
+    status: 201,
+    response: 'Vigilancia',
+    body: true,
+    handler: async (request, reply) => {
+      const input = await readInput(request.body, service);
+      const made = await lists.create(userOf(request), input, service.perUser);
+      if ('limit' in made) {
+        throw new RequestValidationError([
+          { type: 'value_error', loc: ['body'], msg: `Value error, at most ${made.limit} watch lists per user (VIGILANCIAS_POR_USUARIO)`, input: request.body },
+        ]);
+      }
+      void reply.code(201).header('location', `${base}/${made.vigilancia.id}`);
+      return vigilanciaJson(made.vigilancia, true);
+    },
+  });
+  add(base, {
+    method: 'GET',
+    operationId: 'listarVigilancias',
+    summary: "The user's watch lists, oldest first",
+    status: 200,
+    response: 'PaginatedVigilancia',
+    query: true,
+    handler: async (request) => {
+      const { skip, limit } = paging(request);
+      const { items, total } = await lists.list(userOf(request), skip, limit);
+      return { items: items.map((v) => vigilanciaJson(v, false)), total, skip, limit };
+    },
+  });
+  const one = `${base}/:id`;
+  add(one, {
+    method: 'GET',
+    operationId: 'verVigilancia',
+    summary: 'One watch list (without its secret)',
+    status: 200,
+    response: 'Vigilancia',
+    params: ['id'],
+    handler: async (request) => vigilanciaJson(found(await lists.get(userOf(request), idOf(request))), false),
+  });
+  add(one, {
+    method: 'PUT',
+    operationId: 'reemplazarVigilancia',
+    summary: 'Replace a watch list (the same body as to make one); the secret stays',
+    status: 200,
+    response: 'Vigilancia',
+    params: ['id'],
+    body: true,
+    handler: async (request) => {
+      found(await lists.get(userOf(request), idOf(request)));
+      const input = await readInput(request.body, service);
+      return vigilanciaJson(found(await lists.replace(userOf(request), idOf(request), input)), false);
+    },
+  });
+  add(one, {
+    method: 'DELETE',
+    operationId: 'borrarVigilancia',
+    summary: 'Delete a watch list; its pending deliveries are dropped',
+    status: 204,
+    params: ['id'],
+    handler: async (request, reply) => {
+      if (!(await lists.remove(userOf(request), idOf(request)))) throw notFound(NOT_FOUND);
+      return reply.code(204).send();
+    },
+  });
+  add(`${one}/secreto`, {
+    method: 'POST',
+    operationId: 'rotarSecretoVigilancia',
+    summary: 'A new secret for the webhook signatures, shown this once; the old one stops signing at once',
+    status: 200,
+    response: 'Vigilancia',
+    params: ['id'],
+    handler: async (request) => vigilanciaJson(found(await lists.rotateSecret(userOf(request), idOf(request))), true),
+  });
+  add(`${one}/prueba`, {
+    method: 'POST',
+    operationId: 'probarVigilancia',
+    summary: 'Queue a tarifa.prueba event (empty data) to try the webhook',
+    status: 202,
+    response: 'Entrega',
+    params: ['id'],
+    handler: async (request, reply) => {
+      const entrega = found(await lists.test(userOf(request), idOf(request)));
+      void reply.code(202);
+      return entregaJson(entrega);
+    },
+  });
+  add(`${one}/entregas`, {
+    method: 'GET',
+    operationId: 'entregasVigilancia',
+    summary: "The watch list's deliveries, newest first",
+    status: 200,
+    response: 'PaginatedEntrega',
+    params: ['id'],
+    query: true,
+    handler: async (request) => {
+      const { skip, limit } = paging(request);
+      const { items, total } = found(await lists.deliveries(userOf(request), idOf(request), skip, limit));
+      return { items: items.map(entregaJson), total, skip, limit };
+    },
+  });
+  add(`${one}/entregas/:entrega/reenviar`, {
+    method: 'POST',
+    operationId: 'reenviarEntrega',
+    summary: 'Send a delivered or failed delivery again, with the same webhook-id',
+    status: 202,
+    response: 'Entrega',
+    params: ['id', 'entrega'],
+    extra: { 409: { description: 'The delivery is still pending', $ref: 'ErrorMessage#' } },
+    handler: async (request, reply) => {
+      const again = await lists.resend(userOf(request), idOf(request), idOf(request, 'entrega'));
+      if (again === undefined) throw notFound('Delivery not found');
+      if (again === 'pendiente') throw new HttpError(409, 'The delivery is still pending');
+      void reply.code(202);
+      return entregaJson(again);
+    },
+  });
+
+  for (const [url, specs] of byUrl) registerPath(app, url, specs, ctx.protect);
+}
+
+function registerPath(app: FastifyInstance, url: string, specs: readonly RouteSpec[], protect: onRequestHookHandler): void {
+  for (const spec of specs) {
+    const pathParams = (spec.params ?? []).map((name): ParamSpec => ({ name, in: 'path', kind: 'text', required: true, description: `The ${name}'s id` }));
+    const parts = partSchemas([...pathParams, ...(spec.query ? PAGING : [])]);
+    app.route({
+      method: spec.method,
+      url,
+      onRequest: protect,
+      ...(spec.body ? { bodyLimit: BODY_LIMIT } : {}),
+      schema: {
+        operationId: spec.operationId,
+        summary: spec.summary,
+        tags: ['vigilancias'],
+        security: [{ HTTPBearer: [] }],
+        ...parts,
+        ...(spec.body ? { body: { $ref: 'VigilanciaRequest#' } } : {}),
+        response: {
+          [spec.status]: spec.response ? { description: 'Successful Response', $ref: `${spec.response}#` } : { description: 'No Content', type: 'null' },
+          401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
+          ...(spec.params ? { 404: { description: 'No such watch list of this user', $ref: 'ErrorMessage#' } } : {}),
+          422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
+          ...spec.extra,
+        },
+      },
+      handler: spec.handler,
+    });
+  }
+  const served = specs.flatMap((s) => (s.method === 'GET' ? ['GET', 'HEAD'] : [s.method]));
+  const taken = app.hasDecorator(CORS_PREFLIGHT) ? [...served, 'OPTIONS'] : served;
+  app.route({ method: ALL_METHODS.filter((m) => !taken.includes(m)), url, schema: { hide: true }, handler: methodNotAllowed(served) });
+}
+
+/** Deliveries by outcome: attempts counted as they end, and the outbox's rows by state when scraped. */
+function registerMetrics(registry: Registry, service: VigilanciasService): void {
+  const attempts = new Counter({
+    name: 'vigilancias_intentos_total',
+    help: 'Webhook delivery attempts by result: entregada (2xx), reintento (failed, tried again later), fallida (failed, no attempt left), desactivada (410 Gone)',
+    labelNames: ['resultado'],
+    registers: [registry],
+  });
+  for (const r of ['entregada', 'reintento', 'fallida', 'desactivada']) attempts.inc({ resultado: r }, 0);
+  service.onAttempt((resultado) => attempts.inc({ resultado }));
+  new Gauge({
+    name: 'vigilancias_entregas',
+    help: 'Webhook deliveries in the outbox by state: pendiente, entregada, fallida',
+    labelNames: ['estado'],
+    registers: [registry],
+    async collect() {
+      const counts: Record<string, number> = await service.counts().catch(() => ({}));
+      for (const estado of ['pendiente', 'entregada', 'fallida']) this.set({ estado }, counts[estado] ?? 0);
+    },
+  });
+}

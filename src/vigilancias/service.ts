@@ -1,0 +1,69 @@
+/**
+ * Watch lists as the running service has them: their tables in the working store, the events generated
+ * as versions load and take effect, and the outbox sent (docs/adr/0012-vigilancias.md).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import { allowedWebhookHosts, retryWaits } from '../config.js';
+import type { Datasets } from '../store/datasets.js';
+import { openWorkDb } from '../store/work.js';
+import type { WorkDb } from '../store/work.js';
+import type { Resultado } from './deliveries.js';
+import { Sender } from './deliveries.js';
+import { EventGenerator } from './events.js';
+import { WatchLists } from './watchlists.js';
+
+export interface VigilanciasService {
+  readonly watchLists: WatchLists;
+  readonly allowedHosts: ReadonlySet<string>;
+  readonly perUser: number;
+  /** Deliveries by state, for the metrics. */
+  counts(): Promise<Record<string, number>>;
+  /** Registers who is told of each attempt's result (the metrics). */
+  onAttempt(listener: (resultado: Resultado) => void): void;
+  close(): Promise<void>;
+}
+
+export function startVigilancias(config: Config, datasets: Datasets, log: FastifyBaseLogger): VigilanciasService {
+  const db: WorkDb = openWorkDb(config);
+  const listeners: ((resultado: Resultado) => void)[] = [];
+  const allowedHosts = allowedWebhookHosts(config);
+  const sender = new Sender(db, {
+    waits: retryWaits(config),
+    allowed: allowedHosts,
+    concurrency: config.VIGILANCIAS_CONCURRENCIA,
+    log,
+    attempted: (resultado) => listeners.forEach((l) => l(resultado)),
+  });
+  let firstPass: Promise<void> = Promise.resolve();
+  const watchLists = new WatchLists(
+    db,
+    () => sender.wake(),
+    Date.now,
+    () => firstPass,
+  );
+  const events = new EventGenerator(db, datasets, log, () => sender.wake());
+  // Not awaited: a store that cannot answer yet must not keep the service from starting (it answers 503
+  // meanwhile). Watch lists wait for the first pass, so versions already there are claimed before any is made.
+  firstPass = watchLists
+    .ready()
+    .catch((error: unknown) => log.error({ err: error }, "the watch lists' tables cannot be reached yet; trying again when they are used"))
+    .then(() => events.start());
+  sender.start();
+  return {
+    watchLists,
+    allowedHosts,
+    perUser: config.VIGILANCIAS_POR_USUARIO,
+    counts: async () => {
+      const rows = await db.all<{ estado: string; n: number | string }>(`SELECT "estado", COUNT(*) AS "n" FROM "vigilancias_entregas" GROUP BY "estado"`);
+      return Object.fromEntries(rows.map((r) => [r.estado, Number(r.n)]));
+    },
+    onAttempt: (listener) => listeners.push(listener),
+    close: async () => {
+      await firstPass;
+      await events.close();
+      await sender.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,389 @@
+/**
+ * Watch lists and their webhooks (../shared/spec/vigilancias.md), on both stores, over real HTTP with
+ * real receivers on 127.0.0.1 (allowed by VIGILANCIAS_HOSTS_PERMITIDOS): the routes and their errors,
+ * every refusal of an unsafe URL, deliveries verified by the `standardwebhooks` package, retries, 410,
+ * events from a real load while the service runs whose `cambios` are what /api/v1/cambios answers,
+ * and a service killed with deliveries pending that sends them after it starts again.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, test } from 'node:test';
+import type { TestContext } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { buildApp } from '../src/app.js';
+import { writeDatabase } from '../src/store/drivers.js';
+import { checkedLookup, isPublicAddress, post, refuseUrl } from '../src/vigilancias/outbound.js';
+import { withAladi2 } from './fixtures.js';
+import { TEST_PASSWORD, TEST_USER, addUser, database, defer, login, storeKinds, testConfig, waitFor } from './helpers.js';
+import { runService } from './process.js';
+
+interface Received {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+interface Receiver {
+  readonly url: string;
+  readonly received: Received[];
+  /** The status each request is answered with (by default 204). */
+  status: (n: number) => number;
+}
+
+async function receiver(t: TestContext, port = 0): Promise<Receiver> {
+  const state: Receiver = { url: '', received: [], status: () => 204 };
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      state.received.push({ headers: req.headers, body });
+      res.writeHead(state.status(state.received.length)).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  defer(t, () => new Promise((resolve) => server.close(resolve)));
+  return Object.assign(state, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/avisos` });
+}
+
+interface Client {
+  readonly base: string;
+  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: T }>;
+}
+
+async function clientOf(base: string, username = TEST_USER): Promise<Client> {
+  const token = ((await (await login(base, username, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+  return {
+    base,
+    call: async <T>(method: string, path: string, body?: unknown) => {
+      const response = await fetch(base + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: (text === '' ? null : JSON.parse(text)) as T };
+    },
+  };
+}
+
+const ENV = { VIGILANCIAS_HOSTS_PERMITIDOS: '127.0.0.1', VIGILANCIAS_REINTENTOS: '50ms,50ms,50ms', LOG_LEVEL: 'silent' };
+
+/** The service in this process over a fresh database of `kind`, its clock movable (a version's day coming). */
+async function service(t: TestContext, kind: 'sqlite' | 'postgres', env: Record<string, string> = {}) {
+  const db = await database(t, kind);
+  const config = testConfig({ DATABASE_URL: db.url, ...ENV, ...env });
+  await addUser(config, TEST_USER, TEST_PASSWORD);
+  await addUser(config, 'otra', TEST_PASSWORD);
+  const clock = { now: new Date() };
+  const app = await buildApp(config, { now: () => clock.now });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  defer(t, () => app.close());
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return { db, config, clock, base, client: await clientOf(base), other: await clientOf(base, 'otra') };
+}
+
+type Entregas = { items: { id: string; evento: string; estado: string; intentos: number; ultimo_codigo: number | null }[]; total: number };
+
+for (const kind of await storeKinds()) {
+  describe(`vigilancias (${kind})`, () => {
+    test('make, read, list, replace, rotate and delete; fractions normalised; errors in the contract shapes; another user gets 404; the limit', async (t) => {
+      const { client, other } = await service(t, kind, { VIGILANCIAS_POR_USUARIO: '2' });
+      const made = await client.call('POST', '/api/v1/vigilancias', {
+        nombre: 'Catálogo cliente A',
+        fracciones: ['0101', '8471.30.01', '84713001', '4011.10.10.01', ' 0201 10 01 '],
+        conjuntos: ['tlcs', 'fracciones', 'tlcs'],
+        webhook: { url: 'https://erp.example.com/aranceles/avisos' },
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      assert.deepEqual(made.body['fracciones'], ['0101', '84713001', '4011101001', '02011001']);
+      assert.deepEqual(made.body['conjuntos'], ['fracciones', 'tlcs']);
+      assert.match(String(made.body['secreto']), /^whsec_[A-Za-z0-9+/]{32}$/);
+      assert.equal(Buffer.from(String(made.body['secreto']).slice(6), 'base64').length, 24);
+      const id = String(made.body['id']);
+
+      const read = await client.call('GET', `/api/v1/vigilancias/${id}`);
+      assert.equal(read.status, 200);
+      assert.equal(read.body['secreto'], undefined);
+      assert.equal(read.body['activa'], true);
+      const list = await client.call<{ items: unknown[]; total: number }>('GET', '/api/v1/vigilancias');
+      assert.equal(list.body.total, 1);
+      assert.equal((await other.call('GET', `/api/v1/vigilancias/${id}`)).status, 404);
+      assert.equal((await other.call<{ total: number }>('GET', '/api/v1/vigilancias')).body.total, 0);
+      assert.equal((await other.call('DELETE', `/api/v1/vigilancias/${id}`)).status, 404);
+
+      const all = await client.call('PUT', `/api/v1/vigilancias/${id}`, { nombre: 'B', fracciones: ['01'], webhook: { url: 'https://erp.example.com/b' } });
+      assert.equal(all.status, 200);
+      assert.equal((all.body['conjuntos'] as string[]).length, 19);
+      assert.equal(all.body['secreto'], undefined);
+      const rotated = await client.call('POST', `/api/v1/vigilancias/${id}/secreto`);
+      assert.match(String(rotated.body['secreto']), /^whsec_/);
+      assert.notEqual(rotated.body['secreto'], made.body['secreto']);
+
+      const bad = await client.call<{ detail: { type: string; loc: (string | number)[] }[] }>('POST', '/api/v1/vigilancias', {
+        nombre: 'x',
+        fracciones: ['1', '8471.30.01.0', 'abc'],
+        conjuntos: ['nope'],
+        webhook: { url: 'https://erp.example.com/' },
+      });
+      assert.equal(bad.status, 422);
+      assert.deepEqual(
+        bad.body.detail.map((d) => d.loc),
+        [
+          ['body', 'fracciones', 0],
+          ['body', 'fracciones', 1],
+          ['body', 'fracciones', 2],
+          ['body', 'conjuntos', 0],
+        ],
+      );
+      const missing = await client.call<{ detail: { type: string; loc: string[] }[] }>('POST', '/api/v1/vigilancias', { nombre: 'x', fracciones: [] });
+      assert.equal(missing.status, 422);
+      assert.deepEqual(missing.body.detail.map((d) => d.type).sort(), ['missing', 'too_short']);
+
+      const body = { nombre: 'x', fracciones: ['01'], webhook: { url: 'https://erp.example.com/' } };
+      assert.equal((await client.call('POST', '/api/v1/vigilancias', body)).status, 201);
+      assert.equal((await client.call('POST', '/api/v1/vigilancias', body)).status, 422, 'a third one is past VIGILANCIAS_POR_USUARIO=2');
+      assert.equal((await client.call('DELETE', `/api/v1/vigilancias/${id}`)).status, 204);
+      assert.equal((await client.call('GET', `/api/v1/vigilancias/${id}`)).status, 404);
+      assert.equal((await client.call('POST', '/api/v1/vigilancias', body)).status, 201);
+    });
+
+    test('unsafe URLs are refused when saved, each with a 422', async (t) => {
+      const { client } = await service(t, kind, { VIGILANCIAS_HOSTS_PERMITIDOS: 'erp.interno' });
+      for (const url of [
+        'http://erp.example.com/avisos',
+        'ftp://erp.example.com/',
+        'https://127.0.0.1/',
+        'https://localhost/',
+        'https://10.1.2.3/',
+        'https://192.168.0.10/',
+        'https://172.16.5.4/',
+        'https://169.254.169.254/latest/meta-data/',
+        'https://[::1]/',
+        'https://[fd00:ec2::254]/',
+        'https://[::ffff:10.0.0.1]/',
+        'https://0.0.0.0/',
+        'no es una URL',
+      ]) {
+        const answer = await client.call<{ detail: { loc: string[] }[] }>('POST', '/api/v1/vigilancias', { nombre: 'x', fracciones: ['01'], webhook: { url } });
+        assert.equal(answer.status, 422, url);
+        assert.deepEqual(answer.body.detail[0]?.loc, ['body', 'webhook', 'url'], url);
+      }
+      // A host the operator allows may be reached over plain http.
+      assert.equal(
+        (await client.call('POST', '/api/v1/vigilancias', { nombre: 'x', fracciones: ['01'], webhook: { url: 'http://erp.interno/a' } })).status,
+        201,
+      );
+    });
+
+    test('a test event is delivered signed as Standard Webhooks says; a tampered body or an old timestamp fails verification', async (t) => {
+      const { client } = await service(t, kind);
+      const hook = await receiver(t);
+      const made = await client.call('POST', '/api/v1/vigilancias', { nombre: 'x', fracciones: ['01'], webhook: { url: hook.url } });
+      const id = String(made.body['id']);
+      const queued = await client.call('POST', `/api/v1/vigilancias/${id}/prueba`);
+      assert.equal(queued.status, 202);
+      await waitFor('the test event', () => hook.received.length === 1);
+      const { headers, body } = hook.received[0]!;
+      const wh = new Webhook(String(made.body['secreto']));
+      const event = wh.verify(body, headers as Record<string, string>) as { type: string; data: unknown };
+      assert.equal(event.type, 'tarifa.prueba');
+      assert.deepEqual(event.data, {});
+      assert.equal(headers['webhook-id'], queued.body['evento']);
+      assert.throws(() => wh.verify(body.replace('prueba', 'cambios'), headers as Record<string, string>));
+      const old = new Date(Date.now() - 10 * 60_000);
+      const oldHeaders = {
+        ...(headers as Record<string, string>),
+        'webhook-timestamp': String(Math.floor(old.getTime() / 1000)),
+        'webhook-signature': wh.sign(String(headers['webhook-id']), old, body),
+      };
+      assert.throws(() => wh.verify(body, oldHeaders), /timestamp/i);
+      await waitFor(
+        'the delivery recorded',
+        async () => (await client.call<Entregas>('GET', `/api/v1/vigilancias/${id}/entregas`)).body.items[0]?.estado === 'entregada',
+      );
+
+      // Sent again on request, with the same webhook-id.
+      const entrega = (await client.call<Entregas>('GET', `/api/v1/vigilancias/${id}/entregas`)).body.items[0]!;
+      assert.equal((await client.call('POST', `/api/v1/vigilancias/${id}/entregas/${entrega.id}/reenviar`)).status, 202);
+      await waitFor('the delivery sent again', () => hook.received.length === 2);
+      assert.equal(hook.received[1]!.headers['webhook-id'], headers['webhook-id']);
+    });
+
+    test('failures are retried with the same webhook-id until a 2xx; the last failure is fallida; 410 disables the watch list', async (t) => {
+      const { client } = await service(t, kind);
+      const flaky = await receiver(t);
+      flaky.status = (n) => (n <= 2 ? 500 : 200);
+      const a = await client.call('POST', '/api/v1/vigilancias', { nombre: 'a', fracciones: ['01'], webhook: { url: flaky.url } });
+      await client.call('POST', `/api/v1/vigilancias/${String(a.body['id'])}/prueba`);
+      await waitFor('three attempts', () => flaky.received.length === 3);
+      assert.equal(new Set(flaky.received.map((r) => r.headers['webhook-id'])).size, 1);
+      await waitFor('delivered on the third attempt', async () => {
+        const e = (await client.call<Entregas>('GET', `/api/v1/vigilancias/${String(a.body['id'])}/entregas`)).body.items[0];
+        return e?.estado === 'entregada' && e.intentos === 3 && e.ultimo_codigo === 200;
+      });
+
+      const dead = await receiver(t);
+      dead.status = () => 503;
+      const b = await client.call('POST', '/api/v1/vigilancias', { nombre: 'b', fracciones: ['01'], webhook: { url: dead.url } });
+      await client.call('POST', `/api/v1/vigilancias/${String(b.body['id'])}/prueba`);
+      await waitFor('fallida after the last wait', async () => {
+        const e = (await client.call<Entregas>('GET', `/api/v1/vigilancias/${String(b.body['id'])}/entregas`)).body.items[0];
+        return e?.estado === 'fallida' && e.intentos === 4;
+      });
+
+      const gone = await receiver(t);
+      gone.status = () => 410;
+      const c = await client.call('POST', '/api/v1/vigilancias', { nombre: 'c', fracciones: ['01'], webhook: { url: gone.url } });
+      const cid = String(c.body['id']);
+      for (let i = 0; i < 3; i++) await client.call('POST', `/api/v1/vigilancias/${cid}/prueba`);
+      await waitFor('the watch list disabled', async () => (await client.call('GET', `/api/v1/vigilancias/${cid}`)).body['activa'] === false);
+      // What was pending when the 410 came is dropped (a delivery under way at that moment may still end in its own 410).
+      await waitFor('nothing left pending', async () =>
+        (await client.call<Entregas>('GET', `/api/v1/vigilancias/${cid}/entregas`)).body.items.every((e) => e.estado !== 'pendiente'),
+      );
+      const left = (await client.call<Entregas>('GET', `/api/v1/vigilancias/${cid}/entregas`)).body.items;
+      assert.ok(left.length >= 1 && left.every((e) => e.estado === 'fallida' && e.ultimo_codigo === 410));
+      assert.equal(gone.received.length, left.length, 'a dropped delivery is never sent');
+      const metrics = (): Promise<string> => fetch(`${client.base}/metrics`).then((r) => r.text());
+      // The attempt is counted once its outcome is recorded, just after the watch list is disabled.
+      await waitFor('the 410 counted', async () => /vigilancias_intentos_total\{resultado="desactivada"\} [123]\n/.test(await metrics()));
+      const text = await metrics();
+      assert.match(text, /vigilancias_intentos_total\{resultado="entregada"\} 1\n/);
+      assert.match(text, /vigilancias_intentos_total\{resultado="reintento"\} 5\n/);
+      assert.match(text, /vigilancias_intentos_total\{resultado="fallida"\} 1\n/);
+      assert.match(text, /vigilancias_entregas\{estado="entregada"\} 1\n/);
+      assert.match(text, /vigilancias_entregas\{estado="pendiente"\} 0\n/);
+    });
+
+    test('a version loaded while the service runs: one event per watch list it changes, its cambios as /api/v1/cambios answers; nothing to the others; vigente when its day comes', async (t) => {
+      const { db, client, clock } = await service(t, kind);
+      const hook = await receiver(t);
+      const watch = async (nombre: string, fracciones: string[], conjuntos?: string[]) =>
+        String((await client.call('POST', '/api/v1/vigilancias', { nombre, fracciones, conjuntos, webhook: { url: hook.url } })).body['id']);
+      const computers = await watch('computadoras', ['8471.30.01']);
+      const horses = await watch('caballos', ['0101', '8471.30.01'], ['aladi2', 'tlcs']);
+      const untouched = await watch('sin cambios', ['8471'], ['tlcs']);
+
+      await writeDatabase(db.url, 'DOF 2020', withAladi2(2), { vigenteDesde: '2020-01-01' });
+      await waitFor('two events', () => hook.received.length >= 2);
+      const events = hook.received.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
+      const of = (id: string) => events.find((e) => e.data['vigilancia'] === id);
+      for (const [id, fraccion, conjunto] of [
+        [computers, '84713001', undefined],
+        [horses, '0101', 'aladi2'],
+      ] as const) {
+        const event = of(id)!;
+        assert.equal(event.type, 'tarifa.cambios');
+        assert.equal(event.data['momento'], 'cargada');
+        assert.equal(event.data['vigente_desde'], '2020-01-01');
+        const answer = await client.call<{ items: unknown[]; desde_version: string; hasta_version: string }>(
+          'GET',
+          `/api/v1/cambios?desde=2019-12-31&hasta=2020-01-01&fraccion=${fraccion}${conjunto ? `&conjunto=${conjunto}` : ''}&limit=1000`,
+        );
+        assert.equal(event.data['version_anterior'], answer.body.desde_version);
+        assert.equal(event.data['version_nueva'], answer.body.hasta_version);
+        const cambios = event.data['cambios'] as { fraccion: string }[];
+        const expected =
+          id === horses
+            ? [
+                ...answer.body.items,
+                ...(await client.call<{ items: unknown[] }>('GET', `/api/v1/cambios?desde=2019-12-31&hasta=2020-01-01&fraccion=84713001&conjunto=aladi2`)).body
+                  .items,
+              ]
+            : answer.body.items;
+        assert.ok(expected.length > 0);
+        assert.deepEqual(
+          [...cambios].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+          [...expected].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+        );
+        assert.equal((event.data['resumen'] as { bajas: number }).bajas, expected.length);
+      }
+      assert.equal(of(untouched), undefined);
+
+      await writeDatabase(db.url, 'DOF 2099', withAladi2(1), { vigenteDesde: '2099-01-01' });
+      // It removes one more horse record: only the watch list with 0101 is told.
+      await waitFor('the event of the version loaded ahead', () => hook.received.length >= 3);
+      const ahead = JSON.parse(hook.received[2]!.body) as { data: Record<string, unknown> };
+      assert.equal(ahead.data['momento'], 'cargada');
+      assert.equal(ahead.data['vigilancia'], horses);
+      clock.now = new Date('2099-01-01T12:00:00Z');
+      await waitFor('the event of its day', () => hook.received.length >= 4);
+      const current = JSON.parse(hook.received[3]!.body) as { data: Record<string, unknown> };
+      assert.equal(current.data['momento'], 'vigente');
+      assert.equal(current.data['vigilancia'], horses);
+      assert.equal(current.data['version_nueva'], ahead.data['version_nueva']);
+      assert.deepEqual(current.data['cambios'], ahead.data['cambios']);
+      assert.equal(hook.received.length, 4);
+    });
+  });
+
+  test(`kill -9 with deliveries pending: they are sent after the next start (${kind})`, async (t) => {
+    const db = await database(t, kind);
+    const env = { DATABASE_URL: db.url, ...ENV, VIGILANCIAS_REINTENTOS: '500ms,500ms,500ms,500ms,500ms,500ms,500ms,500ms,500ms,500ms' };
+    await addUser(testConfig(env), TEST_USER, TEST_PASSWORD);
+    const hook = await receiver(t);
+    hook.status = () => 500;
+    const first = await runService(t, env);
+    const client = await clientOf(first.base);
+    const made = await client.call('POST', '/api/v1/vigilancias', { nombre: 'x', fracciones: ['01'], webhook: { url: hook.url } });
+    for (let i = 0; i < 3; i++) await client.call('POST', `/api/v1/vigilancias/${String(made.body['id'])}/prueba`);
+    await waitFor('attempts that fail', () => hook.received.length >= 3);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    hook.status = () => 200;
+    const failedIds = new Set(hook.received.map((r) => r.headers['webhook-id']));
+    const second = await runService(t, env);
+    await waitFor(
+      'every pending delivery sent',
+      async () => {
+        const items = (await (await clientOf(second.base)).call<Entregas>('GET', `/api/v1/vigilancias/${String(made.body['id'])}/entregas`)).body.items;
+        return items.length === 3 && items.every((e) => e.estado === 'entregada');
+      },
+      60_000,
+    );
+    assert.equal(failedIds.size, 3);
+    for (const id of failedIds) assert.ok(hook.received.filter((r) => r.headers['webhook-id'] === id).length >= 2, `${String(id)} sent again`);
+  });
+}
+
+describe('outbound requests never reach a non-public address unless allowed', () => {
+  test('the address check (ipaddr.js ranges)', () => {
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '224.0.0.1',
+    ]) {
+      assert.equal(isPublicAddress(a), false, a);
+    }
+    for (const a of ['8.8.8.8', '2001:4860:4860::8888', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(a), true, a);
+  });
+
+  test('at each attempt: the name is resolved through the checked lookup, and an address literal is checked before connecting', async (t) => {
+    const hook = await receiver(t);
+    const port = new URL(hook.url).port;
+    // `localhost` resolves to loopback: the lookup the request connects through refuses it (a name that rebinds is refused the same way).
+    const refused = await new Promise<Error | null>((resolve) => checkedLookup('localhost', { all: false }, (error) => resolve(error)));
+    assert.match(String(refused?.message), /not a public address/);
+    assert.deepEqual(await post(`http://127.0.0.1:${port}/`, {}, '{}', new Set(), 5000), { error: 'the URL must be https' });
+    assert.deepEqual(await post(`https://127.0.0.1:${port}/`, {}, '{}', new Set(), 5000), { error: '127.0.0.1 is not a public address' });
+    const viaName = await post(`https://localhost:${port}/`, {}, '{}', new Set(), 5000);
+    assert.ok('error' in viaName);
+    assert.equal(hook.received.length, 0, 'no request reached the receiver');
+    // Allowed, it is reached; a redirect is an answer like any other, never followed.
+    hook.status = () => 302;
+    assert.deepEqual(await post(hook.url, {}, '{}', new Set(['127.0.0.1']), 5000), { status: 302 });
+    assert.equal(hook.received.length, 1);
+    assert.match(String(await refuseUrl('https://localhost/', new Set())), /not a public host/);
+    assert.equal(await refuseUrl('https://localhost/', new Set(['localhost'])), undefined);
+  });
+});
