@@ -42,6 +42,8 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
   return {
     operationId: 'get_tipo_cambio',
     summary: 'The exchange rate (pesos per US dollar) that applies on a date: the Banxico FIX published in the DOF the banking day before',
+    description:
+      'The rate the law fixes for a date (Código Fiscal de la Federación art. 20, Ley Aduanera art. 56): the FIX the Banco de México determined on the banking day before the last DOF publication before `fecha`, from the series loaded with the dataset. A date the series cannot settle is a 404 naming the dates it holds.',
     tag: 'tipos-cambio',
     params: [FECHA],
     schemas: [tipoCambioSchema],
