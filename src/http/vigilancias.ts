@@ -115,6 +115,9 @@ const cambioSchema = {
 export const WEBHOOKS: Record<string, unknown> = {
   'tarifa.cambios': {
     post: {
+      operationId: 'avisoTarifa',
+      // The receiver checks the signature; the service sends no credential of the receiver's.
+      security: [],
       summary: 'A loaded version changes what a watch list watches (momento cargada), or takes effect (momento vigente); tarifa.prueba has empty data',
       description:
         'Signed as Standard Webhooks says: webhook-id (the event id, the same on every retry: deduplicate by it), webhook-timestamp (Unix seconds of the attempt), webhook-signature (v1, + base64 HMAC-SHA256 of {id}.{timestamp}.{body} keyed with the bytes of the secret after whsec_). A 2xx within 10 s delivers; 410 disables the watch list; anything else is retried (VIGILANCIAS_REINTENTOS).',
@@ -248,6 +251,7 @@ interface RouteSpec {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly operationId: string;
   readonly summary: string;
+  readonly description: string;
   readonly status: number;
   readonly response?: string;
   readonly body?: boolean;
@@ -285,6 +289,8 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     method: 'POST',
     operationId: 'crearVigilancia',
     summary: 'Make a watch list; its secret is shown this once',
+    description:
+      'The fractions (2 to 10 digits, any typed form; a prefix watches everything under it), the record sets to watch (default all) and the https URL of the webhook. The answer holds the secret that signs every delivery (whsec_…), shown this once; a URL whose host is or resolves to a non-public address is refused unless the operator allows it.',
     status: 201,
     response: 'Vigilancia',
     body: true,
@@ -304,6 +310,7 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     method: 'GET',
     operationId: 'listarVigilancias',
     summary: "The user's watch lists, oldest first",
+    description: 'The watch lists of the user who asks, in the paginated wrapper (skip, limit); secrets are never shown again.',
     status: 200,
     response: 'PaginatedVigilancia',
     query: true,
@@ -318,6 +325,8 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     method: 'GET',
     operationId: 'verVigilancia',
     summary: 'One watch list (without its secret)',
+    description:
+      "One watch list of the user who asks: its fractions, record sets, webhook URL and whether it is active (a 410 from the receiver disables it). Another user's is a 404.",
     status: 200,
     response: 'Vigilancia',
     params: ['id'],
@@ -327,6 +336,8 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     method: 'PUT',
     operationId: 'reemplazarVigilancia',
     summary: 'Replace a watch list (the same body as to make one); the secret stays',
+    description:
+      "Replaces the fractions, record sets, name and URL with the body's (the same shape as to make one); a watch list disabled by a 410 is active again. The secret does not change.",
     status: 200,
     response: 'Vigilancia',
     params: ['id'],
@@ -341,6 +352,7 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     method: 'DELETE',
     operationId: 'borrarVigilancia',
     summary: 'Delete a watch list; its pending deliveries are dropped',
+    description: 'Deletes the watch list, its events and its pending deliveries. 204.',
     status: 204,
     params: ['id'],
     handler: async (request, reply) => {
@@ -352,6 +364,7 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     method: 'POST',
     operationId: 'rotarSecretoVigilancia',
     summary: 'A new secret for the webhook signatures, shown this once; the old one stops signing at once',
+    description: 'Makes a new secret (whsec_ + base64 of 24 random bytes), shown this once; deliveries from now on are signed with it.',
     status: 200,
     response: 'Vigilancia',
     params: ['id'],
@@ -361,6 +374,7 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     method: 'POST',
     operationId: 'probarVigilancia',
     summary: 'Queue a tarifa.prueba event (empty data) to try the webhook',
+    description: "Queues a tarifa.prueba event with empty data for the watch list's webhook, signed and retried like any other; answers the delivery (202).",
     status: 202,
     response: 'Entrega',
     params: ['id'],
@@ -374,6 +388,8 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     method: 'GET',
     operationId: 'entregasVigilancia',
     summary: "The watch list's deliveries, newest first",
+    description:
+      "Every delivery of the watch list's events, newest first, in the paginated wrapper: its state (pendiente, entregada, fallida), attempts, last status code or error, and when it is tried next.",
     status: 200,
     response: 'PaginatedEntrega',
     params: ['id'],
@@ -388,6 +404,8 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     method: 'POST',
     operationId: 'reenviarEntrega',
     summary: 'Send a delivered or failed delivery again, with the same webhook-id',
+    description:
+      "Sends a delivered or failed delivery's event again, with the same webhook-id so that the receiver can deduplicate it; a delivery still pending is a 409.",
     status: 202,
     response: 'Entrega',
     params: ['id', 'entrega'],
@@ -416,6 +434,7 @@ function registerPath(app: FastifyInstance, url: string, specs: readonly RouteSp
       schema: {
         operationId: spec.operationId,
         summary: spec.summary,
+        description: spec.description,
         tags: ['vigilancias'],
         security: [{ HTTPBearer: [] }],
         ...parts,
