@@ -7,7 +7,12 @@ import cors from '@fastify/cors';
 import etag from '@fastify/etag';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
-import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
+import { loadTables } from './contribuciones/tables.js';
+import { LineAnswerer } from './lotes/answer.js';
+import { LotesTables } from './lotes/tables.js';
+import { LotesWorker } from './lotes/worker.js';
+import { openWorkDb } from './store/work.js';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
@@ -52,6 +57,14 @@ export const MIN_SECRET_BYTES = 32;
 
 /** Fastify's router options, which the front door's router takes too. Long path parameters reach the handler and get the same 422 as any other bad value. */
 const ROUTER_OPTIONS = { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16384 };
+
+/** The batches' tables (in the working tables of ADR 10) and their worker, over the versions the service serves. */
+function lotesParts(config: Config, datasets: Datasets, log: FastifyBaseLogger, now?: () => Date): { tables: LotesTables; worker: LotesWorker } {
+  const tables = new LotesTables(openWorkDb(config));
+  const answerer = new LineAnswerer(recordSets, loadTables());
+  const worker = new LotesWorker({ tables, versions: datasets, answerer, log, retentionDays: config.LOTES_RETENCION_DIAS, ...(now && { now }) });
+  return { tables, worker };
+}
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   if (Buffer.byteLength(config.JWT_SECRET) < MIN_SECRET_BYTES) {
@@ -129,7 +142,28 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
   const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
-  await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability });
+  const lotes = lotesParts(config, datasets, app.log, options.now);
+  await registerRoutes(app, {
+    store: current,
+    datasets,
+    tokens,
+    throttle,
+    protect: guard.hook,
+    cache,
+    observability,
+    lotes: { tables: lotes.tables, worker: lotes.worker, perUser: config.LOTES_POR_USUARIO, now: options.now ?? (() => new Date()) },
+  });
+  // The batches' worker runs while the app serves: started once it is ready, stopped (its slice committed) before the stores close.
+  app.addHook('onReady', async () => {
+    await lotes.tables.ready();
+    lotes.worker.start();
+  });
+  app.addHook('preClose', async () => {
+    await lotes.worker.stop();
+  });
+  app.addHook('onClose', async () => {
+    await lotes.tables.db.close();
+  });
   // Cached answers and lookups are written before Fastify sees the request, with the same parts (src/http/front-door.ts).
   front.open({ ...protection, cache, datasets, guard, requestId, answered: observability.answered, cors: config.CORS_ORIGINS !== '', routes });
   app.addHook('preClose', (done) => {

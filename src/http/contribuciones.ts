@@ -5,9 +5,9 @@
  * (src/contribuciones/). Bearer-protected like every business route, checked before the body is read.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { computeContribuciones } from '../contribuciones/compute.js';
+import { answerContribuciones } from '../contribuciones/answer.js';
 import { DECIMAL_PATTERNS, MAX_LINES, REGIMES, parseRequest } from '../contribuciones/request.js';
-import { contributionSources, countryKeys, readRecords } from '../contribuciones/sources.js';
+import { contributionSources } from '../contribuciones/sources.js';
 import type { Tables } from '../contribuciones/tables.js';
 import { loadTables } from '../contribuciones/tables.js';
 import type { RecordSet } from '../record-sets/define.js';
@@ -175,9 +175,7 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const question = parseRequest(request.body, today());
       const store = await storeOn(question.fecha);
-      const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
-      const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));
-      const answer = computeContribuciones(question, sources, records, tables);
+      const answer = await answerContribuciones(store, sources, tables, question);
       // An answer about one shipment, computed on request: never stored by a cache on the way.
       return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(answer));
     },

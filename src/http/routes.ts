@@ -17,6 +17,8 @@ import { consultaFiles, consultaHome, consultaPages } from './consulta.js';
 import type { ResponseCache } from './cache.js';
 import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
+import type { LotesContext } from './lotes.js';
+import { registerLotes } from './lotes.js';
 import { nomenclaturaLevelRoute, nomenclaturaRoute } from './nomenclatura.js';
 import type { Observability } from './observe.js';
 import { DOCS_CSP, DOCS_PREFIX } from './protection.js';
@@ -41,6 +43,8 @@ export interface Services {
   readonly protect: onRequestHookHandler;
   readonly cache: ResponseCache;
   readonly observability: Observability;
+  /** Batches: their tables, worker and limits (src/http/lotes.ts). */
+  readonly lotes: Omit<LotesContext, 'protect' | 'datasets'>;
 }
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -79,6 +83,9 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
     '/api/v1/contribuciones',
     contribucionesRoute(app, { recordSets, store: services.store, protect: services.protect, storeOn, today: () => services.datasets.today() }),
   );
+
+  // A whole catalogue at once: batches worked in the background.
+  registerLotes(app, { ...services.lotes, protect: services.protect, datasets: services.datasets });
 
   // Dataset versions.
   get('/api/v1/versiones', versionesRoute(services));
