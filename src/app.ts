@@ -48,6 +48,8 @@ export interface AppOptions {
   log?: LogOutput;
   /** The clock that decides which version is in force today (tests move it instead of waiting for a day). */
   now?: () => Date;
+  /** Whether this app works batches (default true); tests of a batch's queued state turn it off. */
+  lotesWorker?: boolean;
   /** Told of every route as the framework registers it, plugins' included (the OpenAPI coverage test). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -151,12 +153,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     protect: guard.hook,
     cache,
     observability,
-    lotes: { tables: lotes.tables, worker: lotes.worker, perUser: config.LOTES_POR_USUARIO, now: options.now ?? (() => new Date()) },
+    lotes: {
+      tables: lotes.tables,
+      worker: options.lotesWorker === false ? undefined : lotes.worker,
+      perUser: config.LOTES_POR_USUARIO,
+      now: options.now ?? (() => new Date()),
+    },
   });
   // The batches' worker runs while the app serves: started once it is ready, stopped (its slice committed) before the stores close.
   app.addHook('onReady', async () => {
     await lotes.tables.ready();
-    lotes.worker.start();
+    if (options.lotesWorker !== false) lotes.worker.start();
   });
   app.addHook('preClose', async () => {
     await lotes.worker.stop();

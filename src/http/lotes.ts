@@ -172,11 +172,20 @@ const fileError = (error: FileError): RequestValidationError =>
     },
   ]);
 
-export function registerLotes(app: FastifyInstance, ctx: LotesContext): void {
-  for (const schema of [LoteSchema, LotesPageSchema, ResultadoSchema, ResultadosPageSchema]) app.addSchema(schema);
-  // The file arrives whole as bytes (up to the route's limit); each reader decides what it can read.
-  app.addContentTypeParser(Object.values(FORMATS), { parseAs: 'buffer', bodyLimit: MAX_BYTES }, (_request, body, done) => done(null, body));
+export async function registerLotes(parent: FastifyInstance, ctx: LotesContext): Promise<void> {
+  for (const schema of [LoteSchema, LotesPageSchema, ResultadoSchema, ResultadosPageSchema]) parent.addSchema(schema);
+  await parent.register((app, _options, done) => {
+    // In this scope only: the file arrives whole as bytes (up to the route's limit), and any other body
+    // (JSON included) is left unread for the handler's 415, instead of being parsed and refused as JSON.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser(Object.values(FORMATS), { parseAs: 'buffer', bodyLimit: MAX_BYTES }, (_request, body, done) => done(null, body));
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    lotesRoutes(app, ctx);
+    done();
+  });
+}
 
+function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
   routesWithAllow(app, '/api/v1/lotes', [
     {
       method: 'POST',

@@ -85,7 +85,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   );
 
   // A whole catalogue at once: batches worked in the background.
-  registerLotes(app, { ...services.lotes, protect: services.protect, datasets: services.datasets });
+  await registerLotes(app, { ...services.lotes, protect: services.protect, datasets: services.datasets });
 
   // Dataset versions.
   get('/api/v1/versiones', versionesRoute(services));

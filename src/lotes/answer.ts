@@ -15,6 +15,7 @@ import { contributionSources, countryKeys, readRecords, rolesOf, text } from '..
 import type { Tables } from '../contribuciones/tables.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { searchConditions } from '../record-sets/filters.js';
+import type { FullTextHit } from '../store/fulltext.js';
 import { buscar, MAX_QUERY_LENGTH, queryCode } from '../store/fulltext.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
@@ -61,6 +62,8 @@ const REQUIREMENT_COUNT: Readonly<Record<string, keyof NonNullable<Resultado['re
 /** `candidatas` are the first 3 hits; `coincide` looks at the first 5. */
 const CANDIDATES = 3;
 const MATCHED_AMONG = 5;
+/** Answers kept per store: searches and fractions' records, the most recently used. */
+const MEMO_ENTRIES = 5000;
 /** Longest run of a batch's work before lookups waiting on the event loop are let through. */
 const YIELD_AFTER_MS = 3;
 
@@ -78,6 +81,8 @@ export class LineAnswerer {
   private readonly anteriores: RecordSet;
   /** Record sets of the agreements a country can have with Mexico (TLC, ALADI): whether it has one is read from them. */
   private readonly agreements: { rs: RecordSet; field: string }[];
+  /** Per store (a version's data never changes once loaded): answers already asked, for the lines that ask them again. */
+  private readonly memo = new WeakMap<Store, { searches: Lru<Promise<FullTextHit[]>>; records: Lru<FractionRecords> }>();
   /** Per store, per country: whether the data holds an agreement of Mexico with it. */
   private readonly agreementsOf = new WeakMap<Store, Map<string, Promise<boolean>>>();
 
@@ -114,7 +119,13 @@ export class LineAnswerer {
     return out;
   }
 
-  /** The records of every source for the slice's fractions, per origin country. */
+  private memoOf(store: Store): { searches: Lru<Promise<FullTextHit[]>>; records: Lru<FractionRecords> } {
+    let memo = this.memo.get(store);
+    if (!memo) this.memo.set(store, (memo = { searches: new Lru(MEMO_ENTRIES), records: new Lru(MEMO_ENTRIES) }));
+    return memo;
+  }
+
+  /** The records of every source for the slice's fractions, per origin country (those read for earlier lines kept). */
   private async records(store: Store, lines: readonly ReadLine[]): Promise<Map<string, Map<string, FractionRecords>>> {
     const byCountry = new Map<string, Set<string>>();
     for (const line of lines) {
@@ -123,17 +134,43 @@ export class LineAnswerer {
       if (line.fraccion !== null) set.add(line.fraccion);
       byCountry.set(country, set);
     }
+    const known = this.memoOf(store).records;
     const out = new Map<string, Map<string, FractionRecords>>();
     for (const [country, fractions] of byCountry) {
+      const found = new Map<string, FractionRecords>();
+      const missing = [...fractions].filter((f) => {
+        const records = known.get(`${country}:${f}`);
+        if (records !== undefined) found.set(f, records);
+        return records === undefined;
+      });
       const keys = country === '' ? [] : countryKeys(country, this.tables.groups);
-      out.set(country, fractions.size === 0 ? new Map<string, FractionRecords>() : await readRecords(store, this.sources, [...fractions], keys));
+      if (missing.length > 0) {
+        for (const [f, records] of await readRecords(store, this.sources, missing, keys)) {
+          known.set(`${country}:${f}`, records);
+          found.set(f, records);
+        }
+      }
+      out.set(country, found);
     }
     return out;
   }
 
+  /** `buscar`'s first hits for a description (a catalogue repeats its descriptions: each is asked once). */
+  private search(store: Store, descripcion: string): Promise<FullTextHit[]> {
+    const query = searchOf(descripcion);
+    const known = this.memoOf(store).searches;
+    let hits = known.get(query.text);
+    if (hits === undefined) {
+      hits = buscar(store, query).then((answer) => answer.items);
+      hits.catch(() => known.delete(query.text));
+      known.set(query.text, hits);
+    }
+    return hits;
+  }
+
   private async answerLine(store: Store, question: LoteQuestion, line: ReadLine, records: ReadonlyMap<string, FractionRecords>): Promise<Resultado> {
     const errores = [...line.errores];
-    const hits = line.descripcion === null ? [] : (await buscar(store, searchOf(line.descripcion))).items;
+    const hits = line.descripcion === null ? [] : await this.search(store, line.descripcion);
     const candidatas = hits.slice(0, CANDIDATES).map((h) => ({ fraccion: h.FRACCION, nico: h.NICO, descripcion: h.DESCRIPCION, relevancia: h.RELEVANCIA }));
     const coincide =
       line.fraccion === null || line.descripcion === null ? null : hits.slice(0, MATCHED_AMONG).some((h) => h.FRACCION.slice(0, 8) === line.fraccion);
@@ -352,4 +389,29 @@ function contributionError(error: unknown): string {
   }
   if (typeof detail === 'string') return `no se calcularon las contribuciones (${detail})`;
   throw error;
+}
+
+/** A map that forgets its least recently used entries beyond `size`. */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly size: number) {}
+
+  get(key: string): V | undefined {
+    const value = this.map.get(key);
+    if (value !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.size) this.map.delete(this.map.keys().next().value!);
+  }
+
+  delete(key: string): void {
+    this.map.delete(key);
+  }
 }
