@@ -11,7 +11,10 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, RouteOptions } f
 import { loadTables } from './contribuciones/tables.js';
 import { LineAnswerer } from './lotes/answer.js';
 import { LotesTables } from './lotes/tables.js';
+import { ThreadAnswerer } from './lotes/threaded.js';
+import type { AnswerSlice } from './lotes/worker.js';
 import { LotesWorker } from './lotes/worker.js';
+import { newestImport } from './store/versions.js';
 import { openWorkDb } from './store/work.js';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
@@ -60,12 +63,40 @@ export const MIN_SECRET_BYTES = 32;
 /** Fastify's router options, which the front door's router takes too. Long path parameters reach the handler and get the same 422 as any other bad value. */
 const ROUTER_OPTIONS = { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16384 };
 
-/** The batches' tables (in the working tables of ADR 10) and their worker, over the versions the service serves. */
-function lotesParts(config: Config, datasets: Datasets, log: FastifyBaseLogger, now?: () => Date): { tables: LotesTables; worker: LotesWorker } {
+/**
+ * The batches' tables (in the working tables of ADR 10) and their worker, over the versions the service
+ * serves. Lines are answered in a worker thread with stores of its own (docs/adr/0011-lotes.md), or on
+ * the served store itself when the app was given one (a test's or a benchmark's store object).
+ */
+function lotesParts(
+  config: Config,
+  datasets: Datasets,
+  log: FastifyBaseLogger,
+  options: AppOptions,
+): { tables: LotesTables; worker: LotesWorker; close: () => Promise<void> } {
   const tables = new LotesTables(openWorkDb(config));
-  const answerer = new LineAnswerer(recordSets, loadTables());
-  const worker = new LotesWorker({ tables, versions: datasets, answerer, log, retentionDays: config.LOTES_RETENCION_DIAS, ...(now && { now }) });
-  return { tables, worker };
+  let answer: AnswerSlice;
+  let close = (): Promise<void> => Promise.resolve();
+  if (options.store) {
+    const answerer = new LineAnswerer(recordSets, loadTables());
+    answer = (_version, store, question, lines) => answerer.answer(store, question, lines);
+  } else {
+    const thread = new ThreadAnswerer(config);
+    answer = (version, _store, question, lines) => {
+      const info = version === null ? null : (datasets.find(version) ?? null);
+      return thread.answer(info, info === null || info.version === newestImport(datasets.versions())?.version, question, lines);
+    };
+    close = () => thread.close();
+  }
+  const worker = new LotesWorker({
+    tables,
+    versions: datasets,
+    answer,
+    log,
+    retentionDays: config.LOTES_RETENCION_DIAS,
+    ...(options.now && { now: options.now }),
+  });
+  return { tables, worker, close };
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -144,7 +175,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000);
   const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets });
-  const lotes = lotesParts(config, datasets, app.log, options.now);
+  const lotes = lotesParts(config, datasets, app.log, options);
   await registerRoutes(app, {
     store: current,
     datasets,
@@ -167,6 +198,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   app.addHook('preClose', async () => {
     await lotes.worker.stop();
+    await lotes.close();
   });
   app.addHook('onClose', async () => {
     await lotes.tables.db.close();

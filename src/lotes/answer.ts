@@ -63,7 +63,7 @@ const REQUIREMENT_COUNT: Readonly<Record<string, keyof NonNullable<Resultado['re
 const CANDIDATES = 3;
 const MATCHED_AMONG = 5;
 /** Answers kept per store: searches and fractions' records, the most recently used. */
-const MEMO_ENTRIES = 5000;
+const MEMO_ENTRIES = 2000;
 /** Longest run of a batch's work before lookups waiting on the event loop are let through. */
 const YIELD_AFTER_MS = 3;
 

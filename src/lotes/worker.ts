@@ -11,7 +11,8 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServedVersion } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
-import type { LineAnswerer } from './answer.js';
+import type { LoteQuestion, Resultado } from './answer.js';
+import type { RawLine } from './columns.js';
 import type { Lote, LotesTables } from './tables.js';
 
 /** A holder that stops renewing (killed, cut off) loses the batch after this long; another copy takes it. */
@@ -28,10 +29,13 @@ export interface Versions {
   storeFor(version: string | null): Store | undefined;
 }
 
+/** Answers a slice of lines on a version (in a worker thread, or on the store itself): src/lotes/answer.ts either way. */
+export type AnswerSlice = (version: string | null, store: Store, question: LoteQuestion, lines: readonly RawLine[]) => Promise<Resultado[]>;
+
 export interface WorkerOptions {
   readonly tables: LotesTables;
   readonly versions: Versions;
-  readonly answerer: LineAnswerer;
+  readonly answer: AnswerSlice;
   readonly log: FastifyBaseLogger;
   readonly retentionDays: number;
   readonly now?: () => Date;
@@ -112,20 +116,24 @@ export class LotesWorker {
   }
 
   /** The store of the batch's version: fixed the first time the batch is taken, kept by every later holder. */
-  private async storeOf(batch: Lote): Promise<Store | undefined> {
+  private async storeOf(batch: Lote): Promise<{ version: string | null; store: Store } | undefined> {
     const { tables, versions } = this.options;
-    if (batch.version !== null || batch.procesadas > 0) return versions.storeFor(batch.version);
+    const kept = (version: string | null): { version: string | null; store: Store } | undefined => {
+      const store = versions.storeFor(version);
+      return store === undefined ? undefined : { version, store };
+    };
+    if (batch.version !== null || batch.procesadas > 0) return kept(batch.version);
     const served = versions.on(batch.fecha);
     if (served === undefined) return undefined;
     await tables.fixVersion(batch.id, this.owner, served.version?.version ?? null);
     const fixed = await tables.byId(batch.id);
-    return fixed === undefined ? undefined : versions.storeFor(fixed.version);
+    return fixed === undefined ? undefined : kept(fixed.version);
   }
 
   private async work(batch: Lote): Promise<void> {
-    const { tables, answerer, log } = this.options;
-    const store = await this.storeOf(batch);
-    if (store === undefined) {
+    const { tables, answer, log } = this.options;
+    const on = await this.storeOf(batch);
+    if (on === undefined) {
       log.warn({ lote: batch.id, fecha: batch.fecha, version: batch.version }, 'no dataset version for the batch: failed');
       await tables.fail(batch.id, this.owner, this.now().toISOString());
       return;
@@ -134,7 +142,7 @@ export class LotesWorker {
     let after = batch.hecho_hasta;
     while (!this.stopped) {
       const lines = await tables.nextLines(batch.id, after, SLICE_LINES);
-      const results = await answerer.answer(store, { fecha: batch.fecha, paisOrigen: batch.pais_origen }, lines);
+      const results = await answer(on.version, on.store, { fecha: batch.fecha, paisOrigen: batch.pais_origen }, lines);
       const now = this.now();
       const finished = lines.length < SLICE_LINES ? now.toISOString() : null;
       const saved = await tables.saveSlice(
