@@ -7,7 +7,15 @@ import cors from '@fastify/cors';
 import etag from '@fastify/etag';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { loadTables } from './contribuciones/tables.js';
+import { LineAnswerer } from './lotes/answer.js';
+import { LotesTables } from './lotes/tables.js';
+import { ThreadAnswerer } from './lotes/threaded.js';
+import type { AnswerSlice } from './lotes/worker.js';
+import { LotesWorker } from './lotes/worker.js';
+import { newestImport } from './store/versions.js';
+import { openWorkDb } from './store/work.js';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
@@ -45,6 +53,8 @@ export interface AppOptions {
   log?: LogOutput;
   /** The clock that decides which version is in force today (tests move it instead of waiting for a day). */
   now?: () => Date;
+  /** Whether this app works batches (default true); tests of a batch's queued state turn it off. */
+  lotesWorker?: boolean;
   /** Told of every route as the framework registers it, plugins' included (the OpenAPI coverage test). */
   onRoute?: (route: RouteOptions) => void;
   /**
@@ -59,6 +69,42 @@ export const MIN_SECRET_BYTES = 32;
 
 /** Fastify's router options, which the front door's router takes too. Long path parameters reach the handler and get the same 422 as any other bad value. */
 const ROUTER_OPTIONS = { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16384 };
+
+/**
+ * The batches' tables (in the working tables of ADR 10) and their worker, over the versions the service
+ * serves. Lines are answered in a worker thread with stores of its own (docs/adr/0011-lotes.md), or on
+ * the served store itself when the app was given one (a test's or a benchmark's store object).
+ */
+function lotesParts(
+  config: Config,
+  datasets: Datasets,
+  log: FastifyBaseLogger,
+  options: AppOptions,
+): { tables: LotesTables; worker: LotesWorker; close: () => Promise<void> } {
+  const tables = new LotesTables(openWorkDb(config));
+  let answer: AnswerSlice;
+  let close = (): Promise<void> => Promise.resolve();
+  if (options.store) {
+    const answerer = new LineAnswerer(recordSets, loadTables());
+    answer = (_version, store, question, lines) => answerer.answer(store, question, lines);
+  } else {
+    const thread = new ThreadAnswerer(config);
+    answer = (version, _store, question, lines) => {
+      const info = version === null ? null : (datasets.find(version) ?? null);
+      return thread.answer(info, info === null || info.version === newestImport(datasets.versions())?.version, question, lines);
+    };
+    close = () => thread.close();
+  }
+  const worker = new LotesWorker({
+    tables,
+    versions: datasets,
+    answer,
+    log,
+    retentionDays: config.LOTES_RETENCION_DIAS,
+    ...(options.now && { now: options.now }),
+  });
+  return { tables, worker, close };
+}
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   if (Buffer.byteLength(config.JWT_SECRET) < MIN_SECRET_BYTES) {
@@ -129,7 +175,35 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const caches = () => ({ ...cache.stats(current()), ...(current().caches?.() ?? {}) });
   const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets, caches });
-  await registerRoutes(app, { store: current, datasets, tokens, throttle, protect: guard.hook, cache, observability, vigilancias });
+  const lotes = lotesParts(config, datasets, app.log, options);
+  await registerRoutes(app, {
+    store: current,
+    datasets,
+    tokens,
+    throttle,
+    protect: guard.hook,
+    cache,
+    observability,
+    vigilancias,
+    lotes: {
+      tables: lotes.tables,
+      worker: options.lotesWorker === false ? undefined : lotes.worker,
+      perUser: config.LOTES_POR_USUARIO,
+      now: options.now ?? (() => new Date()),
+    },
+  });
+  // The batches' worker runs while the app serves: started once it is ready, stopped (its slice committed) before the stores close.
+  app.addHook('onReady', async () => {
+    await lotes.tables.ready();
+    if (options.lotesWorker !== false) lotes.worker.start();
+  });
+  app.addHook('preClose', async () => {
+    await lotes.worker.stop();
+    await lotes.close();
+  });
+  app.addHook('onClose', async () => {
+    await lotes.tables.db.close();
+  });
   // Cached answers and lookups are written before Fastify sees the request, with the same parts (src/http/front-door.ts).
   front.open({ ...protection, cache, datasets, guard, requestId, answered: observability.answered, cors: config.CORS_ORIGINS !== '', routes });
   app.addHook('preClose', (done) => {

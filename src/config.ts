@@ -165,6 +165,18 @@ export const ConfigSchema = Type.Object({
     pattern: '^(auto|[1-9][0-9]{0,2})$',
     description: 'Server processes sharing the port: a number, or auto for one per CPU core; 1 runs a single process with no cluster',
   }),
+  LOTES_POR_USUARIO: Type.Integer({
+    default: 3,
+    minimum: 1,
+    maximum: 1000,
+    description: 'Batches (POST /api/v1/lotes) of one user queued or running at once; one more is a 429 with Retry-After',
+  }),
+  LOTES_RETENCION_DIAS: Type.Integer({
+    default: 30,
+    minimum: 1,
+    maximum: 3650,
+    description: 'Days a finished, cancelled or failed batch and its results are kept before they are deleted',
+  }),
 });
 
 export type Config = Static<typeof ConfigSchema>;

@@ -4,6 +4,7 @@ import { loadConfig } from '../config.js';
 import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
 import { mcpCommand, mcpHelp } from './mcp.js';
+import { loteCommand } from './lote.js';
 import { CliError } from './io.js';
 import { serveCommand, serveHelp } from './serve.js';
 import { usersCommand } from './users.js';
@@ -17,6 +18,7 @@ Commands:
   import    load a folder of CSV or JSON-lines files, one per record set (tariff-lookup import --help)
   export    write a dataset version as one CSV file per record set
   versions  list or remove dataset versions (tariff-lookup versions --help)
+  lote      check every line of a catalogue file, as POST /api/v1/lotes does (tariff-lookup lote --help)
   mcp       the MCP tools for assistants over standard input/output (tariff-lookup mcp --help)
 
 Configuration comes from environment variables (see the README): DATABASE_URL names the database.`;
@@ -48,6 +50,8 @@ async function main(argv: string[]): Promise<void> {
       return importCommand(args, loadConfig(process.env), out);
     case 'export':
       return exportCommand(args, loadConfig(process.env), out);
+    case 'lote':
+      return loteCommand(args, loadConfig(process.env), out);
     default:
       throw new CliError(`unknown command ${JSON.stringify(command)} (see tariff-lookup --help)`);
   }

@@ -5,7 +5,7 @@
  * completions while typing.
  */
 import type { FullTextQuery } from '../store/fulltext.js';
-import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, markTerms, queryCode } from '../store/fulltext.js';
+import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, buscar, queryCode } from '../store/fulltext.js';
 import { MAX_SUGGESTIONS } from '../search/vocabulary.js';
 import { RequestValidationError } from './errors.js';
 import type { ParamSpec } from './params.js';
@@ -139,11 +139,7 @@ export function buscarRoute(): ProtectedGet<FullTextQuery> {
       const paging = parseParams(PAGING, {}, query);
       return { text: q, code: queryCode(q), skip: paging['skip'] as number, limit: paging['limit'] as number };
     },
-    answer: async (store, search) => {
-      const { hits, total, marks } = await store.fullText(search);
-      const items = hits.map((h) => ({ ...h, DESCRIPCION_MARCADA: h.DESCRIPCION === null ? null : markTerms(h.DESCRIPCION, marks) }));
-      return { items, total, skip: search.skip, limit: search.limit };
-    },
+    answer: buscar,
   };
 }
 

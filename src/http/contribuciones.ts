@@ -5,14 +5,14 @@
  * (src/contribuciones/). Bearer-protected like every business route, checked before the body is read.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { answerJson, computeContribucionesPaced, paced } from '../contribuciones/compute.js';
+import { answerContribuciones } from '../contribuciones/answer.js';
+import { answerJson, paced } from '../contribuciones/compute.js';
 import { DECIMAL_PATTERNS, MAX_LINES, REGIMES, parseRequest } from '../contribuciones/request.js';
-import { contributionSources, countryKeys, readRecords } from '../contribuciones/sources.js';
+import { contributionSources } from '../contribuciones/sources.js';
 import type { Tables } from '../contribuciones/tables.js';
 import { loadTables } from '../contribuciones/tables.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { mexicoCityDate } from '../store/versions.js';
-import { tipoCambioEn } from '../tipos-cambio/lookup.js';
 import type { Store } from '../store/store.js';
 import type { OpenRoute } from './route-kinds.js';
 
@@ -239,10 +239,7 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
       const question = parseRequest(request.body, today());
       const { store, version } = storeOn(question.fecha);
       if (version !== undefined) void reply.header('x-dataset-version', version);
-      const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
-      const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));
-      const rate = question.tipoCambio ? undefined : await tipoCambioEn(ratesStore(), question.fecha);
-      const answer = await computeContribucionesPaced(question, sources, records, tables, rate);
+      const answer = await answerContribuciones(store, sources, tables, question, { ratesStore: ratesStore(), paced: true });
       // An answer about one shipment, computed on request: never stored by a cache on the way.
       const json = await paced(answerJson(answer));
       return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(json);

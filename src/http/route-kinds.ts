@@ -78,6 +78,14 @@ export function routeWithAllow(app: FastifyInstance, route: RouteOptions & { met
   });
 }
 
+/** Registers a path's routes, one per method it serves, and for the other methods a 405 naming them. */
+export function routesWithAllow(app: FastifyInstance, url: string, routes: readonly (OpenRoute & { method: 'GET' | 'POST' | 'DELETE' })[]): void {
+  for (const route of routes) app.route({ ...route, url });
+  const allowed = routes.flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]));
+  const taken = app.hasDecorator(CORS_PREFLIGHT) ? [...allowed, 'OPTIONS'] : allowed;
+  app.route({ method: ALL_METHODS.filter((m) => !taken.includes(m)), url, schema: { hide: true }, handler: methodNotAllowed(allowed) });
+}
+
 /** A protected, cached GET: what differs from one such route to another (its URL is in the routing table). */
 export type ProtectedGet<P> = ProtectedGetBase<P> &
   (

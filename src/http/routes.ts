@@ -19,6 +19,8 @@ import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
 import { tiposCambioRoute } from './tipos-cambio.js';
 import { registerMcp } from './mcp.js';
+import type { LotesContext } from './lotes.js';
+import { registerLotes } from './lotes.js';
 import { nomenclaturaLevelRoute, nomenclaturaRoute } from './nomenclatura.js';
 import type { Observability } from './observe.js';
 import { DOCS_CSP, DOCS_PREFIX } from './protection.js';
@@ -47,6 +49,8 @@ export interface Services {
   readonly observability: Observability;
   /** Watch lists and their webhooks (src/vigilancias/). */
   readonly vigilancias: VigilanciasService;
+  /** Batches: their tables, worker and limits (src/http/lotes.ts). */
+  readonly lotes: Omit<LotesContext, 'protect' | 'datasets'>;
 }
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -94,6 +98,9 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
       today: () => services.datasets.today(),
     }),
   );
+
+  // A whole catalogue at once: batches worked in the background.
+  await registerLotes(app, { ...services.lotes, protect: services.protect, datasets: services.datasets });
 
   // Dataset versions.
   get('/api/v1/versiones', versionesRoute(services));

@@ -4,12 +4,18 @@
  * shapes (the contract's 422). Routes added from batches on declare their bodies and queries this way.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
+import { FormatRegistry } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import type { ValueError } from '@sinclair/typebox/errors';
 import type { ValidationDetail } from './errors.js';
 import { RequestValidationError } from './errors.js';
+import { isIsoDate } from '../store/versions.js';
+
+// `format: 'date'`: a calendar date written YYYY-MM-DD, as FastAPI's `date` takes it.
+if (!FormatRegistry.Has('date')) FormatRegistry.Set('date', isIsoDate);
 
 /** Pydantic v2's type and message for each kind of TypeBox failure the routes' schemas can produce. */
 function pydantic(error: ValueError): Pick<ValidationDetail, 'type' | 'msg' | 'ctx'> {
@@ -126,4 +132,14 @@ function parentOf(value: unknown, path: string): unknown {
     node = (node as Record<string | number, unknown>)[part];
   }
   return node;
+}
+
+/**
+ * A query string checked by its schema: a repeated parameter counts by its last value (as FastAPI's
+ * scalar parameters do) and texts become the numbers and booleans the schema asks for before the check.
+ */
+export function parseQuery<S extends TSchema>(check: Checked<S>, query: unknown): Static<S> {
+  const given: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries((query ?? {}) as Record<string, unknown>)) given[name] = Array.isArray(value) ? value.at(-1) : value;
+  return check.parse(Value.Default(check.schema, Value.Convert(check.schema, given)));
 }

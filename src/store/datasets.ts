@@ -126,6 +126,17 @@ export class Datasets {
     return store;
   }
 
+  /**
+   * The store of a version by its identifier, for work that fixed its version when it began (a batch):
+   * the served store when there is no catalog (null), undefined when the version is no longer kept.
+   */
+  storeFor(version: string | null): Store | undefined {
+    const main = this.slot.current();
+    if (version === null) return this.catalog.length === 0 ? main : undefined;
+    const info = this.catalog.find((v) => v.version === version);
+    return info === undefined ? undefined : this.storeOf(info, main);
+  }
+
   /** A version by its identifier, `current` standing for the one in force today. */
   find(version: string): VersionInfo | undefined {
     if (version === 'current') return this.current().version ?? undefined;

@@ -6,6 +6,7 @@
 import { fold, stem } from '../search/analysis.js';
 import { DOCUMENT_COLUMNS } from '../search/documents.js';
 import { prefixUpperBound } from './sql.js';
+import type { Store } from './store.js';
 
 export const MAX_QUERY_LENGTH = 200;
 
@@ -77,4 +78,11 @@ export function markTerms(text: string, marks: readonly string[]): string {
     const s = stem(fold(word));
     return marks.some((t) => s.startsWith(t)) ? `${MARK_OPEN}${word}${MARK_CLOSE}` : word;
   });
+}
+
+/** The answer of `GET /api/v1/buscar`: hits with their matched words marked, as the route and a batch's lines ask it. */
+export async function buscar(store: Store, search: FullTextQuery): Promise<{ items: FullTextHit[]; total: number; skip: number; limit: number }> {
+  const { hits, total, marks } = await store.fullText(search);
+  const items = hits.map((h) => ({ ...h, DESCRIPCION_MARCADA: h.DESCRIPCION === null ? null : markTerms(h.DESCRIPCION, marks) }));
+  return { items, total, skip: search.skip, limit: search.limit };
 }

@@ -1,0 +1,169 @@
+/**
+ * `npm run bench:lotes`: batches of 10,000 and 100,000 lines (BENCH_LOTES_SIZES to change) on the demo
+ * dataset, SQLite and, when it answers, PostgreSQL. For each: lines per second from the POST to the
+ * last line, the p99 of fraction lookups sent while the batch runs (wrk or autocannon, as `npm run
+ * bench` does) against the same lookups with no batch running, measured in the same run, and the
+ * process's resident memory: its peak while the batch is read, worked and downloaded, over its level
+ * before. The service runs in this process, so the memory is the service's. Each line has a
+ * description and a fraction, drawn from the demo's tariff lines (a catalogue of 100,000 lines repeats
+ * some of the 11,519 demo descriptions).
+ */
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { hashPassword } from '../src/auth/passwords.js';
+import { defaultDatabasePath, loadConfig } from '../src/config.js';
+import { buildDemoDatabase } from '../src/data/startup.js';
+import { recordSets } from '../src/record-sets/index.js';
+import { openStore, withUserAdmin } from '../src/store/drivers.js';
+import type { Figures, Request } from './load.js';
+import { autocannonGenerator, findWrk, wrkGenerator } from './load.js';
+import { demoPostgres } from './postgres.js';
+
+const SIZES = (process.env['BENCH_LOTES_SIZES'] ?? '10000,100000').split(',').map(Number);
+const LOOKUP_SECONDS = Number(process.env['BENCH_LOTES_LOOKUP_SECONDS'] ?? 15);
+const SECRET = 'benchmark-secret-that-is-long-enough-0123456789';
+
+interface Result {
+  store: string;
+  lines: number;
+  seconds: number;
+  linesPerSecond: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+  rssGrowthMb: number;
+  lookupP99Idle: number;
+  lookupP99During: number;
+}
+
+const mb = (bytes: number): number => Math.round(bytes / 1024 / 1024);
+
+async function catalogue(url: string, size: number): Promise<string> {
+  const store = openStore(loadConfig({ DATABASE_URL: url, JWT_SECRET: SECRET }));
+  const fracciones = recordSets.find((rs) => rs.path === 'fracciones')!;
+  const rows = await store.search(fracciones, { conditions: [], skip: 0, limit: 20_000 });
+  await store.close();
+  const usable = rows.filter((r) => typeof r['DESCRIPCION'] === 'string' && String(r['DESCRIPCION']).length > 3);
+  let csv = 'referencia,descripcion,fraccion,valor_aduana,pais_origen\n';
+  for (let i = 0; i < size; i++) {
+    const row = usable[(i * 7919) % usable.length]!;
+    const text = String(row['DESCRIPCION']).replace(/"/g, '""').slice(0, 120);
+    csv += `P${i},"${text}",${String(row['FRACCION'])}${String(row['NICO'] ?? '')},${1000 + (i % 5000)}.00,USA\n`;
+  }
+  return csv;
+}
+
+async function serve(url: string): Promise<{ app: FastifyInstance; base: string; token: string }> {
+  const config = loadConfig({
+    DATABASE_URL: url,
+    JWT_SECRET: SECRET,
+    LOG_LEVEL: 'warn',
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    RATE_LIMIT_MAX: '0',
+    LOTES_POR_USUARIO: '10',
+  });
+  const hash = await hashPassword('bench password');
+  await withUserAdmin(config, (admin) => admin.add('bench', hash, null, null));
+  const app = await buildApp(config);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no address');
+  const base = `http://127.0.0.1:${address.port}`;
+  const login = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'bench', password: 'bench password' }),
+  });
+  return { app, base, token: ((await login.json()) as { access_token: string }).access_token };
+}
+
+async function lookups(base: string, token: string): Promise<Figures> {
+  const headers = { authorization: `Bearer ${token}` };
+  const requests: Request[] = ['01012101', '09012101', '73181504', '84713001', '02012001'].map((f) => ({ path: `/api/v1/fracciones/?fraccion=${f}`, headers }));
+  const generator = findWrk() ? wrkGenerator : autocannonGenerator;
+  return generator('lookups', base, requests, { connections: 4, seconds: LOOKUP_SECONDS, children: new Set() });
+}
+
+async function run(label: string, url: string, size: number): Promise<Result> {
+  const body = await catalogue(url, size);
+  const { app, base, token } = await serve(url);
+  try {
+    const idle = await lookups(base, token);
+    (globalThis as { gc?: () => void }).gc?.();
+    const before = process.memoryUsage.rss();
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 100);
+    const headers = { authorization: `Bearer ${token}` };
+    const started = performance.now();
+    const sent = await fetch(`${base}/api/v1/lotes`, { method: 'POST', headers: { ...headers, 'content-type': 'text/csv' }, body });
+    if (sent.status !== 202) throw new Error(`POST answered ${sent.status}: ${await sent.text()}`);
+    const location = sent.headers.get('location')!;
+    const during = lookups(base, token);
+    let state: { estado: string } = { estado: 'en_cola' };
+    while (state.estado !== 'terminado') {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      state = (await (await fetch(base + location, { headers })).json()) as { estado: string };
+      if (state.estado === 'fallido' || state.estado === 'cancelado') throw new Error(`batch ${state.estado}`);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const busy = await during;
+    const download = await fetch(`${base}${location}/resultados?formato=csv`, { headers });
+    const reader = download.body!.getReader();
+    while (!(await reader.read()).done);
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return {
+      store: label,
+      lines: size,
+      seconds: Math.round(seconds * 10) / 10,
+      linesPerSecond: Math.round(size / seconds),
+      rssBeforeMb: mb(before),
+      rssPeakMb: mb(peak),
+      rssGrowthMb: mb(peak - before),
+      lookupP99Idle: idle.p99,
+      lookupP99During: busy.p99,
+    };
+  } finally {
+    await app.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'tariff-bench-lotes-'));
+  const results: Result[] = [];
+  try {
+    if (!existsSync(defaultDatabasePath)) await buildDemoDatabase(defaultDatabasePath);
+    for (const size of SIZES) {
+      const database = join(work, `bench-${size}.sqlite`);
+      copyFileSync(defaultDatabasePath, database);
+      results.push(await run('sqlite', `sqlite:${database}`, size));
+      process.stderr.write(`${JSON.stringify(results.at(-1))}\n`);
+    }
+    if (process.env['BENCH_LOTES_POSTGRES'] !== '0') {
+      const pg = await demoPostgres('lotes');
+      if (pg) {
+        try {
+          for (const size of SIZES) {
+            results.push(await run('postgres', pg.url, size));
+            process.stderr.write(`${JSON.stringify(results.at(-1))}\n`);
+          }
+        } finally {
+          await pg.drop();
+        }
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  console.log('store     lines   seconds  lines/s  RSS before  RSS peak  growth  lookup p99 idle  lookup p99 during');
+  for (const r of results) {
+    console.log(
+      `${r.store.padEnd(9)} ${String(r.lines).padStart(6)} ${String(r.seconds).padStart(9)} ${String(r.linesPerSecond).padStart(8)} ${`${r.rssBeforeMb} MB`.padStart(11)} ${`${r.rssPeakMb} MB`.padStart(9)} ${`${r.rssGrowthMb} MB`.padStart(7)} ${`${r.lookupP99Idle} ms`.padStart(16)} ${`${r.lookupP99During} ms`.padStart(18)}`,
+    );
+  }
+  console.log(JSON.stringify({ lotes: results }));
+}
+
+await main();

@@ -1,0 +1,379 @@
+/**
+ * Batches (`../shared/spec/lotes.md`): `POST /api/v1/lotes` takes a CSV, XLSX or NDJSON file, stores
+ * it with its lines before answering 202, and the worker (src/lotes/worker.ts) works it in the
+ * background; `GET /api/v1/lotes[/{id}]` follows it, `DELETE` cancels or removes it,
+ * `GET /api/v1/lotes/{id}/resultados` reads the results as JSON pages or streams them as a file. A
+ * batch belongs to the user who sent it: another user gets 404. One TypeBox schema per query and
+ * answer (src/http/typed.ts); answers are written in the schema's order by JSON.stringify.
+ */
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import negotiate from '@fastify/accept-negotiator';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { ESTADOS_FRACCION } from '../lotes/answer.js';
+import type { Resultado } from '../lotes/answer.js';
+import { FORMATS, FileError, MAX_BYTES, MAX_LINES, TooManyLines, formatOf, readFile } from '../lotes/read.js';
+import type { Lote, LotesTables } from '../lotes/tables.js';
+import { ESTADOS } from '../lotes/tables.js';
+import type { LotesWorker } from '../lotes/worker.js';
+import { csvChunks, ndjsonChunks, xlsxStream } from '../lotes/write.js';
+import type { Datasets } from '../store/datasets.js';
+import { HttpError, RequestValidationError, notFound } from './errors.js';
+import { routesWithAllow } from './route-kinds.js';
+import { checked, parseQuery } from './typed.js';
+
+export interface LotesContext {
+  readonly tables: LotesTables;
+  readonly protect: onRequestHookHandler;
+  readonly datasets: Datasets;
+  readonly worker: LotesWorker | undefined;
+  /** LOTES_POR_USUARIO: a user's batches queued or running at once. */
+  readonly perUser: number;
+  readonly now: () => Date;
+}
+
+/** Seconds a client told 429 waits before sending again: about what a few thousand lines take. */
+const RETRY_AFTER_SECONDS = 30;
+/** Results read per query while a file is streamed. */
+const PAGE_LINES = 1000;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const postQuery = checked(
+  Type.Object({
+    nombre: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A name for the batch; default the upload time' })),
+    fecha: Type.Optional(
+      Type.String({ format: 'date', description: 'The version in force that day answers every line (YYYY-MM-DD); default today in Mexico City' }),
+    ),
+    pais_origen: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Country of origin (Anexo 22 key) of the lines that give none' })),
+  }),
+  'query',
+);
+
+const paging = {
+  skip: Type.Integer({ minimum: 0, default: 0, description: 'Number of items to skip' }),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Maximum number of items returned' }),
+};
+const listQuery = checked(Type.Object(paging), 'query');
+
+const FORMATOS = ['json', 'csv', 'xlsx', 'ndjson'] as const;
+type Formato = (typeof FORMATOS)[number];
+const resultsQuery = checked(
+  Type.Object({
+    formato: Type.Optional(
+      Type.Union(
+        FORMATOS.map((f) => Type.Literal(f)),
+        { description: 'json (pages), or a whole file: csv, xlsx, ndjson; else the Accept header decides' },
+      ),
+    ),
+    solo_revisar: Type.Optional(Type.Boolean({ description: 'Only the lines to review' })),
+    ...paging,
+  }),
+  'query',
+);
+
+const LoteSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    nombre: Type.String(),
+    estado: Type.Union(ESTADOS.map((e) => Type.Literal(e))),
+    lineas: Type.Integer(),
+    procesadas: Type.Integer(),
+    revisar: Type.Integer(),
+    errores: Type.Integer(),
+    progreso: Type.Integer({ minimum: 0, maximum: 100, description: 'floor(100 × procesadas / lineas)' }),
+    fecha: Type.String({ format: 'date' }),
+    version: Nullable(Type.String({ description: 'The dataset version answering every line, fixed when the batch starts' })),
+    creado: Type.String({ format: 'date-time' }),
+    iniciado: Nullable(Type.String({ format: 'date-time' })),
+    terminado: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { $id: 'Lote', title: 'Lote' },
+);
+const LotesPageSchema = Type.Object(
+  { items: Type.Array(Type.Ref('Lote')), total: Type.Integer(), skip: Type.Integer(), limit: Type.Integer() },
+  { $id: 'LotesResponse', title: 'LotesResponse' },
+);
+const Brief = { fraccion: Type.String(), nico: Nullable(Type.String()), descripcion: Nullable(Type.String()) };
+const ResultadoSchema = Type.Object(
+  {
+    linea: Type.Integer({ description: "The line's number in the file (the header is line 1 in CSV and XLSX)" }),
+    referencia: Nullable(Type.String()),
+    descripcion: Nullable(Type.String()),
+    extra: Type.Record(Type.String(), Type.String(), { description: 'Unknown columns, as sent' }),
+    fraccion: Nullable(Type.String({ pattern: '^[0-9]{8}$' })),
+    nico: Nullable(Type.String({ pattern: '^[0-9]{2}$' })),
+    estado_fraccion: Type.Union(ESTADOS_FRACCION.map((e) => Type.Literal(e))),
+    reemplazada_por: Type.Array(Type.Object(Brief)),
+    candidatas: Type.Array(Type.Object({ ...Brief, relevancia: Type.Number() }), { description: 'The first 3 hits of buscar for the description' }),
+    coincide: Nullable(Type.Boolean({ description: 'The declared fraction is among the first 5 hits of buscar' })),
+    igi: Nullable(
+      Type.Object({
+        tasa: Nullable(Type.Union([Type.String(), Type.Number()])),
+        tipo: Nullable(Type.Union([Type.Integer(), Type.String()])),
+        texto: Nullable(Type.String()),
+      }),
+    ),
+    preferencia: Nullable(Type.Object({ tratamiento: Type.String(), acuerdo: Nullable(Type.String()), tasa: Nullable(Type.String()) })),
+    sin_datos_preferencia: Type.Boolean(),
+    requisitos: Nullable(Type.Object({ permisos: Type.Integer(), regulaciones: Type.Integer(), noms: Type.Integer(), cupos: Type.Integer() })),
+    contribuciones: Nullable(Type.Object({ total_general: Type.String(), total_mejor: Type.String(), mejor_opcion: Type.String() })),
+    revisar: Type.Boolean(),
+    error: Nullable(Type.String({ description: 'What in the line could not be read, in Spanish' })),
+  },
+  { $id: 'ResultadoLote', title: 'ResultadoLote' },
+);
+const ResultadosPageSchema = Type.Object(
+  { items: Type.Array(Type.Ref('ResultadoLote')), total: Type.Integer(), skip: Type.Integer(), limit: Type.Integer() },
+  { $id: 'ResultadosLoteResponse', title: 'ResultadosLoteResponse' },
+);
+
+const errors = {
+  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
+  422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
+};
+const notFoundResponse = { 404: { description: 'No batch of yours with this id', $ref: 'ErrorMessage#' } };
+const idParam = { type: 'object', properties: { id: { type: 'string', description: 'The batch id (a UUID)' } }, required: ['id'] };
+const common = { tags: ['lotes'], security: [{ HTTPBearer: [] }] };
+
+/** The state a client follows. */
+function state(lote: Lote): Record<string, unknown> {
+  return {
+    id: lote.id,
+    nombre: lote.nombre,
+    estado: lote.estado,
+    lineas: lote.lineas,
+    procesadas: lote.procesadas,
+    revisar: lote.revisar,
+    errores: lote.errores,
+    progreso: lote.lineas === 0 ? 100 : Math.floor((100 * lote.procesadas) / lote.lineas),
+    fecha: lote.fecha,
+    version: lote.version,
+    creado: lote.creado,
+    iniciado: lote.iniciado,
+    terminado: lote.terminado,
+  };
+}
+
+const json = (reply: FastifyReply, status: number, body: string): FastifyReply =>
+  reply.code(status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body);
+
+const username = (request: FastifyRequest): string => request.user!.username;
+
+const fileError = (error: FileError): RequestValidationError =>
+  new RequestValidationError([
+    {
+      type: 'value_error',
+      loc: ['body'],
+      msg: `Value error, the file cannot be taken: ${error.message}`,
+      input: null,
+      ...(error.line === undefined ? {} : { ctx: { linea: error.line } }),
+    },
+  ]);
+
+export async function registerLotes(parent: FastifyInstance, ctx: LotesContext): Promise<void> {
+  for (const schema of [LoteSchema, LotesPageSchema, ResultadoSchema, ResultadosPageSchema]) parent.addSchema(schema);
+  await parent.register((app, _options, done) => {
+    // In this scope only: the file arrives whole as bytes (up to the route's limit), and any other body
+    // (JSON included) is left unread for the handler's 415, instead of being parsed and refused as JSON.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser(Object.values(FORMATS), { parseAs: 'buffer', bodyLimit: MAX_BYTES }, (_request, body, done) => done(null, body));
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    lotesRoutes(app, ctx);
+    done();
+  });
+}
+
+function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
+  routesWithAllow(app, '/api/v1/lotes', [
+    {
+      method: 'POST',
+      onRequest: ctx.protect,
+      bodyLimit: MAX_BYTES,
+      schema: {
+        ...common,
+        operationId: 'post_lote',
+        summary: 'Send a batch: a CSV, XLSX or NDJSON file of lines to check, worked in the background',
+        querystring: postQuery.schema,
+        body: {
+          description: `The file itself (up to ${MAX_LINES} lines and 20 MiB): columns referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen; others kept in extra`,
+          content: {
+            [FORMATS.csv]: { schema: { type: 'string' } },
+            [FORMATS.xlsx]: { schema: { type: 'string', format: 'binary' } },
+            [FORMATS.ndjson]: { schema: { type: 'string' } },
+          },
+        },
+        response: {
+          202: { description: 'Stored; Location names the batch', $ref: 'Lote#' },
+          413: { description: 'More than 100,000 lines or 20 MiB', $ref: 'ErrorMessage#' },
+          415: { description: 'Not CSV, XLSX nor NDJSON', $ref: 'ErrorMessage#' },
+          429: { description: 'LOTES_POR_USUARIO batches of yours are queued or running; Retry-After says when to try again', $ref: 'ErrorMessage#' },
+          ...errors,
+        },
+      },
+      handler: (request, reply) => send(ctx, request, reply),
+    },
+    {
+      method: 'GET',
+      onRequest: ctx.protect,
+      schema: {
+        ...common,
+        operationId: 'list_lotes',
+        summary: 'Your batches, newest first',
+        querystring: listQuery.schema,
+        response: { 200: { description: 'Successful Response', $ref: 'LotesResponse#' }, ...errors },
+      },
+      handler: async (request, reply) => {
+        const { skip, limit } = parseQuery(listQuery, request.query);
+        const { items, total } = await ctx.tables.list(username(request), skip, limit);
+        return json(reply, 200, JSON.stringify({ items: items.map(state), total, skip, limit }));
+      },
+    },
+  ]);
+
+  routesWithAllow(app, '/api/v1/lotes/:id', [
+    {
+      method: 'GET',
+      onRequest: ctx.protect,
+      schema: {
+        ...common,
+        operationId: 'get_lote',
+        summary: "A batch's state and progress",
+        params: idParam,
+        response: { 200: { description: 'Successful Response', $ref: 'Lote#' }, ...notFoundResponse, ...errors },
+      },
+      handler: async (request, reply) => json(reply, 200, JSON.stringify(state(await owned(ctx, request)))),
+    },
+    {
+      method: 'DELETE',
+      onRequest: ctx.protect,
+      schema: {
+        ...common,
+        operationId: 'delete_lote',
+        summary: 'Cancel a batch queued or running (its processed lines stay readable), or remove a finished one with its results',
+        params: idParam,
+        response: { 204: { description: 'Cancelled or removed', type: 'null' }, ...notFoundResponse, ...errors },
+      },
+      handler: async (request, reply) => {
+        const { id } = request.params as { id: string };
+        if (!(await ctx.tables.cancelOrRemove(id, username(request), ctx.now().toISOString()))) throw notFound('Lote not found');
+        return reply.code(204).send();
+      },
+    },
+  ]);
+
+  routesWithAllow(app, '/api/v1/lotes/:id/resultados', [
+    {
+      method: 'GET',
+      onRequest: ctx.protect,
+      schema: {
+        ...common,
+        operationId: 'get_lote_resultados',
+        summary: 'The results so far, in file order: JSON pages, or the whole table as CSV, XLSX or NDJSON',
+        params: idParam,
+        querystring: resultsQuery.schema,
+        response: {
+          200: {
+            description: 'JSON pages, or the file (Content-Disposition: attachment)',
+            content: {
+              'application/json': { schema: { $ref: 'ResultadosLoteResponse#' } },
+              [FORMATS.csv]: { schema: { type: 'string' } },
+              [FORMATS.xlsx]: { schema: { type: 'string', format: 'binary' } },
+              [FORMATS.ndjson]: { schema: { type: 'string' } },
+            },
+          },
+          ...notFoundResponse,
+          ...errors,
+        },
+      },
+      handler: (request, reply) => results(ctx, request, reply),
+    },
+  ]);
+}
+
+async function owned(ctx: LotesContext, request: FastifyRequest): Promise<Lote> {
+  const { id } = request.params as { id: string };
+  const lote = await ctx.tables.get(id, username(request));
+  if (lote === undefined) throw notFound('Lote not found');
+  return lote;
+}
+
+async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const format = formatOf(request.headers['content-type']);
+  if (format === undefined) throw new HttpError(415, `Unsupported Media Type: send ${Object.values(FORMATS).join(', ')}`);
+  const query = parseQuery(postQuery, request.query);
+  const fecha = query.fecha ?? ctx.datasets.today();
+  if (ctx.datasets.on(fecha) === undefined) throw notFound(`No dataset in force on ${fecha}`);
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  let file;
+  try {
+    file = await readFile(format, body);
+  } catch (error) {
+    if (error instanceof FileError) throw fileError(error);
+    if (error instanceof TooManyLines) throw new HttpError(413, error.message, { connection: 'close' });
+    throw error;
+  }
+  const creado = ctx.now().toISOString();
+  const lote = {
+    id: randomUUID(),
+    usuario: username(request),
+    nombre: query.nombre ?? creado,
+    lineas: file.lines.length,
+    fecha,
+    pais_origen: query.pais_origen?.toUpperCase() ?? null,
+    creado,
+    columnas_extra: JSON.stringify(file.extraColumns),
+  };
+  if (!(await ctx.tables.create(lote, file.lines, ctx.perUser))) {
+    throw new HttpError(429, `Too many batches: at most ${ctx.perUser} of yours queued or running at once`, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+  }
+  ctx.worker?.wake();
+  const stored = (await ctx.tables.byId(lote.id))!;
+  return json(reply.header('location', `/api/v1/lotes/${lote.id}`), 202, JSON.stringify(state(stored)));
+}
+
+/** The format asked for: `formato`, else the Accept header, else JSON. */
+function formatoOf(request: FastifyRequest, formato: Formato | undefined): Formato {
+  if (formato !== undefined) return formato;
+  const accept = request.headers.accept;
+  if (!accept) return 'json';
+  const chosen = negotiate(accept, ['application/json', FORMATS.csv, FORMATS.xlsx, FORMATS.ndjson]);
+  const byType: Record<string, Formato> = { [FORMATS.csv]: 'csv', [FORMATS.xlsx]: 'xlsx', [FORMATS.ndjson]: 'ndjson' };
+  return (chosen && byType[chosen]) || 'json';
+}
+
+async function results(ctx: LotesContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const query = parseQuery(resultsQuery, request.query);
+  const lote = await owned(ctx, request);
+  const soloRevisar = query.solo_revisar ?? false;
+  const formato = formatoOf(request, query.formato);
+  if (formato === 'json') {
+    const rows = await ctx.tables.results(lote.id, 0, query.limit, soloRevisar, query.skip);
+    const total = await ctx.tables.countResults(lote.id, soloRevisar);
+    return json(reply, 200, `{"items":[${rows.map((r) => r.datos).join(',')}],"total":${total},"skip":${query.skip},"limit":${query.limit}}`);
+  }
+  const extraColumns = JSON.parse(lote.columnas_extra) as string[];
+  const pages = resultPages(ctx.tables, lote.id, soloRevisar);
+  const body: Readable =
+    formato === 'xlsx' ? xlsxStream(pages, extraColumns) : Readable.from(formato === 'csv' ? csvChunks(pages, extraColumns) : ndjsonChunks(pages));
+  const type: Record<Exclude<Formato, 'json'>, string> = { csv: 'text/csv; charset=utf-8', xlsx: FORMATS.xlsx, ndjson: 'application/x-ndjson; charset=utf-8' };
+  return reply
+    .code(200)
+    .header('cache-control', 'no-store')
+    .header('content-disposition', `attachment; filename="lote-${lote.id}${soloRevisar ? '-revisar' : ''}.${formato}"`)
+    .type(type[formato])
+    .send(body);
+}
+
+/** The results in file order, a page at a time (keyset on the line number: each page one indexed query). */
+async function* resultPages(tables: LotesTables, id: string, soloRevisar: boolean): AsyncGenerator<Resultado[]> {
+  let after = 0;
+  for (;;) {
+    const rows = await tables.results(id, after, PAGE_LINES, soloRevisar);
+    if (rows.length === 0) return;
+    yield rows.map((r) => JSON.parse(r.datos) as Resultado);
+    after = rows.at(-1)!.linea;
+    if (rows.length < PAGE_LINES) return;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The batches' worker thread: answers slices of lines on a store of its own, so that the service's
+ * event loop never waits for a batch's queries (SQLite reads are synchronous; a search can take tens
+ * of milliseconds). The thread opens the version it is asked for the way the service does
+ * (src/store/datasets.ts: the newest import is the main store, an older version a store of its own).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Config } from '../config.js';
+import { loadTables } from '../contribuciones/tables.js';
+import { recordSets } from '../record-sets/index.js';
+import { driverFor } from '../store/drivers.js';
+import type { Store } from '../store/store.js';
+import type { VersionInfo } from '../store/versions.js';
+import type { LoteQuestion } from './answer.js';
+import { LineAnswerer } from './answer.js';
+import type { RawLine } from './columns.js';
+
+export interface SliceRequest {
+  readonly id: number;
+  /** The version to answer on; null: the main store (no catalog). */
+  readonly version: VersionInfo | null;
+  /** Whether `version` is the newest import, held by the main store. */
+  readonly newest: boolean;
+  readonly question: LoteQuestion;
+  readonly lines: readonly RawLine[];
+}
+
+const { config } = workerData as { config: Config };
+const answerer = new LineAnswerer(recordSets, loadTables());
+const stores = new Map<string, Store>();
+/** Versions kept open: a batch's and the one before it. */
+const KEPT = 2;
+
+function storeFor(request: SliceRequest): Store {
+  const key = request.version === null || request.newest ? `main ${request.version?.version ?? ''}` : request.version.version;
+  let store = stores.get(key);
+  if (!store) {
+    const driver = driverFor(config);
+    store = request.version === null || request.newest ? driver.open(config) : driver.openVersion(config, request.version);
+    stores.set(key, store);
+    for (const [old, kept] of stores) {
+      if (stores.size <= KEPT) break;
+      stores.delete(old);
+      void kept.close();
+    }
+  }
+  return store;
+}
+
+parentPort?.on('message', (request: SliceRequest) => {
+  void (async () => {
+    try {
+      const results = await answerer.answer(storeFor(request), request.question, request.lines);
+      parentPort?.postMessage({ id: request.id, results });
+    } catch (error) {
+      parentPort?.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });
+    }
+  })();
+});

@@ -1,0 +1,178 @@
+/**
+ * The batches' worker (docs/adr/0011-lotes.md): off the request path, in every copy of the service.
+ * It takes the oldest batch waiting (or whose holder's lease ran out) with a lease, fixes the version
+ * that answers it when it first starts, and works it in slices: each slice's results and the progress
+ * are committed in one transaction that also renews the lease, so a process killed at any moment loses
+ * at most the slice it had not committed, which the next holder works again. Between lines the event
+ * loop is let through, so lookups keep their latency while a batch runs.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ServedVersion } from '../store/datasets.js';
+import type { Store } from '../store/store.js';
+import type { LoteQuestion, Resultado } from './answer.js';
+import type { RawLine } from './columns.js';
+import type { Lote, LotesTables } from './tables.js';
+
+/** A holder that stops renewing (killed, cut off) loses the batch after this long; another copy takes it. */
+export const LEASE_MS = 20_000;
+/** How often a copy with nothing to do looks for a batch (one sent to this copy wakes it at once). */
+const POLL_MS = 1000;
+/** Lines per slice: one transaction each. */
+export const SLICE_LINES = 100;
+const CLEANUP_EVERY_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface Versions {
+  on(fecha: string): ServedVersion | undefined;
+  storeFor(version: string | null): Store | undefined;
+}
+
+/** Answers a slice of lines on a version (in a worker thread, or on the store itself): src/lotes/answer.ts either way. */
+export type AnswerSlice = (version: string | null, store: Store, question: LoteQuestion, lines: readonly RawLine[]) => Promise<Resultado[]>;
+
+export interface WorkerOptions {
+  readonly tables: LotesTables;
+  readonly versions: Versions;
+  readonly answer: AnswerSlice;
+  readonly log: FastifyBaseLogger;
+  readonly retentionDays: number;
+  readonly now?: () => Date;
+  /** Told of each slice committed (progress bars: the CLI). */
+  readonly onSlice?: (lote: string, lines: number) => void;
+}
+
+export class LotesWorker {
+  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private stopped = true;
+  private running: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private cleanup: NodeJS.Timeout | undefined;
+  private readonly now: () => Date;
+
+  constructor(private readonly options: WorkerOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.running = this.loop();
+    void this.removeOld();
+    this.cleanup = setInterval(() => void this.removeOld(), CLEANUP_EVERY_MS).unref();
+  }
+
+  /** A batch was just stored: look now rather than at the next poll. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Stops after the slice in hand is committed (or abandoned: its lease runs out for the next holder). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.cleanup);
+    this.wakeUp?.();
+    await this.running;
+  }
+
+  /** Works batches until none is waiting; for the CLI, which runs one batch and ends. */
+  async drain(): Promise<void> {
+    this.stopped = false;
+    while (!this.stopped) {
+      const batch = await this.take();
+      if (batch === undefined) return;
+      await this.work(batch);
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      let batch: Lote | undefined;
+      try {
+        batch = await this.take();
+        if (batch !== undefined) await this.work(batch);
+      } catch (error) {
+        this.options.log.error({ err: error, lote: batch?.id }, 'batch work failed; retried after its lease');
+      }
+      if (batch === undefined && !this.stopped) await this.pause();
+    }
+  }
+
+  private pause(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, POLL_MS);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+
+  private take(): Promise<Lote | undefined> {
+    const now = this.now();
+    return this.options.tables.take(this.owner, now.getTime(), now.getTime() + LEASE_MS, now.toISOString());
+  }
+
+  /** The store of the batch's version: fixed the first time the batch is taken, kept by every later holder. */
+  private async storeOf(batch: Lote): Promise<{ version: string | null; store: Store } | undefined> {
+    const { tables, versions } = this.options;
+    const kept = (version: string | null): { version: string | null; store: Store } | undefined => {
+      const store = versions.storeFor(version);
+      return store === undefined ? undefined : { version, store };
+    };
+    if (batch.version !== null || batch.procesadas > 0) return kept(batch.version);
+    const served = versions.on(batch.fecha);
+    if (served === undefined) return undefined;
+    await tables.fixVersion(batch.id, this.owner, served.version?.version ?? null);
+    const fixed = await tables.byId(batch.id);
+    return fixed === undefined ? undefined : kept(fixed.version);
+  }
+
+  private async work(batch: Lote): Promise<void> {
+    const { tables, answer, log } = this.options;
+    const on = await this.storeOf(batch);
+    if (on === undefined) {
+      log.warn({ lote: batch.id, fecha: batch.fecha, version: batch.version }, 'no dataset version for the batch: failed');
+      await tables.fail(batch.id, this.owner, this.now().toISOString());
+      return;
+    }
+    log.info({ lote: batch.id, lineas: batch.lineas, desde: batch.hecho_hasta }, 'batch taken');
+    let after = batch.hecho_hasta;
+    while (!this.stopped) {
+      const lines = await tables.nextLines(batch.id, after, SLICE_LINES);
+      const results = await answer(on.version, on.store, { fecha: batch.fecha, paisOrigen: batch.pais_origen }, lines);
+      const now = this.now();
+      const finished = lines.length < SLICE_LINES ? now.toISOString() : null;
+      const saved = await tables.saveSlice(
+        batch.id,
+        this.owner,
+        now.getTime() + LEASE_MS,
+        results.map((r) => ({ linea: r.linea, revisar: r.revisar, error: r.error !== null, datos: JSON.stringify(r) })),
+        finished,
+      );
+      if (!saved) {
+        log.info({ lote: batch.id }, 'batch cancelled or taken over: left');
+        return;
+      }
+      this.options.onSlice?.(batch.id, lines.length);
+      if (finished !== null) {
+        log.info({ lote: batch.id }, 'batch finished');
+        return;
+      }
+      after = lines.at(-1)!.linea;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private async removeOld(): Promise<void> {
+    const before = new Date(this.now().getTime() - this.options.retentionDays * DAY_MS).toISOString();
+    try {
+      const removed = await this.options.tables.removeFinishedBefore(before);
+      if (removed > 0) this.options.log.info({ removed }, 'finished batches past their retention removed');
+    } catch (error) {
+      this.options.log.error({ err: error }, 'removing old batches failed');
+    }
+  }
+}

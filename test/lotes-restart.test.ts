@@ -1,0 +1,114 @@
+/**
+ * A batch survives `kill -9`: the service is a real process (test/process.ts), killed with SIGKILL
+ * while a batch runs, then started again; the new process (on PostgreSQL, any copy) takes the batch
+ * once the dead one's lease runs out and finishes it, every line answered exactly once.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { TEST_PASSWORD, addUser, database, fillDemo, login, storeKinds, testConfig } from './helpers.js';
+import { request } from 'node:http';
+import type { TestContext } from 'node:test';
+import { defer } from './helpers.js';
+import type { Listening } from './process.js';
+import { freePort, kill, spawnService, waitFor } from './process.js';
+
+/** The service started as runService does, given longer to answer: a start on a busy machine is no failure here. */
+async function started(t: TestContext, env: Record<string, string>): Promise<Listening> {
+  const base = `http://127.0.0.1:${await freePort()}`;
+  const service = spawnService({ ...env, PORT: new URL(base).port });
+  defer(t, () => kill(service));
+  await waitFor(
+    'the service to answer',
+    async () => {
+      if (service.child.exitCode !== null || service.child.signalCode !== null) throw new Error(`the service exited before listening: ${service.stderr()}`);
+      return new Promise<boolean>((resolve) => {
+        const req = request(`${base}/`, { agent: false }, (res) => {
+          res.resume();
+          resolve(true);
+        });
+        req.once('error', () => resolve(false));
+        req.end();
+      });
+    },
+    300_000,
+  );
+  return { ...service, base };
+}
+
+interface Lote {
+  id: string;
+  estado: string;
+  lineas: number;
+  procesadas: number;
+}
+
+const LINES = 1200;
+
+/** A catalogue whose lines all differ (no answer is reused from an earlier line). */
+function catalogue(): string {
+  const words = ['caballos', 'café', 'tornillos', 'acero', 'asnos', 'gallinas', 'carne', 'leche', 'vidrio', 'papel', 'algodón', 'motor'];
+  let csv = 'referencia,descripcion,fraccion,valor_aduana\n';
+  for (let i = 0; i < LINES; i++) {
+    const fraction = String(1012101 + ((i * 7919) % 97_000_000)).padStart(8, '0');
+    csv += `R${i},${words[i % words.length]!} ${words[(i * 5) % words.length]!} ${i},${fraction},${1000 + i}.00\n`;
+  }
+  return csv;
+}
+
+for (const kind of await storeKinds()) {
+  describe(`lotes after kill -9 (${kind})`, () => {
+    test('a batch killed in the middle goes on in the next process; every line exactly once', async (t) => {
+      const db = await database(t, kind, fillDemo);
+      await addUser(testConfig({ DATABASE_URL: db.url }), 'broker', TEST_PASSWORD);
+      const env = { DATABASE_URL: db.url, PG_STATEMENT_TIMEOUT_MS: '120000' };
+      const first = await started(t, env);
+      const token = ((await (await login(first.base, 'broker', TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+      const headers = { authorization: `Bearer ${token}` };
+      const sent = await fetch(`${first.base}/api/v1/lotes?pais_origen=USA`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'text/csv' },
+        body: catalogue(),
+      });
+      assert.equal(sent.status, 202);
+      const { id } = (await sent.json()) as Lote;
+      let seen: Lote | undefined;
+      await waitFor(
+        'the first slices committed',
+        async () => {
+          seen = (await (await fetch(`${first.base}/api/v1/lotes/${id}`, { headers })).json()) as Lote;
+          return seen.procesadas > 0;
+        },
+        300_000,
+      );
+      first.child.kill('SIGKILL');
+      assert.equal(await first.exited, 'SIGKILL');
+      assert.ok(seen!.procesadas < LINES, `the batch was still running when killed (${seen!.procesadas} of ${LINES})`);
+
+      const second = await started(t, env);
+      let done: Lote | undefined;
+      await waitFor(
+        'the batch finished by the next process',
+        async () => {
+          done = (await (await fetch(`${second.base}/api/v1/lotes/${id}`, { headers })).json()) as Lote;
+          return done.estado === 'terminado';
+        },
+        600_000,
+      );
+      assert.equal(done!.procesadas, LINES);
+      assert.equal(done!.lineas, LINES);
+      const ndjson = await (await fetch(`${second.base}/api/v1/lotes/${id}/resultados?formato=ndjson`, { headers })).text();
+      const lines = ndjson
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { linea: number }).linea);
+      assert.equal(lines.length, LINES);
+      assert.deepEqual(
+        lines,
+        Array.from({ length: LINES }, (_, i) => i + 2),
+      );
+      const taken = second.lines.filter((l) => l.msg === 'batch taken' && l['lote'] === id);
+      assert.ok(taken.length >= 1);
+      assert.ok(Number(taken[0]!['desde']) > 0, 'the next process went on from the last committed line');
+    });
+  });
+}
