@@ -195,13 +195,23 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         ...common,
         operationId: 'post_lote',
         summary: 'Send a batch: a CSV, XLSX or NDJSON file of lines to check, worked in the background',
+        description:
+          "The body is the file itself, by its Content-Type: text/csv (UTF-8, a BOM and `;` accepted), XLSX (the first sheet) or application/x-ndjson. Columns: referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen (headers in any case, accents ignored; others kept in `extra`). The batch is stored before the 202; a file that cannot be read is refused whole with a 422 naming the line; a bad value in one line is that line's error. Up to 100,000 lines and 20 MiB (413), LOTES_POR_USUARIO batches queued or running per user (429).",
         querystring: postQuery.schema,
         body: {
           description: `The file itself (up to ${MAX_LINES} lines and 20 MiB): columns referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen; others kept in extra`,
           content: {
-            [FORMATS.csv]: { schema: { type: 'string' } },
+            [FORMATS.csv]: {
+              schema: { type: 'string' },
+              example:
+                'referencia,descripcion,fraccion,valor_aduana,pais_origen,certificado_origen\nSKU-001,Café tostado en grano,0901.21.01,125000.00,USA,si\nSKU-002,Llantas para automóvil,4011.10.10,98000.50,CHN,no\n',
+            },
             [FORMATS.xlsx]: { schema: { type: 'string', format: 'binary' } },
-            [FORMATS.ndjson]: { schema: { type: 'string' } },
+            [FORMATS.ndjson]: {
+              schema: { type: 'string' },
+              example:
+                '{"referencia":"SKU-001","descripcion":"Café tostado en grano","fraccion":"0901.21.01","valor_aduana":"125000.00","pais_origen":"USA"}\n',
+            },
           },
         },
         response: {
@@ -221,6 +231,7 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         ...common,
         operationId: 'list_lotes',
         summary: 'Your batches, newest first',
+        description: "The batches of the user who asks, newest first, in the paginated wrapper (skip, limit). Another user's batches are never listed.",
         querystring: listQuery.schema,
         response: { 200: { description: 'Successful Response', $ref: 'LotesResponse#' }, ...errors },
       },
@@ -240,6 +251,8 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         ...common,
         operationId: 'get_lote',
         summary: "A batch's state and progress",
+        description:
+          "estado (en_cola, procesando, terminado, cancelado, fallido), lineas, procesadas, revisar, errores, progreso (floor of 100 × procesadas / lineas), the date and the dataset version that answers every line. Another user's batch is a 404.",
         params: idParam,
         response: { 200: { description: 'Successful Response', $ref: 'Lote#' }, ...notFoundResponse, ...errors },
       },
@@ -252,6 +265,8 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         ...common,
         operationId: 'delete_lote',
         summary: 'Cancel a batch queued or running (its processed lines stay readable), or remove a finished one with its results',
+        description:
+          'A batch queued or running is cancelled and its processed lines stay readable (estado cancelado); a finished one is removed with its results. 204.',
         params: idParam,
         response: { 204: { description: 'Cancelled or removed', type: 'null' }, ...notFoundResponse, ...errors },
       },
@@ -271,6 +286,8 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         ...common,
         operationId: 'get_lote_resultados',
         summary: 'The results so far, in file order: JSON pages, or the whole table as CSV, XLSX or NDJSON',
+        description:
+          "One result per input line, in file order, also while the batch runs: the fraction as understood and its state (vigente, nico_requerido, nico_inexistente, reemplazada, inexistente, sin_fraccion), what replaced it, the first search hits for the description and whether the declared fraction is among them, the IGI, the best preference, the requirements and the contributions, each as the single calls answer them. `formato` (json, csv, xlsx, ndjson) or the Accept header chooses the format; CSV and XLSX never turn a client's text into a formula; `solo_revisar=true` keeps the lines to review.",
         params: idParam,
         querystring: resultsQuery.schema,
         response: {
@@ -278,9 +295,17 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
             description: 'JSON pages, or the file (Content-Disposition: attachment)',
             content: {
               'application/json': { schema: { $ref: 'ResultadosLoteResponse#' } },
-              [FORMATS.csv]: { schema: { type: 'string' } },
+              [FORMATS.csv]: {
+                schema: { type: 'string' },
+                example:
+                  'referencia,descripcion,fraccion,valor_aduana,pais_origen,certificado_origen\nSKU-001,Café tostado en grano,0901.21.01,125000.00,USA,si\nSKU-002,Llantas para automóvil,4011.10.10,98000.50,CHN,no\n',
+              },
               [FORMATS.xlsx]: { schema: { type: 'string', format: 'binary' } },
-              [FORMATS.ndjson]: { schema: { type: 'string' } },
+              [FORMATS.ndjson]: {
+                schema: { type: 'string' },
+                example:
+                  '{"referencia":"SKU-001","descripcion":"Café tostado en grano","fraccion":"0901.21.01","valor_aduana":"125000.00","pais_origen":"USA"}\n',
+              },
             },
           },
           ...notFoundResponse,
