@@ -4,8 +4,8 @@
  * DTA, compensatory duties, IEPS and IVA, the best option, the requirements and notes. The rules and
  * their legal basis are in docs/contribuciones.md; the contract is ../shared/spec/contribuciones.md.
  */
-import type { ValidationDetail } from '../http/errors.js';
-import { RequestValidationError, notFound } from '../http/errors.js';
+import type { ValidationDetail } from '../errors.js';
+import { RequestValidationError, notFound } from '../errors.js';
 import { dotted } from '../record-sets/filters.js';
 import type { Treatment } from '../record-sets/roles.js';
 import type { Row } from '../store/store.js';

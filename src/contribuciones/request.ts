@@ -4,8 +4,8 @@
  * 422, `loc` like `["body", "partidas", 0, "valor_aduana"]`. Amounts stay decimal strings until they
  * become exact decimals here; a JSON number is refused, so no client loses cents to floating point.
  */
-import type { ValidationDetail } from '../http/errors.js';
-import { RequestValidationError } from '../http/errors.js';
+import type { ValidationDetail } from '../errors.js';
+import { RequestValidationError } from '../errors.js';
 import type { Dec } from './money.js';
 import { Dec as Decimal } from './money.js';
 import { isIsoDate } from '../store/versions.js';

@@ -6,34 +6,10 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StoreUnavailableError } from '../store/store.js';
 
-/** One entry of FastAPI's HTTPValidationError, as Pydantic v2 writes it. */
-export interface ValidationDetail {
-  type: string;
-  loc: (string | number)[];
-  msg: string;
-  input: unknown;
-  ctx?: Record<string, unknown>;
-}
+import { HttpError, RequestValidationError } from '../errors.js';
 
-export class RequestValidationError extends Error {
-  readonly statusCode = 422;
-  constructor(readonly detail: ValidationDetail[]) {
-    super('Request validation failed');
-  }
-}
-
-/** An error whose `detail` string is safe to show the client. */
-export class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly detail: string,
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {
-    super(detail);
-  }
-}
-
-export const notFound = (detail: string): HttpError => new HttpError(404, detail);
+export type { ValidationDetail } from '../errors.js';
+export { HttpError, RequestValidationError, notFound } from '../errors.js';
 
 export const statusText = (code: number): string => STATUS_CODES[code] ?? 'Error';
 

@@ -10,7 +10,7 @@ import { fracciones } from '../record-sets/fracciones.js';
 import { fraccionesUsa } from '../record-sets/fracciones-usa.js';
 import { informacionGeneral } from '../record-sets/informacion-general.js';
 import type { RecordSet } from '../record-sets/define.js';
-import { quote } from '../store/sql.js';
+import { quote } from '../sql-text.js';
 import { headTerms, splitTerms, words } from './analysis.js';
 import type { Reference } from './references.js';
 

@@ -5,7 +5,7 @@
  * for candidates (FTS5 on SQLite, a GIN index on PostgreSQL); numbers are integers, so both stores
  * compute exactly the same relevance and order the same hits the same way.
  */
-import { prefixUpperBound } from '../store/sql.js';
+import { prefixUpperBound } from '../sql-text.js';
 import type { TermField } from './documents.js';
 import { DOCUMENT_COLUMNS, TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './vocabulary.js';

@@ -5,6 +5,7 @@
  */
 import type { Field, RecordSet } from '../record-sets/define.js';
 import { filterIndexes } from '../record-sets/filters.js';
+import { prefixUpperBound, quote } from '../sql-text.js';
 
 export type Condition =
   | { readonly kind: 'eq'; readonly field: string; readonly value: string | number }
@@ -27,13 +28,7 @@ export interface SqlQuery {
   readonly values: readonly (string | number)[];
 }
 
-export const quote = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`;
-
-/** The smallest string greater than every string that starts with `prefix`. */
-export function prefixUpperBound(prefix: string): string {
-  const last = prefix.charCodeAt(prefix.length - 1);
-  return prefix.slice(0, -1) + String.fromCharCode(last + 1);
-}
+export { prefixUpperBound, quote } from '../sql-text.js';
 
 function columnList(rs: RecordSet): string {
   return rs.fields.map((f) => quote(f.name)).join(', ');
