@@ -7,7 +7,7 @@ import cors from '@fastify/cors';
 import etag from '@fastify/etag';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify';
 import { loadTables } from './contribuciones/tables.js';
 import { LineAnswerer } from './lotes/answer.js';
 import { LotesTables } from './lotes/tables.js';
@@ -63,6 +63,11 @@ export interface AppOptions {
    */
   internalUser?: User;
 }
+
+/** Fastify's validator factory, for every scope: each compiled check accepts (see the option's use below). */
+const NO_VALIDATION = (() => () => () => true) as unknown as NonNullable<
+  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+>;
 
 /** Outside the embedded demo the secret is the operator's own; server.ts fills in the demo's. */
 export const MIN_SECRET_BYTES = 32;
@@ -138,13 +143,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Errors before routing, in the contract's shape with the request id and security headers (src/http/protection.ts).
     frameworkErrors: (error, request, reply) => frameworkError(error, request as FastifyRequest, reply as unknown as FastifyReply),
     clientErrorHandler: clientErrorHandler(() => requestId({ headers: {} })),
+    // Parameters and bodies are read by the routes themselves, with the original's rules and error
+    // shapes (src/http/params.ts, src/http/typed.ts); the schemas document them. Given to every scope,
+    // plugins' included, as setValidatorCompiler on the root is not.
+    schemaController: { compilersFactory: { buildValidator: NO_VALIDATION } },
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // The front door finds the routes it answers in a router of its own, holding every GET route as Fastify's does.
   const routes = new DirectRoutes(ROUTER_OPTIONS);
   app.addHook('onRoute', routes.onRoute);
-  // Parameters are parsed by the routes themselves, with the original's rules and error shapes.
-  app.setValidatorCompiler(() => () => true);
   const slot = new StoreSlot(config, app.log, options.store);
   app.decorate('reloadStore', (reason: string) => slot.reload(reason));
   const datasets = new Datasets(config, slot, app.log, options.now);
@@ -193,9 +200,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
   });
   // The batches' worker runs while the app serves: started once it is ready, stopped (its slice committed) before the stores close.
-  app.addHook('onReady', async () => {
-    await lotes.tables.ready();
+  // Its tables are made on first use (a database down at start delays batches, never the service's start).
+  app.addHook('onReady', () => {
     if (options.lotesWorker !== false) lotes.worker.start();
+    return Promise.resolve();
   });
   app.addHook('preClose', async () => {
     await lotes.worker.stop();

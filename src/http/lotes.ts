@@ -52,7 +52,7 @@ const postQuery = checked(
 );
 
 const paging = {
-  skip: Type.Integer({ minimum: 0, default: 0, description: 'Number of items to skip' }),
+  skip: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Number of items to skip' }),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Maximum number of items returned' }),
 };
 const listQuery = checked(Type.Object(paging), 'query');

@@ -142,6 +142,8 @@ function cellText(value: ExcelJS.CellValue): string {
 }
 
 async function readXlsx(body: Buffer): Promise<ReadFile> {
+  // ExcelJS's zip reader fails on an empty stream outside the iteration (an unhandled error): refused here.
+  if (body.length === 0) throw new FileError('the file is empty: an XLSX file is a ZIP archive');
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([body]), {
     entries: 'emit',
     sharedStrings: 'cache',
