@@ -202,15 +202,21 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
           description: `The file itself (up to ${MAX_LINES} lines and 20 MiB): columns referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen; others kept in extra`,
           content: {
             [FORMATS.csv]: {
-              schema: { type: 'string' },
-              example:
-                'referencia,descripcion,fraccion,valor_aduana,pais_origen,certificado_origen\nSKU-001,Café tostado en grano,0901.21.01,125000.00,USA,si\nSKU-002,Llantas para automóvil,4011.10.10,98000.50,CHN,no\n',
+              schema: {
+                type: 'string',
+                examples: [
+                  'referencia,descripcion,fraccion,valor_aduana,pais_origen,certificado_origen\nSKU-001,Café tostado en grano,0901.21.01,125000.00,USA,si\nSKU-002,Llantas para automóvil,4011.10.10,98000.50,CHN,no\n',
+                ],
+              },
             },
             [FORMATS.xlsx]: { schema: { type: 'string', format: 'binary' } },
             [FORMATS.ndjson]: {
-              schema: { type: 'string' },
-              example:
-                '{"referencia":"SKU-001","descripcion":"Café tostado en grano","fraccion":"0901.21.01","valor_aduana":"125000.00","pais_origen":"USA"}\n',
+              schema: {
+                type: 'string',
+                examples: [
+                  '{"referencia":"SKU-001","descripcion":"Café tostado en grano","fraccion":"0901.21.01","valor_aduana":"125000.00","pais_origen":"USA"}\n',
+                ],
+              },
             },
           },
         },
