@@ -35,7 +35,8 @@ export async function mcpCommand(initial: Config): Promise<void> {
   const secret = randomBytes(32).toString('hex');
   // One assistant and no load balancer to send it elsewhere: refusing its calls when the machine is busy helps nobody.
   const served: Config = { ...config, JWT_SECRET: secret, MAX_EVENT_LOOP_DELAY_MS: 0 };
-  const app = await buildApp(served, { log: { stream: process.stderr }, internalUser: IDENTITY });
+  // An assistant's process answers its tools; batches are worked by the service, not by it.
+  const app = await buildApp(served, { log: { stream: process.stderr }, internalUser: IDENTITY, lotesWorker: false });
   for (const note of notes) app.log.warn(note);
   await app.ready();
   const tokens = new TokenService({ secret, algorithm: config.JWT_ALGORITHM, lifetimeSeconds: config.ACCESS_TOKEN_EXPIRE_MINUTES * 60 });
