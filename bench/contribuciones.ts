@@ -8,6 +8,7 @@
  * sending 500-line requests back to back, and a probe asking `/health` one request at a time; its p99
  * against the same probe on the idle service in the same run (the target: under 50 ms).
  */
+import { serveForBench } from './serve.js';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -15,12 +16,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/app.js';
-import { hashPassword } from '../src/auth/passwords.js';
 import { defaultDatabasePath, loadConfig } from '../src/config.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { openStore, withUserAdmin } from '../src/store/drivers.js';
+import { openStore } from '../src/store/drivers.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 30);
 const LINES = 500;
@@ -44,8 +43,6 @@ async function main(): Promise<void> {
       MAX_EVENT_LOOP_DELAY_MS: '0',
       RATE_LIMIT_MAX: '0',
     });
-    const hash = await hashPassword('bench password');
-    await withUserAdmin(config, (admin) => admin.add('bench', hash, null, null));
     // Fractions that have FTA records and a single NICO, so that every line has options to compute.
     const store = openStore(config);
     const tlcs = recordSets.find((rs) => rs.path === 'tlcs')!;
@@ -58,17 +55,7 @@ async function main(): Promise<void> {
     }
     await store.close();
 
-    const app = await buildApp(config);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    const base = `http://127.0.0.1:${address.port}`;
-    const login = await fetch(`${base}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'bench', password: 'bench password' }),
-    });
-    const { access_token: token } = (await login.json()) as { access_token: string };
+    const { app, base, token } = await serveForBench(config);
     const partidas = Array.from({ length: LINES }, (_, i) => ({
       fraccion: fractions[i % fractions.length],
       valor_aduana: `${1000 + i * 37}.25`,

@@ -8,16 +8,15 @@
  * description and a fraction, drawn from the demo's tariff lines (a catalogue of 100,000 lines repeats
  * some of the 11,519 demo descriptions).
  */
+import { serveForBench } from './serve.js';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { hashPassword } from '../src/auth/passwords.js';
 import { defaultDatabasePath, loadConfig } from '../src/config.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { openStore, withUserAdmin } from '../src/store/drivers.js';
+import { openStore } from '../src/store/drivers.js';
 import type { Figures, Request } from './load.js';
 import { autocannonGenerator, findWrk, wrkGenerator } from './load.js';
 import { demoPostgres } from './postgres.js';
@@ -64,19 +63,7 @@ async function serve(url: string): Promise<{ app: FastifyInstance; base: string;
     RATE_LIMIT_MAX: '0',
     LOTES_POR_USUARIO: '10',
   });
-  const hash = await hashPassword('bench password');
-  await withUserAdmin(config, (admin) => admin.add('bench', hash, null, null));
-  const app = await buildApp(config);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no address');
-  const base = `http://127.0.0.1:${address.port}`;
-  const login = await fetch(`${base}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'bench', password: 'bench password' }),
-  });
-  return { app, base, token: ((await login.json()) as { access_token: string }).access_token };
+  return serveForBench(config);
 }
 
 async function lookups(base: string, token: string): Promise<Figures> {

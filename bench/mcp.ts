@@ -5,14 +5,12 @@
  * HTTP at /mcp, with no session, as an assistant's client sends it. Prints p50 and p95 and the ratio
  * of the MCP p50 to the REST p50. The service runs in this process.
  */
+import { serveForBench } from './serve.js';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp } from '../src/app.js';
-import { hashPassword } from '../src/auth/passwords.js';
 import { defaultDatabasePath, loadConfig } from '../src/config.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
-import { withUserAdmin } from '../src/store/drivers.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 200);
 const WARM_UP = 20;
@@ -57,19 +55,7 @@ async function main(): Promise<void> {
       MAX_EVENT_LOOP_DELAY_MS: '0',
       RATE_LIMIT_MAX: '0',
     });
-    const hash = await hashPassword('bench password');
-    await withUserAdmin(config, (admin) => admin.add('bench', hash, null, null));
-    const app = await buildApp(config);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    const base = `http://127.0.0.1:${address.port}`;
-    const login = await fetch(`${base}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'bench', password: 'bench password' }),
-    });
-    const { access_token: token } = (await login.json()) as { access_token: string };
+    const { app, base, token } = await serveForBench(config);
     const auth = { authorization: `Bearer ${token}` };
     const mcpHeaders = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     console.log(`MCP beside REST, one request at a time, ${RUNS} runs each after ${WARM_UP} to warm up (ms)`);
