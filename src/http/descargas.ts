@@ -117,7 +117,8 @@ export function descargasRoute(ctx: DescargasContext): OpenRoute {
       }
       const rs = recordSets.find((r) => `${r.path}.csv` === params.archivo);
       if (!rs) throw notFound(`No file ${params.archivo} in a version`);
-      const csv = Readable.from(csvBatches(rs, ctx.datasets.rows(rs, version)));
+      // One batch read ahead at most (a batch is 64 Ki characters): the rest waits in the store.
+      const csv = Readable.from(csvBatches(rs, ctx.datasets.rows(rs, version)), { highWaterMark: 1 });
       const gzip = acceptsGzip(request.headers['accept-encoding']);
       void reply
         .type('text/csv; charset=utf-8')
