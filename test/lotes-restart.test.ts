@@ -1,7 +1,9 @@
 /**
  * A batch survives `kill -9`: the service is a real process (test/process.ts), killed with SIGKILL
  * while a batch runs, then started again; the new process (on PostgreSQL, any copy) takes the batch
- * once the dead one's lease runs out and finishes it, every line answered exactly once.
+ * once the dead one's lease runs out and finishes it, every line answered exactly once. On PostgreSQL,
+ * two copies at once: one works the batch, and when it is killed the other takes it over within the
+ * contract's 60 s (the holder's lease, 20 s, then the next look for work).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -112,3 +114,64 @@ for (const kind of await storeKinds()) {
     });
   });
 }
+
+describe('lotes with two copies of the service (postgres)', { skip: !(await storeKinds()).includes('postgres') }, () => {
+  test('one copy works a batch; killed, the other takes it over within 60 s; every line exactly once', async (t) => {
+    const db = await database(t, 'postgres', fillDemo);
+    await addUser(testConfig({ DATABASE_URL: db.url }), 'broker', TEST_PASSWORD);
+    const env = { DATABASE_URL: db.url, PG_STATEMENT_TIMEOUT_MS: '120000' };
+    const copies = [await started(t, env), await started(t, env)];
+    const token = ((await (await login(copies[0]!.base, 'broker', TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+    const headers = { authorization: `Bearer ${token}` };
+    const sent = await fetch(`${copies[0]!.base}/api/v1/lotes?pais_origen=USA`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'text/csv' },
+      body: catalogue(),
+    });
+    assert.equal(sent.status, 202);
+    const { id } = (await sent.json()) as Lote;
+    const takes = (copy: Listening): number => copy.lines.filter((l) => l.msg === 'batch taken' && l['lote'] === id).length;
+    let seen: Lote | undefined;
+    await waitFor(
+      'the first slices committed',
+      async () => {
+        seen = (await (await fetch(`${copies[1]!.base}/api/v1/lotes/${id}`, { headers })).json()) as Lote;
+        return seen.procesadas > 0;
+      },
+      300_000,
+    );
+    const holders = copies.filter((c) => takes(c) > 0);
+    assert.equal(holders.length, 1, 'one copy alone took the batch');
+    const holder = holders[0]!;
+    const other = copies.find((c) => c !== holder)!;
+    holder.child.kill('SIGKILL');
+    const killed = Date.now();
+    assert.equal(await holder.exited, 'SIGKILL');
+
+    let done: Lote | undefined;
+    await waitFor(
+      'the batch finished by the other copy',
+      async () => {
+        done = (await (await fetch(`${other.base}/api/v1/lotes/${id}`, { headers })).json()) as Lote;
+        return done.estado === 'terminado';
+      },
+      600_000,
+    );
+    const taken = other.lines.find((l) => l.msg === 'batch taken' && l['lote'] === id);
+    assert.ok(taken, 'the other copy took the batch');
+    const tookAfter = Number(taken['time']) - killed;
+    t.diagnostic(`taken over ${(tookAfter / 1000).toFixed(1)} s after the kill`);
+    assert.ok(tookAfter < 60_000, `taken over ${tookAfter} ms after the kill`);
+    assert.ok(Number(taken['desde']) > 0, 'the other copy went on from the last committed line');
+    assert.equal(done!.procesadas, LINES);
+    const ndjson = await (await fetch(`${other.base}/api/v1/lotes/${id}/resultados?formato=ndjson`, { headers })).text();
+    const lines = ndjson
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { linea: number }).linea);
+    assert.deepEqual(
+      lines,
+      Array.from({ length: LINES }, (_, i) => i + 2),
+    );
+  });
+});
