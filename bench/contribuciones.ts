@@ -8,11 +8,9 @@
  * sending 500-line requests back to back, and a probe asking `/health` one request at a time; its p99
  * against the same probe on the idle service in the same run (the target: under 50 ms).
  */
-import { serveForBench } from './serve.js';
+import { freePort, serveForBench } from './serve.js';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,14 +85,6 @@ async function main(): Promise<void> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /** `/health` asked one request at a time until `done()`: each answer's time, in ms. */

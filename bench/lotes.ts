@@ -3,16 +3,17 @@
  * dataset, SQLite and, when it answers, PostgreSQL. For each: lines per second from the POST to the
  * last line, the p99 of fraction lookups sent while the batch runs (wrk or autocannon, as `npm run
  * bench` does) against the same lookups with no batch running, measured in the same run, and the
- * process's resident memory: its peak while the batch is read, worked and downloaded, over its level
- * before. The service runs in this process, so the memory is the service's. Each line has a
+ * service's resident memory: its peak while the batch is read, worked and downloaded, over its level
+ * before. The service runs in a process of its own (as operators run it), so the memory is its alone,
+ * and each batch size and store is measured on a fresh process. Each line has a
  * description and a fraction, drawn from the demo's tariff lines (a catalogue of 100,000 lines repeats
  * some of the 11,519 demo descriptions).
  */
-import { serveForBench } from './serve.js';
+import type { BenchProcess } from './serve.js';
+import { spawnForBench } from './serve.js';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { defaultDatabasePath, loadConfig } from '../src/config.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
 import { recordSets } from '../src/record-sets/index.js';
@@ -54,16 +55,17 @@ async function catalogue(url: string, size: number): Promise<string> {
   return csv;
 }
 
-async function serve(url: string): Promise<{ app: FastifyInstance; base: string; token: string }> {
-  const config = loadConfig({
+/** The service as operators run it, in a process of its own: the memory measured is the service's alone. */
+function serve(url: string): Promise<BenchProcess> {
+  const env = {
     DATABASE_URL: url,
     JWT_SECRET: SECRET,
     LOG_LEVEL: 'warn',
     MAX_EVENT_LOOP_DELAY_MS: '0',
     RATE_LIMIT_MAX: '0',
     LOTES_POR_USUARIO: '10',
-  });
-  return serveForBench(config);
+  };
+  return spawnForBench(loadConfig(env), env);
 }
 
 async function lookups(base: string, token: string): Promise<Figures> {
@@ -75,13 +77,13 @@ async function lookups(base: string, token: string): Promise<Figures> {
 
 async function run(label: string, url: string, size: number): Promise<Result> {
   const body = await catalogue(url, size);
-  const { app, base, token } = await serve(url);
+  const service = await serve(url);
+  const { base, token } = service;
   try {
     const idle = await lookups(base, token);
-    (globalThis as { gc?: () => void }).gc?.();
-    const before = process.memoryUsage.rss();
+    const before = service.rss();
     let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 100);
+    const sampler = setInterval(() => (peak = Math.max(peak, service.rss())), 100);
     const headers = { authorization: `Bearer ${token}` };
     const started = performance.now();
     const sent = await fetch(`${base}/api/v1/lotes`, { method: 'POST', headers: { ...headers, 'content-type': 'text/csv' }, body });
@@ -100,7 +102,7 @@ async function run(label: string, url: string, size: number): Promise<Result> {
     const reader = download.body!.getReader();
     while (!(await reader.read()).done);
     clearInterval(sampler);
-    peak = Math.max(peak, process.memoryUsage.rss());
+    peak = Math.max(peak, service.rss());
     return {
       store: label,
       lines: size,
@@ -113,7 +115,7 @@ async function run(label: string, url: string, size: number): Promise<Result> {
       lookupP99During: busy.p99,
     };
   } finally {
-    await app.close();
+    await service.close();
   }
 }
 

@@ -11,8 +11,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +25,7 @@ import type { BenchDatabase } from './postgres.js';
 import { demoPostgres } from './postgres.js';
 
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 8);
+import { freePort } from './serve.js';
 const WARMUP = Math.max(2, Math.round(DURATION / 4));
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const SECRET = 'benchmark-secret-that-is-long-enough-0123456789';
@@ -113,15 +112,6 @@ async function measure(name: string, base: string, requests: Request[], pid: num
   const answered = figures.requestsPerSecond * DURATION;
   figures.cpuMicros = answered > 0 ? Math.round(((cpuSeconds(pid) - before) * 1e6 * 10) / answered) / 10 : 0;
   return figures;
-}
-
-/** A port nothing listens on now: runs of the benchmark side by side (or anything else) do not collide. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A baseline server (bench/*.ts, its own process) measured answering its fixed body, to `requests` (a plain GET / by default). */

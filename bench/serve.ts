@@ -1,4 +1,9 @@
 /** A benchmark's service: the bench user added, the app listening on a free port, and a token of that user. */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { hashPassword } from '../src/auth/passwords.js';
@@ -11,18 +16,76 @@ export interface BenchService {
   readonly token: string;
 }
 
-export async function serveForBench(config: Config): Promise<BenchService> {
-  const hash = await hashPassword('bench password');
-  await withUserAdmin(config, (admin) => admin.add('bench', hash, null, null));
-  const app = await buildApp(config);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no address');
-  const base = `http://127.0.0.1:${address.port}`;
+async function benchToken(base: string): Promise<string> {
   const login = await fetch(`${base}/api/v1/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: 'bench', password: 'bench password' }),
   });
-  return { app, base, token: ((await login.json()) as { access_token: string }).access_token };
+  return ((await login.json()) as { access_token: string }).access_token;
+}
+
+async function addBenchUser(config: Config): Promise<void> {
+  const hash = await hashPassword('bench password');
+  await withUserAdmin(config, (admin) => admin.add('bench', hash, null, null));
+}
+
+export async function serveForBench(config: Config): Promise<BenchService> {
+  await addBenchUser(config);
+  const app = await buildApp(config);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no address');
+  const base = `http://127.0.0.1:${address.port}`;
+  return { app, base, token: await benchToken(base) };
+}
+
+/** A benchmark's service in a process of its own, as operators run it: its memory is the service's alone. */
+export interface BenchProcess {
+  readonly base: string;
+  readonly token: string;
+  /** The process's resident memory now, in bytes. */
+  rss(): number;
+  close(): Promise<void>;
+}
+
+const server = fileURLToPath(new URL('../src/server.js', import.meta.url));
+
+/** `env` as the service reads it (DATABASE_URL, JWT_SECRET…), with `config` loaded from the same for the bench user. */
+export async function spawnForBench(config: Config, env: Record<string, string>): Promise<BenchProcess> {
+  await addBenchUser(config);
+  const port = await freePort();
+  const child = spawn(process.execPath, [server], {
+    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const base = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service ended (${child.exitCode}) before answering`);
+    const up = await fetch(`${base}/health`).then(
+      (r) => r.arrayBuffer().then(() => r.ok),
+      () => false,
+    );
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    base,
+    token: await benchToken(base),
+    rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) * 1024,
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** A port nothing listens on now: runs of a benchmark side by side (or anything else) do not collide. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
