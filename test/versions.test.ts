@@ -107,6 +107,16 @@ for (const kind of await storeKinds()) {
       assert.equal(await contribuciones(), '2029-12-31');
       assert.deepEqual(await count(s, '/api/v1/aladi2/?as_of=2019-12-31'), { n: 8, version: '1900-01-01.1' });
       assert.deepEqual(await count(s, '/api/v1/aladi2/?as_of=2030-01-01'), { n: 1, version: '2030-01-01.1' });
+      // A search as of a date answers from that version's own index (on PostgreSQL, a schema set aside).
+      for (const [date, version] of [
+        ['2019-12-31', '1900-01-01.1'],
+        ['2020-06-01', '2020-01-01.1'],
+      ] as const) {
+        const buscar = await s.get(`/api/v1/buscar?q=caballos&as_of=${date}`);
+        assert.equal(buscar.status, 200, await buscar.clone().text());
+        assert.equal(buscar.headers.get('x-dataset-version'), version);
+        assert.ok(Array.isArray(((await buscar.json()) as { items: unknown[] }).items));
+      }
       const health = (await (await s.get('/health')).json()) as { dataset: { version: string; source: string; counts: Record<string, number> } };
       assert.equal(health.dataset.version, '2020-01-01.1');
       assert.equal(health.dataset.source, 'DOF 2019-12-20');

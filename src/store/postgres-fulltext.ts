@@ -85,10 +85,21 @@ export class PostgresFullText {
 
   constructor(private readonly query: Query) {}
 
+  /**
+   * What identifies the dataset the index belongs to: the served one's hash, which a load changes. A
+   * version set aside (a schema of its own, searched `as_of` a date) has no `dataset_info` and never
+   * changes, so its vocabulary is read once.
+   */
+  private async datasetHash(): Promise<string> {
+    const [info] = await this.query<{ present: boolean }>(`SELECT to_regclass('dataset_info') IS NOT NULL AS "present"`);
+    if (!info?.present) return 'set aside';
+    return (await this.query<{ hash: string }>('SELECT "hash" FROM "dataset_info" WHERE "id" = 1'))[0]?.hash ?? '';
+  }
+
   private async current(): Promise<Vocabulary> {
     const now = Date.now();
     if (this.vocabulary && now - this.checkedAt < RECHECK_MS) return this.vocabulary.vocabulary;
-    const hash = (await this.query<{ hash: string }>('SELECT "hash" FROM "dataset_info" WHERE "id" = 1'))[0]?.hash ?? '';
+    const hash = await this.datasetHash();
     this.checkedAt = now;
     if (this.vocabulary?.hash !== hash) {
       const [documents, terms, words, synonyms, codes, phrases] = await Promise.all([
