@@ -313,6 +313,28 @@ for (const kind of await storeKinds()) {
       assert.deepEqual(message.result.structuredContent, rest.body);
     });
 
+    test('a tool call counts once against the rate limit: the REST call it makes is not counted again', async (t) => {
+      const limited = await startServer({ DATABASE_URL: db.url, RATE_LIMIT_MAX: '3' });
+      t.after(() => limited.close());
+      const call = (id: number): Promise<Response> =>
+        fetch(`${limited.base}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${limited.token}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ficha_fraccion', arguments: { fraccion: '0101.21.01' } } }),
+        });
+      for (const id of [1, 2, 3]) {
+        const response = await call(id);
+        assert.equal(response.status, 200);
+        assert.equal(response.headers.get('ratelimit-remaining'), String(3 - id));
+        const message = (await response.json()) as { result: CallToolResult };
+        assert.equal(message.result.isError ?? false, false, JSON.stringify(message.result.content));
+      }
+      const refused = await call(4);
+      assert.equal(refused.status, 429);
+      assert.ok(refused.headers.get('retry-after'));
+      await refused.arrayBuffer();
+    });
+
     test('a body that is not JSON-RPC is answered in JSON-RPC terms; other methods on /mcp are 405', async () => {
       const headers = { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${server.token}` };
       const broken = await fetch(`${server.base}/mcp`, { method: 'POST', headers, body: '{"jsonrpc": "2.0", "id": 1, "method": ' });

@@ -23,6 +23,7 @@ import type { CachedAnswer, ResponseCache } from './cache.js';
 import { writeAnswer, writtenFor } from './cache.js';
 import type { Answered } from './observe.js';
 import type { Protection } from './protection.js';
+import { INTERNAL_HEADER, INTERNAL_MARK } from './rate-limit.js';
 import { SECURITY_HEADERS } from './protection.js';
 import type { DirectRoute } from './route-kinds.js';
 import { ANSWER_FAILED, asOfOf } from './route-kinds.js';
@@ -160,8 +161,10 @@ export class FrontDoor {
   ): boolean {
     const written = writtenFor(request.method, request.headers, answer);
     if (written === undefined) return false;
-    const limit = parts.rateLimit === null ? null : parts.rateLimit.admit(parts.rateLimit.userKey(user.username), now);
-    if (parts.rateLimit !== null && limit === null) return false;
+    // A request the service makes of itself was counted as the client's request that made it.
+    const rate = request.headers[INTERNAL_HEADER] === INTERNAL_MARK ? null : parts.rateLimit;
+    const limit = rate === null ? null : rate.admit(rate.userKey(user.username), now);
+    if (rate !== null && limit === null) return false;
 
     const id = parts.requestId(request);
     const head: OutgoingHttpHeader[] = ['x-request-id', id];

@@ -5,6 +5,7 @@
  * answered with is counted without a promise; only a token never seen is verified first
  * (docs/adr/0006-hot-path.md).
  */
+import { randomBytes } from 'node:crypto';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions, onRequestHookHandler } from 'fastify';
 import type { TokenService } from '../auth/tokens.js';
@@ -22,6 +23,14 @@ interface Window {
   count: number;
   endsAt: number;
 }
+
+/**
+ * The mark of a request the service makes of itself (an MCP tool asking its REST operation through
+ * app.inject): a header whose value is a secret of this process, never sent out, so no client can
+ * forge it. Such a request is not counted again: the /mcp request that made it was counted already.
+ */
+export const INTERNAL_HEADER = 'x-tariff-lookup-internal';
+export const INTERNAL_MARK = randomBytes(24).toString('base64url');
 
 /** Clients tracked at most; past it the windows that have ended are dropped, then the oldest. */
 const MAX_TRACKED = 10_000;
@@ -140,6 +149,10 @@ export class RateLimit {
 
   /** The onRequest hook: synchronous unless the request carries a token never verified. */
   readonly hook: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    if (request.headers[INTERNAL_HEADER] === INTERNAL_MARK) {
+      done();
+      return;
+    }
     const { token, user } = bearerOf(request, this.options.tokens);
     if (user !== undefined || token === null) {
       this.count(request, reply, user ?? null, done);
