@@ -64,7 +64,8 @@ async function opened(browser: Browser, base: string, path: string, width?: numb
 
 /** Chooses a file in the form and sends it; the page goes to the batch's own address. */
 async function sendFile(page: Page, name: string, content: string, fields: { nombre?: string; pais?: string } = {}): Promise<void> {
-  await page.getByLabel('Archivo CSV o XLSX').setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(content) });
+  const mimeType = name.endsWith('.csv') ? 'text/csv' : 'text/plain';
+  await page.getByLabel('Archivo CSV o XLSX').setInputFiles({ name, mimeType, buffer: Buffer.from(content) });
   if (fields.nombre !== undefined) await page.getByLabel('Nombre del lote (opcional)').fill(fields.nombre);
   if (fields.pais !== undefined) await page.getByLabel('País de origen (opcional)').fill(fields.pais);
   await page.getByRole('button', { name: 'Enviar lote' }).click();

@@ -92,7 +92,7 @@ export function onVersion(listener: VersionListener): void {
  * A call with the session's token; a 401 returns to the login, any other refusal is an ApiError with
  * the service's `detail`. The caller reads the answer (JSON, or a file to save).
  */
-async function authorized(method: 'GET' | 'POST' | 'DELETE', path: string, body?: { data: BodyInit; type: string }): Promise<Response> {
+async function authorized(method: 'GET' | 'POST' | 'DELETE', path: string, body?: { data: Blob | string; type: string }): Promise<Response> {
   const current = session();
   if (current === null) toLogin();
   const headers: Record<string, string> = { authorization: `Bearer ${current.token}` };

@@ -227,7 +227,7 @@ async function batchList(pageNumber: number): Promise<HTMLElement> {
   section.append(
     h(
       'div',
-      { class: 'tabla', role: 'region', 'aria-label': 'Sus lotes', tabindex: '0' },
+      { class: 'tabla', role: 'region', 'aria-label': 'Tabla de sus lotes', tabindex: '0' },
       h(
         'table',
         { class: 'tarjetas lotes' },
@@ -309,7 +309,7 @@ interface BatchView {
 }
 
 function summaryOf(lote: Lote): HTMLElement[] {
-  const item = (term: string, value: string): HTMLElement[] => [h('dt', {}, term), h('dd', {}, value)];
+  const item = (term: string, value: string): HTMLElement[] => [h('div', {}, h('dt', {}, term), h('dd', {}, value))];
   return [
     ...item('Estado', ESTADOS[lote.estado]),
     ...item('Líneas', number(lote.lineas)),
@@ -431,7 +431,7 @@ async function reviewSection(lote: Lote): Promise<HTMLElement> {
   section.append(
     h(
       'div',
-      { class: 'tabla desplazable', role: 'region', 'aria-labelledby': 'titulo-revisar', tabindex: '0' },
+      { class: 'tabla desplazable', role: 'region', 'aria-label': 'Tabla de las líneas por revisar', tabindex: '0' },
       h(
         'table',
         { class: 'lineas' },
