@@ -205,6 +205,26 @@ describe('the batches page in a real browser', { skip: missing ?? false }, () =>
     await context.close();
   });
 
+  test('more lines to review than a page shows: "Ver más líneas" adds the next ones, in file order', async () => {
+    const many = ['fraccion', ...Array.from({ length: 130 }, () => '99999999')].join('\r\n');
+    const { page, context, errors } = await opened(browser, server.base, '/consulta/lotes/');
+    await sendFile(page, 'muchas.csv', many, { nombre: 'muchas' });
+    await page.waitForURL(UUID);
+    const rows = page.locator('section.revisar tbody tr');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 100);
+    await page.getByText('Se muestran 100 de 130.').waitFor();
+    await page.getByRole('button', { name: 'Ver más líneas' }).click();
+    await page.getByText('Se muestran 130 de 130.').waitFor();
+    assert.deepEqual(
+      await rows.locator('th').allInnerTexts(),
+      Array.from({ length: 130 }, (_, i) => String(i + 2)),
+    );
+    assert.equal(await page.getByRole('button', { name: 'Ver más líneas' }).count(), 0, 'no more to show');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   test('at 390 px wide the pages fit the screen; the lines to review scroll inside their own box', async () => {
     assert.notEqual(id, '', 'the first test sent a batch');
     for (const path of ['/consulta/lotes/', `/consulta/lotes/${id}`]) {
@@ -234,7 +254,7 @@ describe('the batches page on a service whose batches stay queued: cancel, then 
 
   before(async () => {
     db = await createTestDatabase('sqlite');
-    const config = testConfig({ DATABASE_URL: db.url, MAX_EVENT_LOOP_DELAY_MS: '0' });
+    const config = testConfig({ DATABASE_URL: db.url, MAX_EVENT_LOOP_DELAY_MS: '0', LOTES_POR_USUARIO: '1' });
     await addUser(config, TEST_USER, TEST_PASSWORD);
     app = await buildApp(config, { lotesWorker: false });
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -249,7 +269,7 @@ describe('the batches page on a service whose batches stay queued: cancel, then 
     await db?.drop();
   });
 
-  test('a queued batch shows 0 %, is cancelled with its button, then deleted', async () => {
+  test('a queued batch shows 0 %, a second one is refused in words, the first is cancelled with its button, then deleted', async () => {
     const { page, context, errors } = await opened(browser, base, '/consulta/lotes/');
     await sendFile(page, 'uno.csv', 'fraccion\r\n01012101\r\n', { nombre: 'en espera' });
     await page.waitForURL(UUID);
@@ -258,6 +278,15 @@ describe('the batches page on a service whose batches stay queued: cancel, then 
     assert.match(await page.locator('#avance-texto').innerText(), /^En cola: 0 % · 0 de 1 líneas$/);
     assert.equal(await page.getByRole('progressbar', { name: 'Avance del lote' }).getAttribute('value'), '0');
     await accessible(page, 'a queued batch');
+
+    // LOTES_POR_USUARIO is 1 here: a second file is refused, said in words, until the first is cancelled.
+    await page.getByRole('navigation', { name: 'Niveles' }).getByRole('link', { name: 'Lotes' }).click();
+    await page.waitForURL(/\/consulta\/lotes\/?$/);
+    assert.match(await page.locator(`tr[data-lote="${id}"]`).innerText(), /en espera[\s\S]*En cola[\s\S]*0 %/);
+    await sendFile(page, 'dos.csv', 'fraccion\r\n01012101\r\n');
+    await page.getByRole('alert').filter({ hasText: 'Ya tiene en cola o en proceso el máximo de lotes a la vez (1).' }).waitFor();
+    await page.goto(`${base}/consulta/lotes/${id}`);
+    await page.locator('.enlace-permanente').waitFor();
 
     await page.getByRole('button', { name: 'Cancelar el lote' }).click();
     await page
@@ -276,9 +305,9 @@ describe('the batches page on a service whose batches stay queued: cancel, then 
     assert.equal((await fetch(`${base}/api/v1/lotes/${id}`, { headers: { authorization: `Bearer ${token}` } })).status, 404);
     await page.goto(`${base}/consulta/lotes/${id}`);
     await page.getByRole('alert').filter({ hasText: 'Este lote no existe' }).waitFor();
-    // The browser reports the deleted batch's 404 in its console; nothing else may be there.
+    // The browser reports the refused 429 and the deleted batch's 404 in its console; nothing else may be there.
     assert.deepEqual(
-      errors.filter((e) => !/status of 404/.test(e)),
+      errors.filter((e) => !/status of (404|429)/.test(e)),
       [],
     );
     await context.close();

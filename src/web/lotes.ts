@@ -120,7 +120,7 @@ function refusal(error: unknown): string {
   if (error.status === 415) return 'Solo se aceptan archivos CSV o XLSX.';
   if (error.status === 429) {
     const most = typeof error.detail === 'string' ? /at most (\d+)/.exec(error.detail)?.[1] : undefined;
-    return `Ya tiene ${most ?? 'el máximo de'} lotes en cola o en proceso. Espere a que termine alguno, o cancele uno, y envíe de nuevo.`;
+    return `Ya tiene en cola o en proceso el máximo de lotes a la vez${most === undefined ? '' : ` (${most})`}. Espere a que termine alguno, o cancele uno, y envíe de nuevo.`;
   }
   return explain(error);
 }
