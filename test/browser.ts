@@ -62,17 +62,20 @@ export interface Violation {
 }
 
 /**
- * axe-core's serious and critical violations on the page as it is now. The script is evaluated
- * through the browser's debugging protocol, which the page's CSP does not govern, so the page keeps
- * its own strict CSP during the check.
+ * axe-core's violations on the page as it is now, of every impact. The script is evaluated through
+ * the browser's debugging protocol, which the page's CSP does not govern, so the page keeps its own
+ * strict CSP during the check.
  */
-export async function seriousViolations(page: Page): Promise<Violation[]> {
+export async function axeViolations(page: Page): Promise<Violation[]> {
   await page.evaluate(axeSource);
   const result = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: Violation[] }> } }).axe;
     return axe.run(document, { resultTypes: ['violations'] });
   });
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+  return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+}
+
+/** axe-core's serious and critical violations on the page as it is now. */
+export async function seriousViolations(page: Page): Promise<Violation[]> {
+  return (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

@@ -19,6 +19,8 @@ const PAGES = [
   '/consulta/explorar/seccion/II',
   '/consulta/explorar/capitulo/09',
   '/consulta/explorar/partida/0901',
+  '/consulta/lotes/',
+  '/consulta/lotes/0b6f4f6e-8d3a-4c59-9a57-3f1e2d6c7b10',
 ];
 
 /** What a page's HTML makes the browser load. */

@@ -88,19 +88,30 @@ export function onVersion(listener: VersionListener): void {
   versionListeners.push(listener);
 }
 
-async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+/**
+ * A call with the session's token; a 401 returns to the login, any other refusal is an ApiError with
+ * the service's `detail`. The caller reads the answer (JSON, or a file to save).
+ */
+async function authorized(method: 'GET' | 'POST' | 'DELETE', path: string, body?: { data: Blob | string; type: string }): Promise<Response> {
   const current = session();
   if (current === null) toLogin();
   const headers: Record<string, string> = { authorization: `Bearer ${current.token}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  if (body !== undefined) headers['content-type'] = body.type;
+  const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: body.data }) });
   if (response.status === 401) toLogin();
-  const answer: unknown = await response.json().catch(() => null);
-  if (!response.ok) throw new ApiError(response.status, (answer as { detail?: unknown } | null)?.detail ?? null);
+  if (!response.ok) {
+    const answer: unknown = await response.json().catch(() => null);
+    throw new ApiError(response.status, (answer as { detail?: unknown } | null)?.detail ?? null);
+  }
   const version = response.headers.get('x-dataset-version');
   if (version !== null) lastVersion = version;
   for (const listener of versionListeners) listener(version);
-  return answer;
+  return response;
+}
+
+async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+  const response = await authorized(method, path, body === undefined ? undefined : { data: JSON.stringify(body), type: 'application/json' });
+  return response.json().catch(() => null);
 }
 
 /** A business GET, as of the chosen date when the service keeps versions. */
@@ -115,6 +126,40 @@ export async function get<T>(path: string, params: Record<string, string | numbe
 
 export async function post<T>(path: string, body: unknown): Promise<T> {
   return (await call('POST', path, body)) as T;
+}
+
+/** A GET of the person's own things (their batches), which the chosen date does not change. */
+export async function own<T>(path: string): Promise<T> {
+  return (await call('GET', path)) as T;
+}
+
+/** Sends a file as the body of a POST, by its type; the service's JSON answer. */
+export async function sendFile<T>(path: string, file: Blob, type: string): Promise<T> {
+  return (await (await authorized('POST', path, { data: file, type })).json()) as T;
+}
+
+export async function remove(path: string): Promise<void> {
+  await authorized('DELETE', path);
+}
+
+/**
+ * A file the service answers, fetched with the token and saved by the browser: the token lives in
+ * this tab only, so a plain link could not carry it. The name is the one the service gives.
+ */
+export async function download(path: string, fallbackName: string): Promise<string> {
+  const response = await authorized('GET', path);
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await response.blob());
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = name;
+  anchor.hidden = true;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  // Revoked once the browser has surely taken the file (revoking at once can cancel the download).
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return name;
 }
 
 /** What this service offers beyond the original interface, read once per session from its OpenAPI document. */

@@ -10,6 +10,7 @@ import { alertBox, chosenDate, h, link, show } from './dom.js';
 import { showExplore } from './explore.js';
 import { showFraction } from './fraction.js';
 import { showLogin } from './login.js';
+import { showLote, showLotes } from './lotes.js';
 import { showSearch } from './search.js';
 
 interface Version {
@@ -71,6 +72,9 @@ async function page(path: string): Promise<void> {
   if (fraction) return showFraction(decodeURIComponent(fraction[1]!));
   const explore = /^\/consulta\/explorar(?:\/(seccion|capitulo|partida)\/([^/]+))?$/.exec(path);
   if (explore) return showExplore(explore[1] ?? null, explore[2] === undefined ? null : decodeURIComponent(explore[2]));
+  const lote = /^\/consulta\/lotes\/([^/]+)$/.exec(path);
+  if (lote) return showLote(decodeURIComponent(lote[1]!));
+  if (path === '/consulta/lotes') return showLotes();
   if (path === '/consulta') return showSearch();
   show(
     'Página no encontrada',
