@@ -88,7 +88,7 @@ export function onVersion(listener: VersionListener): void {
   versionListeners.push(listener);
 }
 
-async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
   const current = session();
   if (current === null) toLogin();
   const headers: Record<string, string> = { authorization: `Bearer ${current.token}` };
@@ -115,6 +115,14 @@ export async function get<T>(path: string, params: Record<string, string | numbe
 
 export async function post<T>(path: string, body: unknown): Promise<T> {
   return (await call('POST', path, body)) as T;
+}
+
+/**
+ * A call about the person's own things (their watch lists), not the tariff: never sent `as_of`. A
+ * 204 answers null.
+ */
+export async function send<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  return (await call(method, path, body)) as T;
 }
 
 /** What this service offers beyond the original interface, read once per session from its OpenAPI document. */
