@@ -19,6 +19,9 @@ const PAGES = [
   '/consulta/explorar/seccion/II',
   '/consulta/explorar/capitulo/09',
   '/consulta/explorar/partida/0901',
+  '/consulta/vigilancias',
+  '/consulta/vigilancias?fraccion=0101.21.01',
+  '/consulta/vigilancias/vig_0123456789abcdef',
 ];
 
 /** What a page's HTML makes the browser load. */

@@ -11,6 +11,7 @@ import { showExplore } from './explore.js';
 import { showFraction } from './fraction.js';
 import { showLogin } from './login.js';
 import { showSearch } from './search.js';
+import { showWatchList, showWatchLists } from './vigilancias.js';
 
 interface Version {
   version: string;
@@ -71,6 +72,8 @@ async function page(path: string): Promise<void> {
   if (fraction) return showFraction(decodeURIComponent(fraction[1]!));
   const explore = /^\/consulta\/explorar(?:\/(seccion|capitulo|partida)\/([^/]+))?$/.exec(path);
   if (explore) return showExplore(explore[1] ?? null, explore[2] === undefined ? null : decodeURIComponent(explore[2]));
+  const watch = /^\/consulta\/vigilancias(?:\/([^/]+))?$/.exec(path);
+  if (watch) return watch[1] === undefined ? showWatchLists() : showWatchList(decodeURIComponent(watch[1]));
   if (path === '/consulta') return showSearch();
   show(
     'Página no encontrada',
