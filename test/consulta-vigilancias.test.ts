@@ -139,6 +139,12 @@ describe('the watch lists page in a real browser', { skip: missing ?? false }, (
     const offered = await page.locator('input[name="conjuntos"]').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value));
     assert.deepEqual([...offered].sort(), recordSets.map((rs) => rs.path).sort(), 'a checkbox for every record set of the contract');
 
+    // Empty fields are named before anything is sent.
+    await page.getByRole('button', { name: 'Crear vigilancia' }).click();
+    await page.locator('#v-nombre-error').getByText('Escriba un nombre para la vigilancia').waitFor();
+    await page.locator('#v-url-error').getByText('Escriba la dirección https').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'v-nombre', 'the first field refused takes the focus');
+
     // A messy column: blank lines and spaces pass, the line that is no fraction is named by its number.
     await page.getByLabel('Nombre').fill('Catálogo cliente A');
     await fractions.fill(['0101.21.01', '', '   8471.30.01  ', '8471', '84.71-30', '4011.10.10.01', ''].join('\n'));
@@ -285,9 +291,20 @@ describe('the watch lists page in a real browser', { skip: missing ?? false }, (
       assert.ok(measured.header <= 120, `${path}: header ${measured.header} px tall`);
       assert.ok(measured.cls < 0.1, `${path}: cumulative layout shift ${measured.cls}`);
       await accessible(page, `${path} at 390 px`);
+      if (path === '/consulta/vigilancias') {
+        // The secret, one long word, shown once: wrapped, not wider than the screen.
+        await page.getByLabel('Nombre').fill('Desde el teléfono');
+        await page.getByLabel('Fracciones', { exact: true }).fill('0101.21.01');
+        await page.getByLabel('Dirección del webhook').fill(receiver.url);
+        await page.getByRole('button', { name: 'Crear vigilancia' }).click();
+        await page.locator('#secreto').waitFor();
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.ok(overflow <= 0, `the secret scrolls sideways by ${overflow} px`);
+        await accessible(page, 'the secret at 390 px');
+      }
       assert.deepEqual(errors, []);
       await context.close();
     }
-    await api('DELETE', `/api/v1/vigilancias/${made.id}`);
+    for (const v of await lists()) await api('DELETE', `/api/v1/vigilancias/${v.id}`);
   });
 });

@@ -182,6 +182,19 @@ function refusals(error: unknown, lines: readonly Line[]): { fields: Map<FieldNa
   return { fields, general };
 }
 
+/**
+ * The fields left empty, as the API would name them: the API checks a body's shape before its
+ * fractions, so an empty name or URL sent would hide the lines it refuses until a second try.
+ */
+function missing(body: Body): Detail[] {
+  const empty: Detail[] = [];
+  if (body.nombre === '') empty.push({ type: 'string_too_short', loc: ['body', 'nombre'] });
+  if (body.fracciones.length === 0) empty.push({ type: 'too_short', loc: ['body', 'fracciones'] });
+  if (body.conjuntos.length === 0) empty.push({ type: 'too_short', loc: ['body', 'conjuntos'] });
+  if (body.webhook.url === '') empty.push({ type: 'string_too_short', loc: ['body', 'webhook', 'url'] });
+  return empty;
+}
+
 interface WatchForm {
   readonly form: HTMLFormElement;
   /** Shows the API's refusals next to their fields (none: clears them). */
@@ -303,6 +316,8 @@ function watchForm(initial: Body, submitText: string, save: (body: Body, lines: 
       conjuntos: [...form.querySelectorAll<HTMLInputElement>('input[name="conjuntos"]:checked')].map((b) => b.value),
       webhook: { url: url.value.trim() },
     };
+    const empty = missing(body);
+    if (empty.length > 0) return refuse(new ApiError(422, empty), lines);
     submit.disabled = true;
     summary.replaceChildren(h('p', { role: 'status' }, 'Guardando…'));
     save(body, lines)
