@@ -21,6 +21,9 @@ const PAGES = [
   '/consulta/explorar/partida/0901',
   '/consulta/lotes/',
   '/consulta/lotes/0b6f4f6e-8d3a-4c59-9a57-3f1e2d6c7b10',
+  '/consulta/vigilancias',
+  '/consulta/vigilancias?fraccion=0101.21.01',
+  '/consulta/vigilancias/vig_0123456789abcdef',
 ];
 
 /** What a page's HTML makes the browser load. */

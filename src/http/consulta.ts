@@ -54,6 +54,7 @@ const PAGES = [
   /^\/consulta\/fraccion\/[^/]+\/?$/,
   /^\/consulta\/explorar(\/(seccion|capitulo|partida)\/[^/]+)?\/?$/,
   /^\/consulta\/lotes(\/[^/]+)?\/?$/,
+  /^\/consulta\/vigilancias(\/[^/]+)?\/?$/,
 ];
 
 /** What search engines and link previews say of the page. */
@@ -86,7 +87,7 @@ ${preload}</head>
 <header id="cabecera">
 <p class="marca"><a href="/consulta/">Consulta de la tarifa</a></p>
 <button type="button" class="salir sesion">Salir</button>
-<nav class="sesion" aria-label="Principal"><ul><li><a href="/consulta/">Buscar</a></li><li><a href="/consulta/explorar/">Explorar la tarifa</a></li><li><a href="/consulta/lotes/">Lotes</a></li></ul></nav>
+<nav class="sesion" aria-label="Principal"><ul><li><a href="/consulta/">Buscar</a></li><li><a href="/consulta/explorar/">Explorar la tarifa</a></li><li><a href="/consulta/lotes/">Lotes</a></li><li><a href="/consulta/vigilancias">Vigilancias</a></li></ul></nav>
 <form class="vigente sesion" aria-label="Fecha de vigencia"><label for="vigente">Vigente al</label><input type="date" id="vigente" name="fecha"><button type="submit">Aplicar</button></form>
 </header>
 <main id="contenido" tabindex="-1"><p>Cargando…</p></main>

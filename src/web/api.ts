@@ -92,7 +92,7 @@ export function onVersion(listener: VersionListener): void {
  * A call with the session's token; a 401 returns to the login, any other refusal is an ApiError with
  * the service's `detail`. The caller reads the answer (JSON, or a file to save).
  */
-async function authorized(method: 'GET' | 'POST' | 'DELETE', path: string, body?: { data: Blob | string; type: string }): Promise<Response> {
+async function authorized(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: { data: Blob | string; type: string }): Promise<Response> {
   const current = session();
   if (current === null) toLogin();
   const headers: Record<string, string> = { authorization: `Bearer ${current.token}` };
@@ -109,7 +109,7 @@ async function authorized(method: 'GET' | 'POST' | 'DELETE', path: string, body?
   return response;
 }
 
-async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
   const response = await authorized(method, path, body === undefined ? undefined : { data: JSON.stringify(body), type: 'application/json' });
   return response.json().catch(() => null);
 }
@@ -160,6 +160,14 @@ export async function download(path: string, fallbackName: string): Promise<stri
   // Revoked once the browser has surely taken the file (revoking at once can cancel the download).
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
   return name;
+}
+
+/**
+ * A call about the person's own things (their watch lists), not the tariff: never sent `as_of`. A
+ * 204 answers null.
+ */
+export async function send<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  return (await call(method, path, body)) as T;
 }
 
 /** What this service offers beyond the original interface, read once per session from its OpenAPI document. */

@@ -10,6 +10,7 @@ import { alertBox, date8, dotted, field, fractionDigits, fractionUrl, h, link, s
 import { englishTexts, levelText } from './idioma.js';
 import type { Coverage, Ficha, Row } from './sections.js';
 import { SUBJECTS, subjectSection } from './sections.js';
+import { watchUrl } from './vigilancias.js';
 
 interface Page {
   items: Row[];
@@ -165,10 +166,11 @@ async function coverage(): Promise<Coverage | null> {
   }
 }
 
-function printButton(): HTMLElement {
+/** "Imprimir", and "Vigilar esta fracción": the watch lists page with this code in its form, or to add to a list already made. */
+function actions(digits: string): HTMLElement {
   const button = h('button', { type: 'button', class: 'imprimir' }, 'Imprimir');
   button.addEventListener('click', () => window.print());
-  return button;
+  return h('p', { class: 'acciones' }, button, h('a', { class: 'boton vigilar', href: watchUrl(digits) }, 'Vigilar esta fracción'));
 }
 
 async function showFicha(digits: string, english: Promise<Record<string, string>>): Promise<void> {
@@ -188,7 +190,7 @@ async function showFicha(digits: string, english: Promise<Record<string, string>
     nomenclaturePath(info, digits, texts),
     heading,
     summary(digits, ficha),
-    printButton(),
+    actions(digits),
     nicoList(digits, ficha),
   );
   const selector = countrySelector(ficha, main);

@@ -12,6 +12,7 @@ import { showFraction } from './fraction.js';
 import { showLogin } from './login.js';
 import { showLote, showLotes } from './lotes.js';
 import { showSearch } from './search.js';
+import { showWatchList, showWatchLists } from './vigilancias.js';
 
 interface Version {
   version: string;
@@ -75,6 +76,8 @@ async function page(path: string): Promise<void> {
   const lote = /^\/consulta\/lotes\/([^/]+)$/.exec(path);
   if (lote) return showLote(decodeURIComponent(lote[1]!));
   if (path === '/consulta/lotes') return showLotes();
+  const watch = /^\/consulta\/vigilancias(?:\/([^/]+))?$/.exec(path);
+  if (watch) return watch[1] === undefined ? showWatchLists() : showWatchList(decodeURIComponent(watch[1]));
   if (path === '/consulta') return showSearch();
   show(
     'Página no encontrada',

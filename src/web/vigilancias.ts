@@ -1,0 +1,737 @@
+/**
+ * The watch lists page (../shared/spec/vigilancias.md, "Elsewhere"): `/consulta/vigilancias` lists the
+ * person's watch lists and makes one from a pasted column of fractions; `/consulta/vigilancias/{id}`
+ * shows one, its last deliveries (a test event, "send again"), and edits, re-keys or deletes it. Every
+ * call is an ordinary client's call to `/api/v1/vigilancias`: the API decides what is valid, and the
+ * page says each refusal in Spanish next to its field (a fraction by its line number). A fraction
+ * page's "Vigilar esta fracción" opens the list page with `?fraccion=`: that fraction in the new watch
+ * list's form, and a way to add it to an existing one.
+ */
+import { ApiError, explain, send } from './api.js';
+import { alertBox, dotted, h, link, pageUrl, show } from './dom.js';
+
+interface Vigilancia {
+  id: string;
+  nombre: string;
+  fracciones: string[];
+  conjuntos: string[];
+  webhook: { url: string };
+  activa: boolean;
+  creada: string;
+  actualizada: string;
+  secreto?: string;
+}
+
+interface Entrega {
+  id: string;
+  evento: string;
+  tipo: string;
+  estado: 'pendiente' | 'entregada' | 'fallida';
+  intentos: number;
+  ultimo_codigo: number | null;
+  ultimo_error: string | null;
+  creada: string;
+  siguiente_intento: string | null;
+  entregada: string | null;
+}
+
+interface Paged<T> {
+  items: T[];
+  total: number;
+}
+
+interface Body {
+  nombre: string;
+  fracciones: string[];
+  conjuntos: string[];
+  webhook: { url: string };
+}
+
+const API = '/api/v1/vigilancias';
+const LIST_PAGE = '/consulta/vigilancias';
+/** How many of a watch list's deliveries its page shows, newest first. */
+const LAST_DELIVERIES = 20;
+
+/**
+ * The record sets a watch list can watch, in the words of the fraction page, tariffs first. Their
+ * paths are the contract's (`conjuntos`); the test of this page holds them against the service's list.
+ */
+export const CONJUNTOS: readonly (readonly [path: string, label: string])[] = [
+  ['fracciones', 'Fracciones y aranceles'],
+  ['informacion-general', 'Información general (textos y notas)'],
+  ['tlcs', 'Tratados de libre comercio (TLC)'],
+  ['aladi2', 'ALADI'],
+  ['fundamentos-tlc', 'Fundamentos de los tratados'],
+  ['prosec', 'PROSEC'],
+  ['cupos', 'Cupos'],
+  ['cuotas2', 'Cuotas compensatorias'],
+  ['requisito-previo', 'Permisos previos'],
+  ['regulaciones', 'Regulaciones no arancelarias'],
+  ['reit', 'Importación temporal (REIT)'],
+  ['rcg2', 'Anexos de las Reglas Generales de Comercio Exterior'],
+  ['noms', 'Normas oficiales (NOM)'],
+  ['ieps', 'IEPS'],
+  ['precios-estimados2', 'Precios estimados'],
+  ['fracciones-anteriores', 'Fracciones anteriores (correlación)'],
+  ['fracciones-usa', 'Fracciones de EE. UU.'],
+  ['vehiculos-marcas', 'Vehículos: marcas'],
+  ['vehiculos-modelos', 'Vehículos: modelos'],
+];
+const conjuntoLabel = (path: string): string => CONJUNTOS.find(([p]) => p === path)?.[1] ?? path;
+
+const EVENTS: Record<string, string> = { 'tarifa.cambios': 'Cambios en la tarifa', 'tarifa.prueba': 'Aviso de prueba' };
+const STATES: Record<Entrega['estado'], string> = { pendiente: 'Pendiente', entregada: 'Entregada', fallida: 'Fallida' };
+
+/** A moment as people in Mexico read it: `25/11/2026, 12:03:11`, in Mexico City time. */
+function moment(iso: string | null): string {
+  if (iso === null) return '';
+  const when = new Date(iso);
+  if (Number.isNaN(when.getTime())) return iso;
+  return when.toLocaleString('es-MX', { timeZone: 'America/Mexico_City', dateStyle: 'short', timeStyle: 'medium' });
+}
+
+/** "19 (todos)", or the record sets' names when a watch list keeps to some. */
+function conjuntosText(conjuntos: readonly string[]): string {
+  if (conjuntos.length === CONJUNTOS.length) return `Todos (${conjuntos.length})`;
+  return conjuntos.map(conjuntoLabel).join(', ');
+}
+
+const stateText = (v: Vigilancia): string => (v.activa ? 'Activa' : 'Desactivada');
+
+/** A failed call said in words, unless it sent the person to the login. */
+const isSessionEnd = (error: unknown): boolean => error instanceof Error && error.name === 'SessionEnded';
+
+/** The digits of a code as the API reads `fraccion` (dots and spaces dropped), or null unless 2 to 8 digits, or 10. */
+function codeDigits(typed: string): string | null {
+  const digits = typed.replace(/[.\s]/g, '');
+  return /^(\d{2,8}|\d{10})$/.test(digits) ? digits : null;
+}
+
+// ————— the form, and the API's refusals in its fields —————
+
+interface Line {
+  /** 1 for the first line of the pasted text, blank lines counted. */
+  readonly number: number;
+  readonly text: string;
+}
+
+/** The codes of a pasted column: one a line, the spaces around each and the blank lines dropped; each keeps its line number. */
+function pastedLines(text: string): Line[] {
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((line, i) => ({ number: i + 1, text: line.trim() }))
+    .filter((line) => line.text !== '');
+}
+
+type FieldName = 'nombre' | 'fracciones' | 'conjuntos' | 'url';
+
+interface Detail {
+  type?: string;
+  loc?: unknown[];
+  msg?: string;
+}
+
+const FRACTION_HELP = 'Escriba de 2 a 8 dígitos, o 10 con el NICO (por ejemplo 0101, 8471.30.01 o 4011.10.10.01).';
+
+/** The reason the API gives for refusing a webhook URL, in Spanish. */
+function urlRefusal(msg: string): string {
+  const reason = msg.replace(/^Value error, /, '');
+  if (reason === 'not a valid URL') return 'No es una dirección válida: escríbala completa, por ejemplo https://erp.ejemplo.com/avisos.';
+  if (reason.startsWith('the URL must be https')) {
+    return reason.includes('VIGILANCIAS_HOSTS_PERMITIDOS')
+      ? 'La dirección debe empezar con https:// (http:// solo a los servidores que el operador del servicio permite).'
+      : 'La dirección debe empezar con https://.';
+  }
+  const host = /^(\S+) (?:is not a public|resolves to)/.exec(reason)?.[1];
+  if (host !== undefined) {
+    const where = /resolves to (\S+?),/.exec(reason)?.[1];
+    return `${host}${where ? ` (${where})` : ''} no es una dirección pública: el servicio no envía avisos a direcciones internas, privadas o locales.`;
+  }
+  return `Dirección rechazada: ${reason}`;
+}
+
+/** What the API refused, by field, in Spanish; `lines` are the codes sent, in the order sent. */
+function refusals(error: unknown, lines: readonly Line[]): { fields: Map<FieldName, string[]>; general: string[] } {
+  const fields = new Map<FieldName, string[]>();
+  const general: string[] = [];
+  const add = (name: FieldName, message: string): void => void fields.set(name, [...(fields.get(name) ?? []), message]);
+  if (!(error instanceof ApiError) || error.status !== 422 || !Array.isArray(error.detail)) {
+    general.push(explain(error));
+    return { fields, general };
+  }
+  for (const d of error.detail as Detail[]) {
+    const [, where, index] = d.loc ?? [];
+    const msg = d.msg ?? '';
+    if (where === 'nombre') add('nombre', 'Escriba un nombre para la vigilancia (hasta 200 caracteres).');
+    else if (where === 'fracciones' && typeof index === 'number') {
+      const line = lines[index];
+      add('fracciones', line ? `Línea ${line.number}: «${line.text}» no es una fracción. ${FRACTION_HELP}` : `Una fracción no es válida. ${FRACTION_HELP}`);
+    } else if (where === 'fracciones') {
+      add('fracciones', d.type === 'too_long' ? 'Una vigilancia admite hasta 5,000 fracciones.' : 'Pegue al menos una fracción, una por línea.');
+    } else if (where === 'conjuntos') add('conjuntos', 'Elija al menos un conjunto de datos.');
+    else if (where === 'webhook') {
+      if (d.type === 'string_too_short' || d.type === 'missing') add('url', 'Escriba la dirección https donde su sistema recibe los avisos.');
+      else if (d.type === 'string_too_long') add('url', 'La dirección es demasiado larga (hasta 2,000 caracteres).');
+      else add('url', urlRefusal(msg));
+    } else if (/at most (\d+) watch lists/.test(msg)) {
+      general.push(
+        `Ya tiene el máximo de vigilancias que el servicio permite por usuario (${/at most (\d+)/.exec(msg)?.[1] ?? ''}). Borre una para crear otra.`,
+      );
+    } else general.push(`Dato rechazado: ${msg}`);
+  }
+  return { fields, general };
+}
+
+/**
+ * The fields left empty, as the API would name them: the API checks a body's shape before its
+ * fractions, so an empty name or URL sent would hide the lines it refuses until a second try.
+ */
+function missing(body: Body): Detail[] {
+  const empty: Detail[] = [];
+  if (body.nombre === '') empty.push({ type: 'string_too_short', loc: ['body', 'nombre'] });
+  if (body.fracciones.length === 0) empty.push({ type: 'too_short', loc: ['body', 'fracciones'] });
+  if (body.conjuntos.length === 0) empty.push({ type: 'too_short', loc: ['body', 'conjuntos'] });
+  if (body.webhook.url === '') empty.push({ type: 'string_too_short', loc: ['body', 'webhook', 'url'] });
+  return empty;
+}
+
+interface WatchForm {
+  readonly form: HTMLFormElement;
+  /** Shows the API's refusals next to their fields (none: clears them). */
+  refuse(error: unknown, lines: readonly Line[]): void;
+  clear(): void;
+}
+
+/**
+ * The form of a watch list, empty or filled with one: name, the fractions pasted as a column, the
+ * record sets as checkboxes, the webhook's URL. `save` sends the body; its refusals land next to their fields.
+ */
+function watchForm(initial: Body, submitText: string, save: (body: Body, lines: readonly Line[]) => Promise<void>): WatchForm {
+  const described = (id: string, help: boolean): string => [help ? `${id}-ayuda` : '', `${id}-error`].filter(Boolean).join(' ');
+  const errorSpot = (id: string): HTMLElement => h('div', { class: 'error', id: `${id}-error` });
+  const nombre = h('input', { id: 'v-nombre', name: 'nombre', maxlength: '200', autocomplete: 'off', 'aria-describedby': described('v-nombre', false) });
+  nombre.value = initial.nombre;
+  const fracciones = h('textarea', {
+    id: 'v-fracciones',
+    name: 'fracciones',
+    rows: '8',
+    spellcheck: 'false',
+    autocomplete: 'off',
+    'aria-describedby': described('v-fracciones', true),
+  });
+  fracciones.value = initial.fracciones.map(dotted).join('\n');
+  const url = h('input', {
+    id: 'v-url',
+    name: 'url',
+    type: 'url',
+    autocomplete: 'url',
+    spellcheck: 'false',
+    placeholder: 'https://',
+    'aria-describedby': described('v-url', true),
+  });
+  url.value = initial.webhook.url;
+  const boxes = CONJUNTOS.map(([path, label]) => {
+    const box = h('input', { type: 'checkbox', id: `v-conjunto-${path}`, name: 'conjuntos', value: path });
+    box.checked = initial.conjuntos.includes(path);
+    return h('li', {}, box, h('label', { for: `v-conjunto-${path}` }, label));
+  });
+  const all = (checked: boolean): HTMLButtonElement => {
+    const button = h('button', { type: 'button', class: 'secundario' }, checked ? 'Marcar todos' : 'Desmarcar todos');
+    button.addEventListener('click', () => {
+      for (const box of form.querySelectorAll<HTMLInputElement>('input[name="conjuntos"]')) box.checked = checked;
+    });
+    return button;
+  };
+  const summary = h('div', { class: 'mensaje' });
+  const submit = h('button', { type: 'submit' }, submitText);
+  const form = h(
+    'form',
+    { class: 'vigilancia', novalidate: true },
+    h('div', { class: 'campo' }, h('label', { for: 'v-nombre' }, 'Nombre'), nombre, errorSpot('v-nombre')),
+    h(
+      'div',
+      { class: 'campo' },
+      h('label', { for: 'v-fracciones' }, 'Fracciones'),
+      h(
+        'span',
+        { class: 'ayuda', id: 'v-fracciones-ayuda' },
+        'Pegue una columna: una fracción por línea, con o sin puntos (0101, 8471.30.01, 4011.10.10.01). Un código corto vigila todo lo que empieza con él; 10 dígitos vigilan un NICO. Las líneas en blanco no cuentan.',
+      ),
+      fracciones,
+      errorSpot('v-fracciones'),
+    ),
+    h(
+      'fieldset',
+      { class: 'conjuntos', 'aria-describedby': 'v-conjuntos-error' },
+      h('legend', {}, 'Conjuntos de datos vigilados'),
+      h('p', { class: 'acciones' }, all(true), all(false)),
+      h('ul', {}, boxes),
+      errorSpot('v-conjuntos'),
+    ),
+    h(
+      'div',
+      { class: 'campo' },
+      h('label', { for: 'v-url' }, 'Dirección del webhook'),
+      h('span', { class: 'ayuda', id: 'v-url-ayuda' }, 'Su sistema recibe cada aviso como POST firmado (Standard Webhooks) en esta dirección https.'),
+      url,
+      errorSpot('v-url'),
+    ),
+    summary,
+    submit,
+  );
+  const inputs: Record<FieldName, HTMLElement> = { nombre, fracciones, conjuntos: form.querySelector('fieldset')!, url };
+  const clear = (): void => {
+    summary.replaceChildren();
+    for (const [name, input] of Object.entries(inputs)) {
+      input.removeAttribute('aria-invalid');
+      form.querySelector(`#v-${name}-error`)!.replaceChildren();
+    }
+  };
+  const refuse = (error: unknown, lines: readonly Line[]): void => {
+    clear();
+    const { fields, general } = refusals(error, lines);
+    for (const [name, messages] of fields) {
+      inputs[name].setAttribute('aria-invalid', 'true');
+      form.querySelector(`#v-${name}-error`)!.replaceChildren(...messages.map((m) => h('p', {}, m)));
+    }
+    const said = fields.size > 0 ? ['No se guardó: revise los campos señalados.', ...general] : general;
+    summary.replaceChildren(
+      h(
+        'div',
+        { class: 'aviso', role: 'alert' },
+        said.map((m) => h('p', {}, m)),
+      ),
+    );
+    // The first field refused takes the focus, so that its message is the next thing read.
+    const first = (['nombre', 'fracciones', 'conjuntos', 'url'] as const).find((n) => fields.has(n));
+    if (first === 'conjuntos') form.querySelector<HTMLInputElement>('input[name="conjuntos"]')!.focus();
+    else if (first !== undefined) inputs[first].focus();
+  };
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const lines = pastedLines(fracciones.value);
+    const body: Body = {
+      nombre: nombre.value.trim(),
+      fracciones: lines.map((l) => l.text),
+      conjuntos: [...form.querySelectorAll<HTMLInputElement>('input[name="conjuntos"]:checked')].map((b) => b.value),
+      webhook: { url: url.value.trim() },
+    };
+    const empty = missing(body);
+    if (empty.length > 0) return refuse(new ApiError(422, empty), lines);
+    submit.disabled = true;
+    summary.replaceChildren(h('p', { role: 'status' }, 'Guardando…'));
+    save(body, lines)
+      .then(clear)
+      .catch((error: unknown) => {
+        if (isSessionEnd(error)) return;
+        refuse(error, lines);
+      })
+      .finally(() => (submit.disabled = false));
+  });
+  return { form, refuse, clear };
+}
+
+/** The secret of a watch list just made (or re-keyed), which the API shows this once. */
+function secretBox(v: Vigilancia, heading: string, linkToIt: boolean): HTMLElement {
+  const code = h('code', { id: 'secreto' }, v.secreto ?? '');
+  const copy = h('button', { type: 'button', class: 'secundario' }, 'Copiar');
+  copy.addEventListener('click', () => {
+    const selectIt = (): void => void window.getSelection()?.selectAllChildren(code);
+    if (navigator.clipboard === undefined) return selectIt();
+    void navigator.clipboard.writeText(v.secreto ?? '').then(() => (copy.textContent = 'Copiado'), selectIt);
+  });
+  return h(
+    'div',
+    { class: 'secreto', tabindex: '-1' },
+    h('p', {}, h('strong', {}, heading)),
+    h('p', {}, 'Secreto de firma: ', code, ' ', copy),
+    h(
+      'p',
+      {},
+      h('strong', {}, 'Cópielo ahora: no se volverá a mostrar. '),
+      'Su sistema lo usa para comprobar la firma de cada aviso (encabezado webhook-signature). Si lo pierde, genere uno nuevo en la página de la vigilancia.',
+    ),
+    linkToIt ? h('p', {}, link(`${LIST_PAGE}/${encodeURIComponent(v.id)}`, `Ver la vigilancia «${v.nombre}» y sus entregas`)) : null,
+  );
+}
+
+/** Asks in the page, before something that cannot be undone: the question, a button to go ahead and one to cancel. */
+function confirmation(spot: HTMLElement, question: string, yes: string, act: () => Promise<void>, restore: () => void): void {
+  const go = h('button', { type: 'button', class: 'peligro' }, yes);
+  const cancel = h('button', { type: 'button', class: 'secundario' }, 'Cancelar');
+  const message = h('div', { class: 'mensaje' });
+  cancel.addEventListener('click', () => {
+    restore();
+    spot.querySelector('button')?.focus();
+  });
+  go.addEventListener('click', () => {
+    go.disabled = true;
+    act().catch((error: unknown) => {
+      if (isSessionEnd(error)) return;
+      go.disabled = false;
+      message.replaceChildren(alertBox(explain(error)));
+    });
+  });
+  spot.replaceChildren(
+    h('div', { class: 'confirmar', role: 'group', 'aria-label': question }, h('p', {}, question), h('p', { class: 'acciones' }, go, cancel), message),
+  );
+  cancel.focus();
+}
+
+// ————— /consulta/vigilancias —————
+
+function listTable(items: readonly Vigilancia[]): HTMLElement {
+  return h(
+    'div',
+    { class: 'tabla', role: 'region', 'aria-label': 'Sus vigilancias', tabindex: '0' },
+    h(
+      'table',
+      { class: 'tarjetas vigilancias' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Nombre', 'Webhook', 'Fracciones', 'Conjuntos de datos', 'Estado'].map((l) => h('th', { scope: 'col' }, l)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        items.map((v) =>
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row' }, link(`${LIST_PAGE}/${encodeURIComponent(v.id)}`, v.nombre)),
+            h('td', { 'data-label': 'Webhook', class: 'url' }, v.webhook.url),
+            h('td', { 'data-label': 'Fracciones' }, String(v.fracciones.length)),
+            h('td', { 'data-label': 'Conjuntos de datos' }, conjuntosText(v.conjuntos)),
+            h('td', { 'data-label': 'Estado', class: v.activa ? 'activa' : 'desactivada' }, stateText(v)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+const listOf = (): Promise<Paged<Vigilancia>> => send<Paged<Vigilancia>>('GET', `${API}?limit=1000`);
+
+function listBody(list: Paged<Vigilancia>): (HTMLElement | null)[] {
+  if (list.items.length === 0) return [h('p', { class: 'vacio' }, 'Todavía no tiene vigilancias. Cree la primera con el formulario «Nueva vigilancia».')];
+  return [
+    listTable(list.items),
+    list.total > list.items.length ? h('p', { class: 'cuenta' }, `Se muestran ${list.items.length} de ${list.total} vigilancias.`) : null,
+  ];
+}
+
+/** "Vigilar esta fracción" from a fraction page: add it to a watch list the person already has. */
+function addToExisting(code: string, list: Paged<Vigilancia>, changed: () => Promise<void>): HTMLElement | null {
+  if (list.items.length === 0) return null;
+  const select = h(
+    'select',
+    { id: 'v-existente' },
+    list.items.map((v) => h('option', { value: v.id }, v.nombre)),
+  );
+  const message = h('div', { class: 'mensaje' });
+  const submit = h('button', { type: 'submit' }, 'Añadir');
+  const form = h(
+    'form',
+    { class: 'anadir', novalidate: true },
+    h('p', {}, h('label', { for: 'v-existente' }, `O añada ${dotted(code)} a una vigilancia que ya tiene`), h('span', { class: 'fila' }, select, submit)),
+    message,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    submit.disabled = true;
+    message.replaceChildren(h('p', { role: 'status' }, 'Añadiendo…'));
+    void (async () => {
+      const v = await send<Vigilancia>('GET', `${API}/${encodeURIComponent(select.value)}`);
+      const page = link(`${LIST_PAGE}/${encodeURIComponent(v.id)}`, `Ver «${v.nombre}»`);
+      const by = v.fracciones.find((f) => code.startsWith(f));
+      if (by !== undefined) {
+        message.replaceChildren(
+          h('p', { role: 'status' }, `«${v.nombre}» ya vigila ${dotted(code)}${by === code ? '' : ` (por el código ${dotted(by)})`}. `, page),
+        );
+        return;
+      }
+      const body: Body = { nombre: v.nombre, fracciones: [...v.fracciones, code], conjuntos: v.conjuntos, webhook: v.webhook };
+      await send<Vigilancia>('PUT', `${API}/${encodeURIComponent(v.id)}`, body);
+      message.replaceChildren(h('p', { role: 'status' }, `Se añadió ${dotted(code)} a «${v.nombre}». `, page));
+      await changed();
+    })()
+      .catch((error: unknown) => {
+        if (isSessionEnd(error)) return;
+        const { fields, general } = refusals(error, []);
+        message.replaceChildren(alertBox(['No se pudo añadir la fracción.', ...[...fields.values()].flat(), ...general].join(' ')));
+      })
+      .finally(() => (submit.disabled = false));
+  });
+  return form;
+}
+
+export async function showWatchLists(): Promise<void> {
+  const wanted = codeDigits(new URLSearchParams(location.search).get('fraccion') ?? '');
+  const list = await listOf();
+  const listArea = h('div', { id: 'lista-vigilancias' }, listBody(list));
+  const refreshList = async (): Promise<void> => listArea.replaceChildren(...listBody(await listOf()).filter((n): n is HTMLElement => n !== null));
+  const created = h('div', { class: 'creada' });
+  const empty: Body = { nombre: '', fracciones: wanted === null ? [] : [wanted], conjuntos: CONJUNTOS.map(([p]) => p), webhook: { url: '' } };
+  const { form } = watchForm(empty, 'Crear vigilancia', async (body) => {
+    const made = await send<Vigilancia>('POST', API, body);
+    for (const input of form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('#v-nombre, #v-fracciones, #v-url')) input.value = '';
+    for (const box of form.querySelectorAll<HTMLInputElement>('input[name="conjuntos"]')) box.checked = true;
+    const box = secretBox(made, `Vigilancia «${made.nombre}» creada.`, true);
+    created.replaceChildren(box);
+    box.focus();
+    await refreshList();
+  });
+  const watching =
+    wanted === null
+      ? null
+      : h(
+          'section',
+          { class: 'vigilar-fraccion', 'aria-labelledby': 'titulo-vigilar' },
+          h('h2', { id: 'titulo-vigilar' }, `Vigilar la fracción ${dotted(wanted)}`),
+          h('p', {}, `La fracción ${dotted(wanted)} ya está en el formulario «Nueva vigilancia»: póngale un nombre y la dirección de su webhook para crearla.`),
+          addToExisting(wanted, list, refreshList),
+        );
+  show(
+    'Vigilancias',
+    h('h1', {}, 'Vigilancias'),
+    h(
+      'p',
+      {},
+      'Una vigilancia avisa a su sistema, con un webhook firmado, cuando se carga una versión de la tarifa que cambia algo de las fracciones que vigila, y otra vez cuando esa versión entra en vigor.',
+    ),
+    watching,
+    h('section', { 'aria-labelledby': 'titulo-lista' }, h('h2', { id: 'titulo-lista' }, 'Sus vigilancias'), listArea),
+    h('section', { 'aria-labelledby': 'titulo-nueva' }, h('h2', { id: 'titulo-nueva' }, 'Nueva vigilancia'), created, form),
+  );
+  if (wanted !== null) form.querySelector<HTMLInputElement>('#v-nombre')!.focus();
+}
+
+// ————— /consulta/vigilancias/{id} —————
+
+function deliveriesTable(items: readonly Entrega[], resend: (e: Entrega, button: HTMLButtonElement) => void): HTMLElement {
+  return h(
+    'div',
+    { class: 'tabla', role: 'region', 'aria-label': 'Últimas entregas', tabindex: '0' },
+    h(
+      'table',
+      { class: 'tarjetas entregas' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Evento', 'Momento', 'Estado', 'Intentos', 'Respuesta', 'Siguiente intento o entrega', 'Acción'].map((l) => h('th', { scope: 'col' }, l)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        items.map((e) => {
+          let action: HTMLElement | null = null;
+          if (e.estado !== 'pendiente') {
+            const button = h(
+              'button',
+              { type: 'button', class: 'secundario', 'aria-label': `Enviar de nuevo: ${EVENTS[e.tipo] ?? e.tipo} del ${moment(e.creada)}` },
+              'Enviar de nuevo',
+            );
+            button.addEventListener('click', () => resend(e, button));
+            action = button;
+          }
+          const answer = e.ultimo_codigo !== null ? `HTTP ${e.ultimo_codigo}` : (e.ultimo_error ?? '');
+          const next =
+            e.estado === 'entregada' ? `Entregada ${moment(e.entregada)}` : e.estado === 'pendiente' && e.siguiente_intento ? moment(e.siguiente_intento) : '';
+          return h(
+            'tr',
+            { 'data-estado': e.estado },
+            h('th', { scope: 'row' }, EVENTS[e.tipo] ?? e.tipo, h('span', { class: 'evento' }, e.evento)),
+            h('td', { 'data-label': 'Momento' }, moment(e.creada)),
+            h('td', { 'data-label': 'Estado', class: `estado-${e.estado}` }, STATES[e.estado] ?? e.estado),
+            h('td', { 'data-label': 'Intentos' }, String(e.intentos)),
+            h('td', { 'data-label': 'Respuesta', class: 'respuesta' }, answer),
+            h('td', { 'data-label': 'Siguiente intento o entrega' }, next),
+            h('td', { 'data-label': 'Acción' }, action),
+          );
+        }),
+      ),
+    ),
+  );
+}
+
+function summaryList(v: Vigilancia): HTMLElement {
+  const row = (label: string, value: Node | string): HTMLElement => h('div', {}, h('dt', {}, label), h('dd', {}, value));
+  return h(
+    'dl',
+    { class: 'ficha-vigilancia' },
+    row('Estado', v.activa ? 'Activa' : 'Desactivada: su sistema respondió 410 (Gone). Guarde la vigilancia para activarla de nuevo.'),
+    row('Webhook', h('span', { class: 'url' }, v.webhook.url)),
+    row('Fracciones', `${v.fracciones.length}: ${v.fracciones.slice(0, 12).map(dotted).join(', ')}${v.fracciones.length > 12 ? '…' : ''}`),
+    row('Conjuntos de datos', conjuntosText(v.conjuntos)),
+    row('Creada', moment(v.creada)),
+    row('Modificada', moment(v.actualizada)),
+  );
+}
+
+function showDeleted(v: Vigilancia): void {
+  show(
+    'Vigilancia borrada',
+    h('h1', {}, 'Vigilancia borrada'),
+    h('p', { role: 'status' }, `La vigilancia «${v.nombre}» se borró, con sus entregas pendientes. Su sistema no recibirá más avisos de ella.`),
+    h('p', {}, link(LIST_PAGE, 'Volver a sus vigilancias')),
+  );
+}
+
+function showMissingWatchList(): void {
+  show(
+    'Vigilancia no encontrada',
+    h('h1', {}, 'Vigilancia no encontrada'),
+    alertBox('Esta vigilancia no existe o no es suya.'),
+    h('p', {}, link(LIST_PAGE, 'Ver sus vigilancias')),
+  );
+}
+
+export async function showWatchList(id: string): Promise<void> {
+  const path = `${API}/${encodeURIComponent(id)}`;
+  let v: Vigilancia;
+  let deliveries: Paged<Entrega>;
+  try {
+    [v, deliveries] = await Promise.all([send<Vigilancia>('GET', path), send<Paged<Entrega>>('GET', `${path}/entregas?limit=${LAST_DELIVERIES}`)]);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return showMissingWatchList();
+    throw error;
+  }
+  const heading = h('h1', {}, `Vigilancia «${v.nombre}»`);
+  const summary = h('div', {}, summaryList(v));
+  const log = h('div', { id: 'entregas' });
+  const logStatus = h('p', { class: 'cuenta', role: 'status' });
+
+  const refresh = async (said: string): Promise<void> => {
+    deliveries = await send<Paged<Entrega>>('GET', `${path}/entregas?limit=${LAST_DELIVERIES}`);
+    renderLog();
+    logStatus.textContent = said;
+  };
+  const failed = (error: unknown): void => {
+    if (isSessionEnd(error)) return;
+    logStatus.replaceChildren(alertBox(explain(error)));
+  };
+  const resend = (e: Entrega, button: HTMLButtonElement): void => {
+    button.disabled = true;
+    send<Entrega>('POST', `${path}/entregas/${encodeURIComponent(e.id)}/reenviar`)
+      .then(() => refresh(`Se envía de nuevo el aviso ${e.evento}, con el mismo webhook-id.`))
+      .catch((error: unknown) => {
+        button.disabled = false;
+        if (error instanceof ApiError && error.status === 409)
+          logStatus.replaceChildren(alertBox('Esa entrega todavía está pendiente: el servicio la sigue intentando.'));
+        else failed(error);
+      });
+  };
+  function renderLog(): void {
+    log.replaceChildren(
+      deliveries.items.length === 0
+        ? h('p', { class: 'vacio' }, 'Esta vigilancia todavía no ha enviado ningún aviso. Pruebe su webhook con «Enviar aviso de prueba».')
+        : deliveriesTable(deliveries.items, resend),
+      deliveries.total > deliveries.items.length
+        ? h('p', { class: 'cuenta' }, `Se muestran las ${deliveries.items.length} más recientes de ${deliveries.total} entregas.`)
+        : '',
+    );
+  }
+  renderLog();
+  const testButton = h('button', { type: 'button' }, 'Enviar aviso de prueba');
+  testButton.addEventListener('click', () => {
+    testButton.disabled = true;
+    send<Entrega>('POST', `${path}/prueba`)
+      .then(() => refresh('Aviso de prueba en camino. Pulse «Actualizar» para ver si se entregó.'))
+      .catch(failed)
+      .finally(() => (testButton.disabled = false));
+  });
+  const update = h('button', { type: 'button', class: 'secundario' }, 'Actualizar');
+  update.addEventListener('click', () => {
+    update.disabled = true;
+    refresh(`Entregas actualizadas: ${moment(new Date().toISOString())}.`)
+      .catch(failed)
+      .finally(() => (update.disabled = false));
+  });
+
+  const saved = h('div', { class: 'mensaje' });
+  const { form } = watchForm(v, 'Guardar cambios', async (body) => {
+    saved.replaceChildren();
+    v = await send<Vigilancia>('PUT', path, body);
+    heading.textContent = `Vigilancia «${v.nombre}»`;
+    document.title = `${heading.textContent} · Consulta de la tarifa`;
+    summary.replaceChildren(summaryList(v));
+    form.querySelector<HTMLTextAreaElement>('#v-fracciones')!.value = v.fracciones.map(dotted).join('\n');
+    saved.replaceChildren(h('p', { role: 'status', class: 'hecho' }, `Cambios guardados: ${v.fracciones.length} fracciones vigiladas.`));
+  });
+
+  const secretSpot = h('div', {});
+  const secretStart = (): void => {
+    const button = h('button', { type: 'button', class: 'secundario' }, 'Generar un secreto nuevo');
+    button.addEventListener('click', () =>
+      confirmation(
+        secretSpot,
+        '¿Generar un secreto nuevo? El actual deja de firmar en este momento: su sistema necesitará el nuevo para comprobar los avisos.',
+        'Sí, generar',
+        async () => {
+          const rotated = await send<Vigilancia>('POST', `${path}/secreto`);
+          const box = secretBox(rotated, 'Secreto nuevo generado.', false);
+          secretSpot.replaceChildren(box);
+          box.focus();
+        },
+        secretStart,
+      ),
+    );
+    secretSpot.replaceChildren(button);
+  };
+  secretStart();
+
+  const deleteSpot = h('div', {});
+  const deleteStart = (): void => {
+    const button = h('button', { type: 'button', class: 'peligro' }, 'Borrar vigilancia');
+    button.addEventListener('click', () =>
+      confirmation(
+        deleteSpot,
+        `¿Borrar la vigilancia «${v.nombre}»? Sus entregas pendientes se descartan y no se puede deshacer.`,
+        'Sí, borrar',
+        async () => {
+          await send<null>('DELETE', path);
+          showDeleted(v);
+        },
+        deleteStart,
+      ),
+    );
+    deleteSpot.replaceChildren(button);
+  };
+  deleteStart();
+
+  show(
+    `Vigilancia «${v.nombre}»`,
+    h('p', { class: 'volver' }, link(LIST_PAGE, 'Todas sus vigilancias')),
+    heading,
+    summary,
+    h(
+      'section',
+      { 'aria-labelledby': 'titulo-entregas' },
+      h('h2', { id: 'titulo-entregas' }, 'Últimas entregas'),
+      h('p', { class: 'acciones' }, testButton, update),
+      logStatus,
+      log,
+    ),
+    h('section', { 'aria-labelledby': 'titulo-editar' }, h('h2', { id: 'titulo-editar' }, 'Editar'), form, saved),
+    h(
+      'section',
+      { 'aria-labelledby': 'titulo-firma' },
+      h('h2', { id: 'titulo-firma' }, 'Secreto de firma'),
+      h('p', {}, 'El secreto firma cada aviso; solo se muestra al crear la vigilancia o al generar uno nuevo.'),
+      secretSpot,
+    ),
+    h('section', { 'aria-labelledby': 'titulo-borrar' }, h('h2', { id: 'titulo-borrar' }, 'Borrar'), deleteSpot),
+  );
+}
+
+/** The page of a fraction's "Vigilar esta fracción": the watch lists page with the code in its form. */
+export const watchUrl = (digits: string): string => pageUrl(LIST_PAGE, { fraccion: dotted(digits) });
