@@ -11,11 +11,12 @@ import type { Treatment } from '../record-sets/roles.js';
 import type { Row } from '../store/store.js';
 import type { DtaShare } from './dta.js';
 import { dtaPart } from './dta.js';
-import type { Computed, Contribucion, Specific } from './lines.js';
+import type { Computed, Specific } from './lines.js';
 import { contribution, make, sum } from './lines.js';
 import type { Dec } from './money.js';
 import { Dec as Decimal, ZERO, percentText, stored, whole } from './money.js';
 import type { ContribucionesRequest, Partida } from './request.js';
+import type { Ausencia, ContribucionesAnswer as Answer, Opcion, PartidaAnswer, Requisito } from './schema.js';
 import type { Circumstances, FractionRecords, Source } from './sources.js';
 import { applies, countryKeys, isMarked, rolesOf, sourceRef, text } from './sources.js';
 import type { Tables } from './tables.js';
@@ -29,56 +30,8 @@ const TREATMENTS: readonly Treatment[] = ['tlc', 'aladi', 'prosec', 'cupo'];
 const LABEL: Record<Treatment, string> = { tlc: 'TLC', aladi: 'ALADI', prosec: 'PROSEC', cupo: 'de cupo' };
 const MAX_DESCRIPTION = 300;
 
-export interface Opcion {
-  readonly tratamiento: 'general' | Treatment;
-  readonly acuerdo?: string;
-  readonly contribuciones: readonly Contribucion[];
-  readonly identificadores: readonly string[];
-  readonly total: string;
-}
-
-export interface Requisito {
-  readonly conjunto: string;
-  readonly id: string | number | null;
-  readonly descripcion: string;
-}
-
-/**
- * A preference the origin's agreement with Mexico could grant but of which the loaded data holds no
- * record for the fraction: said as absence, never as "does not apply" (docs/contribuciones.md).
- */
-export interface Ausencia {
-  readonly tratamiento: 'tlc' | 'aladi';
-  /** The record set that holds such preferences. */
-  readonly conjunto: string;
-  /** The agreements in force on `fecha` under which the origin has preferences. */
-  readonly acuerdos: readonly string[];
-  readonly nota: string;
-}
-
-export interface PartidaAnswer {
-  readonly fraccion: string;
-  readonly nico: string;
-  readonly descripcion: string | null;
-  readonly umt: string | null;
-  readonly valor_aduana: string;
-  readonly opciones: readonly Opcion[];
-  readonly mejor_opcion: Opcion['tratamiento'];
-  readonly requisitos: readonly Requisito[];
-  readonly notas: readonly string[];
-  readonly ausencias: readonly Ausencia[];
-}
-
-export interface Answer {
-  readonly fecha: string;
-  readonly pais_origen: string;
-  readonly regimen: string;
-  /** The exchange rate of `fecha` the conversions used, when the request gave none. */
-  readonly tipo_cambio_aplicado?: { readonly tipo_cambio: string; readonly determinado: string; readonly publicado_dof: string };
-  readonly partidas: readonly PartidaAnswer[];
-  readonly totales: { readonly general: string; readonly mejor: string };
-  readonly advertencias: readonly string[];
-}
+/** The answer of `POST /api/v1/contribuciones`, as its schema says it (schema.ts). */
+export type { ContribucionesAnswer as Answer } from './schema.js';
 
 /** A line whose fraction and NICO were found. */
 interface Resolved {

@@ -1,28 +1,18 @@
 /**
  * One contribution line of an option (IGI, DTA, CC, IEPS, IVA) and the rates read from records.
  * `importe_exacto` is the exact amount to the centavo (half up); `importe` is what is paid, in whole
- * pesos (CFF art. 20). Rules and their legal basis: docs/contribuciones.md.
+ * pesos (CFF art. 20); its shape is the answer's schema (schema.ts). Rules and their legal basis:
+ * docs/contribuciones.md.
  */
 import type { Dec } from './money.js';
 import { HUNDRED, ZERO, centavos, money, pesos, rateText, whole } from './money.js';
+import type { Contribucion } from './schema.js';
 import type { SourceRef } from './sources.js';
 
-export type Clave = 'IGI' | 'DTA' | 'CC' | 'IEPS' | 'IVA';
-export type Tipo = 'ad valorem' | 'especifico' | 'mixto' | 'exento' | 'cuota minima';
+export type { Contribucion } from './schema.js';
+export type Clave = Contribucion['clave'];
+export type Tipo = Contribucion['tipo'];
 export type Fuente = SourceRef | { readonly tabla: string; readonly fila?: number };
-
-export interface Contribucion {
-  readonly clave: Clave;
-  readonly base: string;
-  readonly tasa?: string;
-  readonly cuota?: string;
-  readonly unidad?: string;
-  readonly tipo: Tipo;
-  readonly importe: string;
-  readonly importe_exacto: string;
-  readonly fundamento: string;
-  readonly fuente: Fuente;
-}
 
 /** A line with its amounts as decimals, kept beside the written one for the bases of later lines. */
 export interface Computed {

@@ -34,8 +34,9 @@ function pydantic(error: ValueError): Pick<ValidationDetail, 'type' | 'msg' | 'c
     case ValueErrorType.StringPattern:
       return { type: 'string_pattern_mismatch', msg: `String should match pattern '${String(schema['pattern'])}'`, ctx: { pattern: schema['pattern'] } };
     case ValueErrorType.StringFormat:
+      // As every date parameter of the API says it (src/http/params.ts).
       return schema['format'] === 'date'
-        ? { type: 'date_from_datetime_parsing', msg: 'Input should be a valid date or datetime, input is too short', ctx: { error: 'input is too short' } }
+        ? { type: 'date_parsing', msg: 'Input should be a valid date in the format YYYY-MM-DD' }
         : { type: 'value_error', msg: `Value error, not a valid ${String(schema['format'])}` };
     case ValueErrorType.Boolean:
       return { type: 'bool_type', msg: 'Input should be a valid boolean' };
@@ -51,17 +52,9 @@ function pydantic(error: ValueError): Pick<ValidationDetail, 'type' | 'msg' | 'c
     case ValueErrorType.Array:
       return { type: 'list_type', msg: 'Input should be a valid list' };
     case ValueErrorType.ArrayMinItems:
-      return {
-        type: 'too_short',
-        msg: `List should have at least ${String(schema['minItems'])} items after validation`,
-        ctx: { field_type: 'List', min_length: schema['minItems'] },
-      };
+      return listLength(error, 'too_short', 'least', 'min_length', schema['minItems']);
     case ValueErrorType.ArrayMaxItems:
-      return {
-        type: 'too_long',
-        msg: `List should have at most ${String(schema['maxItems'])} items after validation`,
-        ctx: { field_type: 'List', max_length: schema['maxItems'] },
-      };
+      return listLength(error, 'too_long', 'most', 'max_length', schema['maxItems']);
     case ValueErrorType.Object:
       return { type: 'model_attributes_type', msg: 'Input should be a valid dictionary or object to extract fields from' };
     case ValueErrorType.ObjectRequiredProperty:
@@ -97,7 +90,8 @@ export interface Checked<S extends TSchema> {
 
 /**
  * Compiles a route's schema once. Each failing value is reported once, by the first failure TypeBox
- * finds for it (a union's branches are not listed one by one).
+ * finds for it, in the order of the schema's fields (as Pydantic reports them); a value that may be
+ * null is reported by what it is not, a list that is too long by its length alone.
  */
 export function checked<S extends TSchema>(schema: S, where: 'body' | 'query' | 'path'): Checked<S> {
   const check: TypeCheck<S> = TypeCompiler.Compile(schema);
@@ -105,23 +99,89 @@ export function checked<S extends TSchema>(schema: S, where: 'body' | 'query' | 
     schema,
     parse(value: unknown): Static<S> {
       if (check.Check(value)) return value;
-      const detail: ValidationDetail[] = [];
-      const seen = new Set<string>();
-      for (const error of check.Errors(value)) {
-        // A required property's absence is reported at the property's own path.
-        if (seen.has(error.path)) continue;
-        seen.add(error.path);
-        const entry: ValidationDetail = {
-          ...pydantic(error),
-          loc: [where, ...pathOf(error.path)],
-          input: error.type === ValueErrorType.ObjectRequiredProperty ? parentOf(value, error.path) : error.value,
-        };
-        if (entry.ctx === undefined) delete entry.ctx;
-        detail.push(entry);
-      }
+      const failures = new Map<string, ValueError>();
+      // A required property's absence is reported at the property's own path.
+      for (const error of plain(check.Errors(value))) if (!failures.has(error.path)) failures.set(error.path, error);
+      const tooLong = [...failures.values()].filter((e) => e.type === ValueErrorType.ArrayMaxItems).map((e) => `${e.path}/`);
+      const detail = [...failures.values()]
+        .filter((error) => !tooLong.some((list) => error.path.startsWith(list)))
+        .map((error) => ({ error, rank: rank(schema, pathOf(error.path)) }))
+        .sort((a, b) => compareRanks(a.rank, b.rank))
+        .map(({ error }): ValidationDetail => {
+          const entry: ValidationDetail = {
+            ...pydantic(error),
+            loc: [where, ...pathOf(error.path)],
+            input: echo(error.type === ValueErrorType.ObjectRequiredProperty ? parentOf(value, error.path) : (error.value ?? null)),
+          };
+          if (entry.ctx === undefined) delete entry.ctx;
+          return entry;
+        });
       throw new RequestValidationError(detail);
     },
   };
+}
+
+/** A value that may be null and is not is reported by the failures of what it should be instead. */
+function* plain(errors: Iterable<ValueError>): Generator<ValueError> {
+  for (const error of errors) {
+    const variants = error.type === ValueErrorType.Union ? ((error.schema as { anyOf?: { type?: unknown }[] }).anyOf ?? []) : [];
+    const own = error.errors[variants.findIndex((v) => v.type !== 'null')];
+    if (variants.length === 2 && variants.some((v) => v.type === 'null') && error.value !== null && own !== undefined) yield* plain(own);
+    else yield error;
+  }
+}
+
+/** Pydantic's too_short and too_long of a list, with the length it had. */
+function listLength(error: ValueError, type: string, bound: string, name: string, limit: unknown): Pick<ValidationDetail, 'type' | 'msg' | 'ctx'> {
+  const actual = Array.isArray(error.value) ? error.value.length : 0;
+  return {
+    type,
+    msg: `List should have at ${bound} ${String(limit)} item${limit === 1 ? '' : 's'} after validation, not ${actual}`,
+    ctx: { field_type: 'List', [name]: limit, actual_length: actual },
+  };
+}
+
+/** Longest input written back in an error, as JSON. */
+const MAX_ECHO = 2000;
+
+/**
+ * The input as an error repeats it (Pydantic does), unless it is too large or too deeply nested to
+ * write back: a 1 MiB body or ten thousand nested arrays are named, not repeated.
+ */
+function echo(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  try {
+    if (JSON.stringify(value).length <= MAX_ECHO) return value;
+  } catch {
+    // Nested too deeply to be written: described below.
+  }
+  return Array.isArray(value) ? `a list of ${value.length} items` : 'an object too large to repeat';
+}
+
+/** Each step of a path as its place in the schema: a property by its order among the object's, an item by its index. */
+function rank(schema: TSchema, path: (string | number)[]): number[] {
+  const ranks: number[] = [];
+  let node: Record<string, unknown> | undefined = schema;
+  for (const step of path) {
+    const wanted = typeof step === 'number' ? 'items' : 'properties';
+    const variants = node?.['anyOf'];
+    if (Array.isArray(variants)) node = (variants as Record<string, unknown>[]).find((v) => v[wanted] !== undefined);
+    if (typeof step === 'number') {
+      ranks.push(step);
+      node = node?.['items'] as Record<string, unknown> | undefined;
+      continue;
+    }
+    const properties = node?.['properties'] as Record<string, Record<string, unknown>> | undefined;
+    const names = Object.keys(properties ?? {});
+    ranks.push(names.includes(step) ? names.indexOf(step) : names.length);
+    node = properties?.[step];
+  }
+  return ranks;
+}
+
+function compareRanks(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
 }
 
 /** The object a missing property was expected in (Pydantic's `input` for `missing`). */

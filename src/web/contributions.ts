@@ -7,59 +7,16 @@
 import { ApiError, explain, features, post } from './api.js';
 import { absent, alertBox, chosenDate, field, h } from './dom.js';
 import type { Ficha, Row } from './sections.js';
+// Types only: the page's answer and body are the server's schema (no server code enters the page).
+import type { Contribucion, ContribucionesAnswer, ContribucionesBody, Opcion, PartidaBody } from '../contribuciones/schema.js';
 
-interface Line {
-  clave: string;
-  base?: string | null;
-  tasa?: string | null;
-  cuota?: string | null;
-  unidad?: string | null;
-  tipo?: string | null;
-  importe: string;
-  fundamento?: string | null;
-}
-interface Option {
-  tratamiento: string;
-  acuerdo?: string | null;
-  contribuciones: Line[];
-  identificadores?: string[];
-  total: string;
-  notas?: unknown;
-  nota?: unknown;
-}
-interface Partida {
-  opciones: Option[];
-  mejor_opcion?: string | null;
-  requisitos?: { conjunto: string; id: number; descripcion?: string | null }[];
-  notas?: unknown;
-  nota?: unknown;
-}
-
-/**
- * The texts of the notes the service puts on a line or an option (a note, a list of them, or objects
- * holding their text): each is shown on a line of its own, whatever its exact shape, so that a note
- * such as "the data holds no preference record for this country" is never lost.
- */
-function noteTexts(...values: unknown[]): string[] {
-  const texts: string[] = [];
-  const add = (value: unknown): void => {
-    if (typeof value === 'string') {
-      if (value.trim() !== '' && !texts.includes(value)) texts.push(value);
-    } else if (Array.isArray(value)) value.forEach(add);
-    else if (value !== null && typeof value === 'object') {
-      const v = value as Record<string, unknown>;
-      add(v['texto'] ?? v['mensaje'] ?? v['nota'] ?? v['descripcion'] ?? v['detalle'] ?? null);
-    }
-  };
-  values.forEach(add);
-  return texts;
-}
-interface Answer {
-  partidas: Partida[];
-  advertencias?: string[];
-}
-
-const TREATMENTS: Record<string, string> = { general: 'Tasa general', tlc: 'Tratado de libre comercio', aladi: 'ALADI', prosec: 'PROSEC', cupo: 'Cupo' };
+const TREATMENTS: Record<Opcion['tratamiento'], string> = {
+  general: 'Tasa general',
+  tlc: 'Tratado de libre comercio',
+  aladi: 'ALADI',
+  prosec: 'PROSEC',
+  cupo: 'Cupo',
+};
 const SECTORS = [
   'I',
   'II',
@@ -88,14 +45,17 @@ const SECTORS = [
 ];
 const REQUIREMENT_SETS: Record<string, string> = { 'requisito-previo': 'Permiso previo', regulaciones: 'Regulación', noms: 'NOM', cupos: 'Cupo' };
 
+/** The line's notes, each once: a note such as "the data holds no preference record for this country" is never lost. */
+const noteTexts = (notes: readonly string[]): string[] => [...new Set(notes.filter((n) => n.trim() !== ''))];
+
 /** What the person typed, as the decimal string the service accepts: thousands separators and spaces dropped. */
 const decimal = (typed: string): string => typed.replace(/[,\s]/g, '');
 
-function optionTable(option: Option, best: boolean): HTMLElement {
-  const name = `${TREATMENTS[option.tratamiento] ?? option.tratamiento}${option.acuerdo ? `: ${option.acuerdo}` : ''}`;
+function optionTable(option: Opcion, best: boolean): HTMLElement {
+  const name = `${TREATMENTS[option.tratamiento]}${option.acuerdo ? `: ${option.acuerdo}` : ''}`;
   // A mixed duty has both a rate and an amount per unit.
-  const rate = (line: Line): string =>
-    [line.tasa != null ? `${line.tasa} %` : '', line.cuota != null ? [line.cuota, line.unidad].filter(Boolean).join(' por ') : '']
+  const rate = (line: Contribucion): string =>
+    [line.tasa !== undefined ? `${line.tasa} %` : '', line.cuota !== undefined ? [line.cuota, line.unidad].filter(Boolean).join(' por ') : '']
       .filter((s) => s !== '')
       .join(' + ');
   return h(
@@ -125,11 +85,11 @@ function optionTable(option: Option, best: boolean): HTMLElement {
               'tr',
               {},
               h('th', { scope: 'row' }, line.clave),
-              h('td', { 'data-label': 'Base' }, line.base ?? ''),
+              h('td', { 'data-label': 'Base' }, line.base),
               h('td', { 'data-label': 'Tasa o cuota' }, rate(line)),
-              h('td', { 'data-label': 'Tipo' }, line.tipo ?? ''),
+              h('td', { 'data-label': 'Tipo' }, line.tipo),
               h('td', { class: 'importe', 'data-label': 'Importe' }, line.importe),
-              h('td', { 'data-label': 'Fundamento' }, line.fundamento ?? ''),
+              h('td', { 'data-label': 'Fundamento' }, line.fundamento),
             ),
           ),
           h(
@@ -145,28 +105,27 @@ function optionTable(option: Option, best: boolean): HTMLElement {
         ),
       ),
     ),
-    option.identificadores && option.identificadores.length > 0 ? h('p', {}, `Identificadores a declarar: ${option.identificadores.join(', ')}`) : null,
-    noteTexts(option.notas, option.nota).map((n) => h('p', { class: 'nota' }, n)),
+    option.identificadores.length > 0 ? h('p', {}, `Identificadores a declarar: ${option.identificadores.join(', ')}`) : null,
   );
 }
 
-function answerView(answer: Answer): HTMLElement {
+function answerView(answer: ContribucionesAnswer): HTMLElement {
   const line = answer.partidas[0];
   if (line === undefined) return alertBox('El servicio no devolvió ninguna partida.');
-  const best = line.mejor_opcion ?? null;
+  const best = line.mejor_opcion;
   let bestShown = false;
   const tables = line.opciones.map((option) => {
     const isBest = !bestShown && option.tratamiento === best;
     bestShown ||= isBest;
     return optionTable(option, isBest);
   });
-  const requisitos = line.requisitos ?? [];
-  const notes = noteTexts(line.notas, line.nota);
+  const requisitos = line.requisitos;
+  const notes = noteTexts(line.notas);
   return h(
     'div',
     { class: 'calculo', role: 'status' },
     h('h3', {}, 'Resultado'),
-    best !== null ? h('p', {}, `Mejor opción: ${TREATMENTS[best] ?? best}.`) : null,
+    h('p', {}, `Mejor opción: ${TREATMENTS[best]}.`),
     // Beside the best option: a note such as "no preference record for this agreement country" qualifies it.
     notes.length > 0
       ? h(
@@ -182,9 +141,9 @@ function answerView(answer: Answer): HTMLElement {
       : h(
           'ul',
           {},
-          requisitos.map((r) => h('li', {}, `${REQUIREMENT_SETS[r.conjunto] ?? r.conjunto}: ${r.descripcion ?? `registro ${r.id}`}`)),
+          requisitos.map((r) => h('li', {}, `${REQUIREMENT_SETS[r.conjunto] ?? r.conjunto}: ${r.descripcion || `registro ${String(r.id)}`}`)),
         ),
-    (answer.advertencias ?? []).map((a) => h('p', { class: 'advertencia' }, a)),
+    answer.advertencias.map((a) => h('p', { class: 'advertencia' }, a)),
   );
 }
 
@@ -281,18 +240,18 @@ export async function showContributions(main: HTMLElement, digits: string, ficha
   const value = (id: string): string => (form.querySelector<HTMLInputElement | HTMLSelectElement>(`#${id}`)?.value ?? '').trim();
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const partida: Record<string, unknown> = { fraccion: digits, valor_aduana: decimal(value('c-valor')) };
-    if (nicoChoice !== null) partida['nico'] = value('c-nico');
-    if (value('c-cantidad') !== '') partida['cantidad_umt'] = decimal(value('c-cantidad'));
-    partida['certificado_origen'] = form.querySelector<HTMLInputElement>('#c-certificado')!.checked;
-    if (value('c-sector') !== '') partida['sector_prosec'] = value('c-sector');
-    const body: Record<string, unknown> = { pais_origen: value('c-pais').toUpperCase(), partidas: [partida] };
-    if (value('c-cambio') !== '') body['tipo_cambio'] = decimal(value('c-cambio'));
+    const partida: PartidaBody = { fraccion: digits, valor_aduana: decimal(value('c-valor')) };
+    if (nicoChoice !== null) partida.nico = value('c-nico');
+    if (value('c-cantidad') !== '') partida.cantidad_umt = decimal(value('c-cantidad'));
+    partida.certificado_origen = form.querySelector<HTMLInputElement>('#c-certificado')!.checked;
+    if (value('c-sector') !== '') partida.sector_prosec = value('c-sector');
+    const body: ContribucionesBody = { pais_origen: value('c-pais').toUpperCase(), partidas: [partida] };
+    if (value('c-cambio') !== '') body.tipo_cambio = decimal(value('c-cambio'));
     const date = chosenDate();
-    if (date !== null) body['fecha'] = date;
+    if (date !== null) body.fecha = date;
     submit.disabled = true;
     result.replaceChildren(h('p', { role: 'status' }, 'Calculando…'));
-    post<Answer>('/api/v1/contribuciones', body)
+    post<ContribucionesAnswer>('/api/v1/contribuciones', body)
       .then((answer) => result.replaceChildren(answerView(answer)))
       .catch((error: unknown) => {
         if (error instanceof Error && error.name === 'SessionEnded') return;
