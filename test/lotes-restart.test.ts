@@ -57,6 +57,28 @@ function catalogue(): string {
   return csv;
 }
 
+/** Waits for the batch to end on `base`, then reads every line it answered (NDJSON): their numbers in order. */
+async function finished(base: string, id: string, headers: Record<string, string>, what: string): Promise<{ lote: Lote; lines: number[] }> {
+  let lote: Lote | undefined;
+  await waitFor(
+    what,
+    async () => {
+      lote = (await (await fetch(`${base}/api/v1/lotes/${id}`, { headers })).json()) as Lote;
+      return lote.estado === 'terminado';
+    },
+    600_000,
+  );
+  const ndjson = await (await fetch(`${base}/api/v1/lotes/${id}/resultados?formato=ndjson`, { headers })).text();
+  const lines = ndjson
+    .trimEnd()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { linea: number }).linea);
+  return { lote: lote!, lines };
+}
+
+/** The line numbers of the catalogue's lines (the header is line 1). */
+const EVERY_LINE = Array.from({ length: LINES }, (_, i) => i + 2);
+
 for (const kind of await storeKinds()) {
   describe(`lotes after kill -9 (${kind})`, () => {
     test('a batch killed in the middle goes on in the next process; every line exactly once', async (t) => {
@@ -87,27 +109,10 @@ for (const kind of await storeKinds()) {
       assert.ok(seen!.procesadas < LINES, `the batch was still running when killed (${seen!.procesadas} of ${LINES})`);
 
       const second = await started(t, env);
-      let done: Lote | undefined;
-      await waitFor(
-        'the batch finished by the next process',
-        async () => {
-          done = (await (await fetch(`${second.base}/api/v1/lotes/${id}`, { headers })).json()) as Lote;
-          return done.estado === 'terminado';
-        },
-        600_000,
-      );
-      assert.equal(done!.procesadas, LINES);
-      assert.equal(done!.lineas, LINES);
-      const ndjson = await (await fetch(`${second.base}/api/v1/lotes/${id}/resultados?formato=ndjson`, { headers })).text();
-      const lines = ndjson
-        .trimEnd()
-        .split('\n')
-        .map((l) => (JSON.parse(l) as { linea: number }).linea);
-      assert.equal(lines.length, LINES);
-      assert.deepEqual(
-        lines,
-        Array.from({ length: LINES }, (_, i) => i + 2),
-      );
+      const done = await finished(second.base, id, headers, 'the batch finished by the next process');
+      assert.equal(done.lote.procesadas, LINES);
+      assert.equal(done.lote.lineas, LINES);
+      assert.deepEqual(done.lines, EVERY_LINE);
       const taken = second.lines.filter((l) => l.msg === 'batch taken' && l['lote'] === id);
       assert.ok(taken.length >= 1);
       assert.ok(Number(taken[0]!['desde']) > 0, 'the next process went on from the last committed line');
@@ -140,6 +145,7 @@ describe('lotes with two copies of the service (postgres)', { skip: !(await stor
       },
       300_000,
     );
+    assert.ok(seen!.procesadas < LINES, `the batch was still running (${seen!.procesadas} of ${LINES})`);
     const holders = copies.filter((c) => takes(c) > 0);
     assert.equal(holders.length, 1, 'one copy alone took the batch');
     const holder = holders[0]!;
@@ -148,30 +154,14 @@ describe('lotes with two copies of the service (postgres)', { skip: !(await stor
     const killed = Date.now();
     assert.equal(await holder.exited, 'SIGKILL');
 
-    let done: Lote | undefined;
-    await waitFor(
-      'the batch finished by the other copy',
-      async () => {
-        done = (await (await fetch(`${other.base}/api/v1/lotes/${id}`, { headers })).json()) as Lote;
-        return done.estado === 'terminado';
-      },
-      600_000,
-    );
+    const done = await finished(other.base, id, headers, 'the batch finished by the other copy');
     const taken = other.lines.find((l) => l.msg === 'batch taken' && l['lote'] === id);
     assert.ok(taken, 'the other copy took the batch');
     const tookAfter = Number(taken['time']) - killed;
     t.diagnostic(`taken over ${(tookAfter / 1000).toFixed(1)} s after the kill`);
     assert.ok(tookAfter < 60_000, `taken over ${tookAfter} ms after the kill`);
     assert.ok(Number(taken['desde']) > 0, 'the other copy went on from the last committed line');
-    assert.equal(done!.procesadas, LINES);
-    const ndjson = await (await fetch(`${other.base}/api/v1/lotes/${id}/resultados?formato=ndjson`, { headers })).text();
-    const lines = ndjson
-      .trimEnd()
-      .split('\n')
-      .map((l) => (JSON.parse(l) as { linea: number }).linea);
-    assert.deepEqual(
-      lines,
-      Array.from({ length: LINES }, (_, i) => i + 2),
-    );
+    assert.equal(done.lote.procesadas, LINES);
+    assert.deepEqual(done.lines, EVERY_LINE);
   });
 });
