@@ -9,7 +9,7 @@
  * HEAD, a body to compress that is not compressed yet, a request with CORS to answer, a URL never
  * answered that is not a lookup, an `as_of` in any but the plain form, a lookup the route would not
  * answer with a 200. A client that holds the answer already (If-None-Match) gets its 304 here too
- * (docs/adr/0006-hot-path.md, steps 14 to 16).
+ * (docs/adr/0006-hot-path.md).
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeader, RequestListener, Server, ServerOptions, ServerResponse } from 'node:http';
