@@ -10,7 +10,7 @@ const WEB = new URL('../src/web/', import.meta.url);
 
 test("the page's compiled modules import nothing but the page's own modules", () => {
   const modules = readdirSync(WEB).filter((name) => name.endsWith('.js'));
-  assert.ok(modules.includes('contributions.js') && modules.includes('main.js'), modules.join(', '));
+  assert.ok(modules.includes('contribuciones.js') && modules.includes('main.js'), modules.join(', '));
   for (const name of modules) {
     const source = readFileSync(new URL(name, WEB), 'utf8');
     const imports = [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);

@@ -7,11 +7,11 @@
  */
 import { SessionEnded, explain, features, forget, get, onVersion, session } from './api.js';
 import { alertBox, chosenDate, h, link, show } from './dom.js';
-import { showExplore } from './explore.js';
-import { showFraction } from './fraction.js';
-import { showLogin } from './login.js';
+import { showExplore } from './explorar.js';
+import { showFraction } from './fraccion.js';
+import { showLogin } from './entrar.js';
 import { showLote, showLotes } from './lotes.js';
-import { showSearch } from './search.js';
+import { showSearch } from './buscar.js';
 import { showWatchList, showWatchLists } from './vigilancias.js';
 
 interface Version {

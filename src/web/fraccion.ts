@@ -5,7 +5,7 @@
  * replaced it (`fracciones-anteriores`); one that never existed says so.
  */
 import { answeringVersion, explain, features, get } from './api.js';
-import { showContributions } from './contributions.js';
+import { showContributions } from './contribuciones.js';
 import { alertBox, date8, dotted, field, fractionDigits, fractionUrl, h, link, show } from './dom.js';
 import { englishTexts, levelText } from './idioma.js';
 import type { Coverage, Ficha, Row } from './sections.js';
