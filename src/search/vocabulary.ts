@@ -15,7 +15,12 @@ export interface VocabularyData {
   readonly words: Iterable<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>;
   readonly synonyms: Iterable<{ TERMINOS: string; EXPANSION: string }>;
   readonly codes: Iterable<{ CODIGO: string; DESCRIPCION: string | null }>;
-  readonly phrases: Iterable<PhraseRow>;
+  /**
+   * The goods phrases of suggestions, or how to read them: read the first time a suggestion is asked,
+   * so that a process that never suggests (the batches' thread) never holds them (about 17 MB of heap
+   * for the demo dataset).
+   */
+  readonly phrases: Iterable<PhraseRow> | (() => Iterable<PhraseRow>);
 }
 
 /**
@@ -95,11 +100,17 @@ export class Vocabulary {
   private readonly bySound = new Map<string, { sound: string; stem: string; frequency: number }[]>();
   /** Top words for every prefix of one to three letters, computed once. */
   private readonly topByShortPrefix = new Map<string, Word[]>();
-  private readonly phrases: PhraseIndex;
+  private phraseIndex: PhraseIndex | undefined;
+  private readonly phraseRows: Iterable<PhraseRow> | (() => Iterable<PhraseRow>);
+
+  private phrases(): PhraseIndex {
+    this.phraseIndex ??= new PhraseIndex(typeof this.phraseRows === 'function' ? this.phraseRows() : this.phraseRows);
+    return this.phraseIndex;
+  }
 
   constructor(data: VocabularyData) {
     this.documents = Math.max(1, data.documents);
-    this.phrases = new PhraseIndex(data.phrases);
+    this.phraseRows = data.phrases;
     for (const t of data.terms) this.df.set(t.TERMINO, t.DF);
     this.stems = [...this.df.keys()].sort();
     this.words = [...data.words].map((w) => ({ word: w.PALABRA, stem: w.TERMINO, frequency: w.FRECUENCIA })).sort((a, b) => (a.word < b.word ? -1 : 1));
@@ -242,7 +253,7 @@ export class Vocabulary {
     }
     const all = words(q);
     const last = /[\p{L}\p{N}]$/u.test(q) ? all.pop() : undefined;
-    const phrases = this.phrases.suggest(all, last ?? null);
+    const phrases = this.phrases().suggest(all, last ?? null);
     if (phrases.length > 0) return phrases.map((p) => ({ SUGERENCIA: p, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
     // No phrase holds the word being typed alone: the index's words that start so, never a stop word.
     // After other words, a word glued to them would name no goods ("zapatos de piedras"): nothing.

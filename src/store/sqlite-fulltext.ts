@@ -98,9 +98,10 @@ export class SqliteFullText {
       synonyms: this.db.prepare('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"').all() as { TERMINOS: string; EXPANSION: string }[],
       codes: this.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
       // A file written before the phrases existed still searches; its suggestions complete words alone.
-      phrases: this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'buscar_frases'`).get()
-        ? (this.db.prepare('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"').all() as PhraseRow[])
-        : [],
+      phrases: () =>
+        this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'buscar_frases'`).get()
+          ? (this.db.prepare('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"').all() as PhraseRow[])
+          : [],
     });
     return this.loaded;
   }
