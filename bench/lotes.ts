@@ -124,7 +124,7 @@ async function main(): Promise<void> {
   const results: Result[] = [];
   try {
     if (!existsSync(defaultDatabasePath)) await buildDemoDatabase(defaultDatabasePath);
-    for (const size of SIZES) {
+    for (const size of process.env['BENCH_LOTES_SQLITE'] === '0' ? [] : SIZES) {
       const database = join(work, `bench-${size}.sqlite`);
       copyFileSync(defaultDatabasePath, database);
       results.push(await run('sqlite', `sqlite:${database}`, size));
