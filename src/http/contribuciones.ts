@@ -66,7 +66,6 @@ const REQUEST_EXAMPLES = {
 
 const body = checked(ContribucionesBody, 'body');
 
-/** The route, for the routing table (routes.ts); its schemas are added to `app` for the responses to refer to. */
 /**
  * Estimates computed at once; the others wait their turn, without holding the event loop. Each one
  * gives the loop a turn every TURN_BUDGET_MS, but every estimate in progress takes its budget on each
@@ -76,6 +75,7 @@ const body = checked(ContribucionesBody, 'body');
  */
 const ESTIMATES_AT_ONCE = 2;
 
+/** The route, for the routing table (routes.ts); its schemas are added to `app` for the responses to refer to. */
 export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesContext): OpenRoute {
   for (const schema of [ContribucionesBody, ...ANSWER_SCHEMAS]) app.addSchema(schema);
   const sources = contributionSources(ctx.recordSets);
