@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { recordSets } from '../src/record-sets/index.js';
-import { writeFixtureDatabase } from './fixtures.js';
 import type { Running } from './helpers.js';
-import { startServer, tempDir } from './helpers.js';
+import { startServer, tempDir, writeFixtureDatabase } from './helpers.js';
 
 let server: Running;
 const tmp = tempDir();
