@@ -455,9 +455,37 @@ export function serveFixture(
   });
 }
 
+/** Users added by the tests, with a hash made once per run for each password (the service still verifies it at every login). */
 export async function addUser(config: Config, username: string, password: string): Promise<void> {
-  const hash = await hashPassword(password);
+  const hash = await passwordHash(password);
   await withUserAdmin(config, (admin) => admin.add(username, hash, null, null));
+}
+
+const hashes = new Map<string, Promise<string>>();
+
+/**
+ * A scrypt hash of `password`, made by the first test file of a run that needs it and kept under
+ * ORIGINALS, named by a SHA-256 of the password (a test password, never a secret) and of the code
+ * that hashes: a server start then costs no hashing, only the login's verification.
+ */
+function passwordHash(password: string): Promise<string> {
+  let hash = hashes.get(password);
+  if (hash === undefined) {
+    hash = keptHash(password);
+    hashes.set(password, hash);
+  }
+  return hash;
+}
+
+async function keptHash(password: string): Promise<string> {
+  const hasher = readFileSync(fileURLToPath(new URL('../src/auth/passwords.js', import.meta.url)));
+  const file = join(ORIGINALS, `password-${createHash('sha256').update(hasher).update(`\0${password}`).digest('hex').slice(0, 16)}.txt`);
+  if (existsSync(file)) return readFileSync(file, 'utf8');
+  const hash = await hashPassword(password);
+  mkdirSync(ORIGINALS, { recursive: true });
+  writeFileSync(`${file}.${process.pid}`, hash);
+  renameSync(`${file}.${process.pid}`, file);
+  return hash;
 }
 
 export async function login(base: string, username: string, password: string): Promise<Response> {
