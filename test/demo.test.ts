@@ -159,12 +159,14 @@ test('fundamentos-tlc has TIPAT records and others', () => {
 
 test('every generated record carries the demo mark', () => {
   for (const [set, field] of Object.entries(GENERATED)) {
+    assert.ok(records(first, set).length > 0, `${set} has records`);
     for (const r of records(first, set)) assert.match(String(r[field]), /DEMO/, `${set}: ${JSON.stringify(r)}`);
   }
 });
 
 test('every record taken from the historic SIICEX data says it is historic', () => {
   for (const [set, field] of Object.entries(HISTORIC)) {
+    assert.ok(records(first, set).length > 0, `${set} has records`);
     for (const r of records(first, set)) assert.match(String(r[field]), /HISTÓRICO/, `${set}: ${JSON.stringify(r)}`);
   }
 });

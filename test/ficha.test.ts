@@ -20,6 +20,7 @@ for (const kind of await storeKinds()) {
         assert.equal(status, 200);
         assert.equal(body['fraccion'], fraction);
         assert.deepEqual(Object.keys(body).slice(0, 4), ['fraccion', 'nico', 'fracciones', 'informacion-general']);
+        assert.ok((body['fracciones'] as unknown[]).length > 0, "the fraction's own lines");
         for (const rs of withFraction) {
           const search = await server.json<unknown>(`/api/v1/${rs.path}/?fraccion=${fraction}&limit=1000`);
           const expected = Array.isArray(search.body) ? search.body : (search.body as { items: unknown[] }).items;

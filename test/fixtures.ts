@@ -7,7 +7,6 @@
 import type { Field, RecordSet } from '../src/record-sets/define.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { recordToRow } from '../src/data/record-row.js';
-import { writeDatabase } from '../src/store/drivers.js';
 import type { DatasetWriter } from '../src/store/store.js';
 
 export type FixtureRecord = Record<string, string | number | null>;
@@ -80,7 +79,3 @@ export const withAladi2 =
       for (const record of records) writer.insert(rs, recordToRow(rs, record));
     }
   };
-
-export async function writeFixtureDatabase(path: string): Promise<void> {
-  await writeDatabase(`sqlite:${path}`, 'test fixture', fillFixture);
-}

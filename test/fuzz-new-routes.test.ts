@@ -7,9 +7,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { writeFixtureDatabase } from './fixtures.js';
 import type { Running } from './helpers.js';
-import { startServer, tempDir } from './helpers.js';
+import { startServer, tempDir, writeFixtureDatabase } from './helpers.js';
 
 let server: Running;
 const tmp = tempDir();

@@ -8,10 +8,11 @@
  * takes time is awaited with `waitFor`, never with a fixed sleep.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -22,10 +23,11 @@ import { hashPassword } from '../src/auth/passwords.js';
 import type { Config, StoreKind } from '../src/config.js';
 import { demoSourcesDir, loadConfig, redactDatabaseUrl } from '../src/config.js';
 import { demoRecords } from '../src/data/demo/index.js';
+import { buildDemoDatabase } from '../src/data/startup.js';
 import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';
-import type { DatasetWriter } from '../src/store/store.js';
+import type { DatasetInfo, DatasetWriter } from '../src/store/store.js';
 import { fillFixture } from './fixtures.js';
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
@@ -119,12 +121,12 @@ export function tempDir(prefix = 'tariff-test-'): { dir: string; remove: () => v
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-async function adminQuery(sql: string): Promise<void> {
+async function adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 30_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
-    await client.query(sql);
+    return (await client.query<R>(sql, values)).rows;
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -172,18 +174,22 @@ export function postgresUrl(database: string): string {
 }
 
 /**
- * An empty PostgreSQL database of its own. Its default collation is a linguistic one, as production
- * databases usually have (es_MX, en_US): the store must answer as SQLite does whatever the collation.
+ * An empty PostgreSQL database of its own (or a copy of `template`). Its default collation is a
+ * linguistic one, as production databases usually have (es_MX, en_US): the store must answer as
+ * SQLite does whatever the collation. A copy has its template's collation.
  */
-export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createPostgresDatabase(template?: string): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const name = `tariff_test_${randomBytes(6).toString('hex')}`;
-  try {
-    await adminQuery(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'es-MX' LOCALE 'C.UTF-8'`);
-  } catch {
-    // A server without ICU or without that locale: its default collation then.
-    await adminQuery(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8'`);
+  if (template !== undefined) await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  else {
+    try {
+      await adminQuery(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'es-MX' LOCALE 'C.UTF-8'`);
+    } catch {
+      // A server without ICU or without that locale: its default collation then.
+      await adminQuery(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8'`);
+    }
   }
-  return { url: postgresUrl(name), drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  return { name, url: postgresUrl(name), drop: async () => void (await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)) };
 }
 
 /** A folder of the test's own, removed when the test ends. */
@@ -207,13 +213,27 @@ export async function serve(t: TestContext, env: Record<string, string>, options
   return server;
 }
 
-/** A database of the given kind holding the fixture (or what `fill` writes), with `source` 'test fixture'. */
+/**
+ * A database of the given kind holding the fixture (or what `fill` writes), with `source` 'test
+ * fixture'. The fixture and the demo dataset are built once per run and copied (builtOnce).
+ */
 export async function createTestDatabase(kind: StoreKind, fill: (writer: DatasetWriter) => void = fillFixture): Promise<TestDatabase> {
+  const once = builtOnce.get(fill);
   if (kind === 'sqlite') {
     const tmp = tempDir();
     const path = join(tmp.dir, 'fixture.sqlite');
-    await writeDatabase(`sqlite:${path}`, 'test fixture', fill);
+    try {
+      if (once === undefined) await writeDatabase(`sqlite:${path}`, 'test fixture', fill);
+      else copyFileSync(await sqliteOriginal(once, fill), path);
+    } catch (error) {
+      tmp.remove();
+      throw error;
+    }
     return { kind, url: `sqlite:${path}`, drop: () => Promise.resolve(tmp.remove()) };
+  }
+  if (once !== undefined) {
+    const db = await copyOfPostgresOriginal(once, fill);
+    return { kind, url: db.url, drop: db.drop };
   }
   const db = await createPostgresDatabase();
   try {
@@ -223,6 +243,193 @@ export async function createTestDatabase(kind: StoreKind, fill: (writer: Dataset
     throw error;
   }
   return { kind, url: db.url, drop: db.drop };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Databases built once per run and copied
+
+/**
+ * The fills whose database is built once and copied for every test that asks for one (a SQLite file
+ * copied in milliseconds, a PostgreSQL database made from a template), by the name of their original.
+ * Tests that are about the build itself call writeDatabase or buildDemoDatabase instead.
+ */
+const builtOnce = new Map<(writer: DatasetWriter) => void, string>([
+  [fillFixture, 'fixture'],
+  [fillDemo, 'demo'],
+]);
+
+/** Beside the compiled tests: `npm test` removes dist first, so each run starts without originals. */
+const ORIGINALS = fileURLToPath(new URL('../.test-originals/', import.meta.url));
+/** An original not made by this run (another key) is removed once it is this old: a run in progress may still copy it. */
+const STALE_AFTER_MS = 60 * 60 * 1000;
+
+let sourcesKey: string | undefined;
+
+/**
+ * A name for everything an original is made from: the compiled service (the demo generator, the
+ * import validation, the schema and the store's writers) and the compiled tests' fixtures by their
+ * content, the demo sources (22 MB, read in every test process otherwise) by their name, size and
+ * time of change. Any change to one of them gives another name, so a stale original is never copied.
+ */
+function originalsKey(): string {
+  if (sourcesKey !== undefined) return sourcesKey;
+  const hash = createHash('sha256');
+  for (const file of filesUnder(demoSourcesDir)) {
+    const { size, mtimeMs } = statSync(file);
+    hash.update(`${relative(demoSourcesDir, file)}\0${size}\0${mtimeMs}\0`);
+  }
+  const compiled = fileURLToPath(new URL('../', import.meta.url));
+  const code = [
+    ...filesUnder(join(compiled, 'src')).filter((file) => file.endsWith('.js')),
+    join(compiled, 'test', 'helpers.js'),
+    join(compiled, 'test', 'fixtures.js'),
+  ];
+  for (const file of code) hash.update(`${relative(compiled, file)}\0`).update(readFileSync(file));
+  sourcesKey = hash.digest('hex').slice(0, 16);
+  return sourcesKey;
+}
+
+function filesUnder(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map((name) => join(dir, name))
+    .filter((file) => statSync(file).isFile())
+    .sort();
+}
+
+const sqliteOriginals = new Map<string, Promise<string>>();
+
+/** The SQLite file `fill` writes, made once per run (by the first test file that needs it) under ORIGINALS. */
+function sqliteOriginal(name: string, fill: (writer: DatasetWriter) => void): Promise<string> {
+  let made = sqliteOriginals.get(name);
+  if (made === undefined) {
+    made = makeSqliteOriginal(name, fill);
+    sqliteOriginals.set(name, made);
+    made.catch(() => sqliteOriginals.delete(name));
+  }
+  return made;
+}
+
+async function makeSqliteOriginal(name: string, fill: (writer: DatasetWriter) => void): Promise<string> {
+  const file = join(ORIGINALS, `${name}-${originalsKey()}.sqlite`);
+  if (existsSync(file)) return file;
+  mkdirSync(ORIGINALS, { recursive: true });
+  // Written under a name of this process's own, then renamed: a file at `file` is always complete.
+  const building = `${file}.${process.pid}`;
+  try {
+    await writeDatabase(`sqlite:${building}`, 'test fixture', fill);
+    renameSync(building, file);
+  } finally {
+    rmSync(building, { force: true });
+  }
+  for (const other of readdirSync(ORIGINALS)) {
+    const path = join(ORIGINALS, other);
+    if (other.startsWith(`${name}-`) && path !== file && Date.now() - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { force: true });
+  }
+  return file;
+}
+
+/** A SQLite file at `path` holding the fixture, with `source` 'test fixture': a copy of the one built once per run. */
+export async function writeFixtureDatabase(path: string): Promise<void> {
+  copyFileSync(await sqliteOriginal('fixture', fillFixture), path);
+}
+
+let builtDemo: Promise<{ file: string; info: DatasetInfo }> | undefined;
+
+/**
+ * A copy at `path` (a file that does not exist yet) of the embedded demo database as the first start
+ * builds it (buildDemoDatabase: both versions, the older in the folder beside it), built once per run;
+ * gives what the build gave. demo-versions.test.ts, about the build itself, builds.
+ */
+export async function copyOfBuiltDemo(path: string): Promise<DatasetInfo> {
+  builtDemo ??= makeBuiltDemo();
+  builtDemo.catch(() => (builtDemo = undefined));
+  const { file, info } = await builtDemo;
+  copyFileSync(file, path);
+  cpSync(`${file}.versions`, `${path}.versions`, { recursive: true });
+  return info;
+}
+
+async function makeBuiltDemo(): Promise<{ file: string; info: DatasetInfo }> {
+  const folder = join(ORIGINALS, `built-demo-${originalsKey()}`);
+  const file = join(folder, 'demo.sqlite');
+  const infoFile = join(folder, 'info.json');
+  if (existsSync(infoFile)) return { file, info: JSON.parse(readFileSync(infoFile, 'utf8')) as DatasetInfo };
+  // Built in a folder of this process's own, then renamed: a folder at `folder` is always complete.
+  const building = `${folder}.${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  mkdirSync(building, { recursive: true });
+  try {
+    const info = await buildDemoDatabase(join(building, 'demo.sqlite'));
+    writeFileSync(join(building, 'info.json'), JSON.stringify(info));
+    try {
+      renameSync(building, folder);
+    } catch (error) {
+      if (!existsSync(infoFile)) throw error; // else another test file built it at the same time
+    }
+    return { file, info };
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+}
+
+const postgresOriginals = new Map<string, Promise<string>>();
+
+/**
+ * A new PostgreSQL database holding what `fill` writes: a copy of a template database made once
+ * (`tariff_original_<name>_<key>`, kept on the server between runs since its name says what it holds).
+ */
+async function copyOfPostgresOriginal(name: string, fill: (writer: DatasetWriter) => void): Promise<{ url: string; drop: () => Promise<void> }> {
+  for (let attempt = 1; ; attempt++) {
+    let template = postgresOriginals.get(name);
+    if (template === undefined) {
+      template = makePostgresOriginal(name, fill);
+      postgresOriginals.set(name, template);
+      template.catch(() => postgresOriginals.delete(name));
+    }
+    try {
+      return await createPostgresDatabase(await template);
+    } catch (error) {
+      // Another run removed a template it found stale (STALE_AFTER_MS) after this one looked: made again.
+      if ((error as { code?: string }).code !== '3D000' || attempt > 1) throw error;
+      postgresOriginals.delete(name);
+    }
+  }
+}
+
+async function makePostgresOriginal(name: string, fill: (writer: DatasetWriter) => void): Promise<string> {
+  const prefix = `tariff_original_${name}_`;
+  const template = `${prefix}${originalsKey()}`;
+  const exists = async (): Promise<boolean> => (await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [template])).length > 0;
+  if (await exists()) return template;
+  const db = await createPostgresDatabase();
+  try {
+    await writeDatabase(db.url, 'test fixture', fill);
+    await adminQuery(`COMMENT ON DATABASE "${db.name}" IS '${new Date().toISOString()}'`);
+    // The rename is what makes it visible, complete.
+    await adminQuery(`ALTER DATABASE "${db.name}" RENAME TO "${template}"`);
+  } catch (error) {
+    await db.drop();
+    if (await exists()) return template; // another test file made it at the same time
+    throw error;
+  }
+  // A template takes no connections, so a copy never waits for one to end.
+  await adminQuery(`ALTER DATABASE "${template}" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+  await removeStaleTemplates(prefix, template);
+  return template;
+}
+
+/** Templates of this fill made from other sources (their comment is when) are removed once STALE_AFTER_MS old. */
+async function removeStaleTemplates(prefix: string, keep: string): Promise<void> {
+  const templates = await adminQuery<{ datname: string; made: string | null }>(
+    `SELECT d.datname, shobj_description(d.oid, 'pg_database') AS made FROM pg_database d WHERE starts_with(d.datname, $1) AND d.datname <> $2`,
+    [prefix, keep],
+  );
+  for (const { datname, made } of templates) {
+    if (made !== null && Date.now() - Date.parse(made) < STALE_AFTER_MS) continue;
+    await adminQuery(`ALTER DATABASE "${datname}" WITH IS_TEMPLATE false`)
+      .then(() => adminQuery(`DROP DATABASE IF EXISTS "${datname}"`))
+      .catch(() => undefined);
+  }
 }
 
 /**
@@ -248,9 +455,37 @@ export function serveFixture(
   });
 }
 
+/** Users added by the tests, with a hash made once per run for each password (the service still verifies it at every login). */
 export async function addUser(config: Config, username: string, password: string): Promise<void> {
-  const hash = await hashPassword(password);
+  const hash = await passwordHash(password);
   await withUserAdmin(config, (admin) => admin.add(username, hash, null, null));
+}
+
+const hashes = new Map<string, Promise<string>>();
+
+/**
+ * A scrypt hash of `password`, made by the first test file of a run that needs it and kept under
+ * ORIGINALS, named by a SHA-256 of the password (a test password, never a secret) and of the code
+ * that hashes: a server start then costs no hashing, only the login's verification.
+ */
+function passwordHash(password: string): Promise<string> {
+  let hash = hashes.get(password);
+  if (hash === undefined) {
+    hash = keptHash(password);
+    hashes.set(password, hash);
+  }
+  return hash;
+}
+
+async function keptHash(password: string): Promise<string> {
+  const hasher = readFileSync(fileURLToPath(new URL('../src/auth/passwords.js', import.meta.url)));
+  const file = join(ORIGINALS, `password-${createHash('sha256').update(hasher).update(`\0${password}`).digest('hex').slice(0, 16)}.txt`);
+  if (existsSync(file)) return readFileSync(file, 'utf8');
+  const hash = await hashPassword(password);
+  mkdirSync(ORIGINALS, { recursive: true });
+  writeFileSync(`${file}.${process.pid}`, hash);
+  renameSync(`${file}.${process.pid}`, file);
+  return hash;
 }
 
 export async function login(base: string, username: string, password: string): Promise<Response> {

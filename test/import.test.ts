@@ -13,7 +13,6 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { buildDemoDatabase } from '../src/data/startup.js';
 import { exportDatabase } from '../src/data/export.js';
 import { loadConfig } from '../src/config.js';
 import { runImport } from '../src/data/import.js';
@@ -23,20 +22,32 @@ import type { Filter } from '../src/record-sets/define.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { buildCount, buildSearch, sqliteDialect } from '../src/store/sql.js';
 import { startBuild } from '../src/store/drivers.js';
-import { writeFixtureDatabase } from './fixtures.js';
+import type { DatasetInfo } from '../src/store/store.js';
 import type { Outcome, Running } from './helpers.js';
-import { defer, login, outcomeOf, startServer, tempDir, TEST_ENV, TEST_PASSWORD, TEST_USER, waitFor } from './helpers.js';
+import {
+  TEST_ENV,
+  TEST_PASSWORD,
+  TEST_USER,
+  copyOfBuiltDemo,
+  defer,
+  login,
+  outcomeOf,
+  startServer,
+  tempDir,
+  waitFor,
+  writeFixtureDatabase,
+} from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const tmp = tempDir('tariff-import-');
 const fixture = join(tmp.dir, 'fixture.sqlite');
 const demo = join(tmp.dir, 'demo.sqlite');
 const demoCsv = join(tmp.dir, 'demo-csv');
-let demoInfo: Awaited<ReturnType<typeof buildDemoDatabase>>;
+let demoInfo: DatasetInfo;
 
 before(async () => {
   await writeFixtureDatabase(fixture);
-  demoInfo = await buildDemoDatabase(demo);
+  demoInfo = await copyOfBuiltDemo(demo);
   await exportDatabase(loadConfig({ DATABASE_URL: `sqlite:${demo}` }), demoCsv);
 });
 

@@ -11,8 +11,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { writeFixtureDatabase } from './fixtures.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, login, tempDir, within } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, login, tempDir, within, writeFixtureDatabase } from './helpers.js';
 import type { Service } from './process.js';
 import { runService, spawnService, waitFor } from './process.js';
 

@@ -2,8 +2,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { writeFixtureDatabase } from './fixtures.js';
-import { serve, tempDir } from './helpers.js';
+import { serve, tempDir, writeFixtureDatabase } from './helpers.js';
 
 const tmp = tempDir();
 let dbPath: string;

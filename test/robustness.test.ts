@@ -14,9 +14,21 @@ import autocannon from 'autocannon';
 import type { TestContext } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { writeFixtureDatabase } from './fixtures.js';
 import type { Running } from './helpers.js';
-import { TEST_PASSWORD, TEST_USER, addUser, captureLog, defer, login, serveWithLog, startServer, tempDir, testConfig, waitFor } from './helpers.js';
+import {
+  TEST_PASSWORD,
+  TEST_USER,
+  addUser,
+  captureLog,
+  defer,
+  login,
+  serveWithLog,
+  startServer,
+  tempDir,
+  testConfig,
+  waitFor,
+  writeFixtureDatabase,
+} from './helpers.js';
 import type { LogLine } from './process.js';
 import { runService } from './process.js';
 

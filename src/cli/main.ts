@@ -1,14 +1,7 @@
 #!/usr/bin/env node
 /** The command line: `tariff-lookup <command>`. Results on stdout, errors as one line on stderr. */
 import { loadConfig } from '../config.js';
-import { exportCommand } from './export.js';
-import { importCommand } from './import.js';
-import { mcpCommand, mcpHelp } from './mcp.js';
-import { loteCommand } from './lote.js';
 import { CliError } from './io.js';
-import { serveCommand, serveHelp } from './serve.js';
-import { usersCommand } from './users.js';
-import { versionsCommand } from './versions.js';
 
 const help = `Usage: tariff-lookup <command> [options]
 
@@ -27,8 +20,10 @@ const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
+// Each command's module is loaded when it runs: `users` or `--help` need not load the whole server first.
 async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
+  const asksHelp = args.includes('--help') || args.includes('-h');
   switch (command) {
     case undefined:
     case 'help':
@@ -36,22 +31,26 @@ async function main(argv: string[]): Promise<void> {
     case '-h':
       out(help);
       return;
-    case 'serve':
-      if (args.includes('--help') || args.includes('-h')) return out(serveHelp);
+    case 'serve': {
+      const { serveCommand, serveHelp } = await import('./serve.js');
+      if (asksHelp) return out(serveHelp);
       return serveCommand(loadConfig(process.env));
-    case 'mcp':
-      if (args.includes('--help') || args.includes('-h')) return out(mcpHelp);
+    }
+    case 'mcp': {
+      const { mcpCommand, mcpHelp } = await import('./mcp.js');
+      if (asksHelp) return out(mcpHelp);
       return mcpCommand(loadConfig(process.env));
+    }
     case 'users':
-      return usersCommand(args, loadConfig(process.env), out);
+      return (await import('./users.js')).usersCommand(args, loadConfig(process.env), out);
     case 'versions':
-      return versionsCommand(args, loadConfig(process.env), out);
+      return (await import('./versions.js')).versionsCommand(args, loadConfig(process.env), out);
     case 'import':
-      return importCommand(args, loadConfig(process.env), out);
+      return (await import('./import.js')).importCommand(args, loadConfig(process.env), out);
     case 'export':
-      return exportCommand(args, loadConfig(process.env), out);
+      return (await import('./export.js')).exportCommand(args, loadConfig(process.env), out);
     case 'lote':
-      return loteCommand(args, loadConfig(process.env), out);
+      return (await import('./lote.js')).loteCommand(args, loadConfig(process.env), out);
     default:
       throw new CliError(`unknown command ${JSON.stringify(command)} (see tariff-lookup --help)`);
   }
