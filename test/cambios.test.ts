@@ -17,7 +17,7 @@ import type { VersionInfo } from '../src/store/versions.js';
 import { newestImport } from '../src/store/versions.js';
 import { fixtureRecords } from './fixtures.js';
 import type { FixtureRecord } from './fixtures.js';
-import { database, serve, storeKinds } from './helpers.js';
+import { database, serve, storeKinds, defer } from './helpers.js';
 
 /**
  * The fixture changed in every record set, differently for each `seed`: one record gone, one with the
@@ -62,7 +62,7 @@ for (const kind of await storeKinds()) {
       await writeDatabase(db.url, 'DOF 2010', changed(2), { vigenteDesde: '2010-01-01' });
       const s = await serve(t, { DATABASE_URL: db.url });
       const store = openStore(s.config);
-      t.after(() => store.close());
+      defer(t, () => store.close());
       const catalog = await store.versions();
       const newest = newestImport(catalog)!;
       assert.equal(newest.version, '2010-01-01.1');

@@ -19,7 +19,7 @@ import { writeDatabase } from '../src/store/drivers.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 import { fillFixture } from './fixtures.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_ENV, TEST_PASSWORD, TEST_USER, createTestDatabase, database, login, serve, serveWithLog, startServer, storeKinds } from './helpers.js';
+import { TEST_ENV, TEST_PASSWORD, TEST_USER, createTestDatabase, database, login, serve, serveWithLog, startServer, storeKinds, defer } from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
@@ -315,7 +315,7 @@ for (const kind of await storeKinds()) {
 
     test('a tool call counts once against the rate limit: the REST call it makes is not counted again', async (t) => {
       const limited = await startServer({ DATABASE_URL: db.url, RATE_LIMIT_MAX: '3' });
-      t.after(() => limited.close());
+      defer(t, () => limited.close());
       const call = (id: number): Promise<Response> =>
         fetch(`${limited.base}/mcp`, {
           method: 'POST',
@@ -357,7 +357,7 @@ for (const kind of await storeKinds()) {
 async function httpClient(t: TestContext, base: string, token: string): Promise<Client> {
   const client = new Client({ name: 'test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  t.after(() => client.close());
+  defer(t, () => client.close());
   return client;
 }
 

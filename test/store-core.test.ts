@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { recordSets } from '../src/record-sets/index.js';
 import { checkKeepable, shapeProblem } from '../src/store/core.js';
-import { createTestDatabase, startServer, storeKinds } from './helpers.js';
+import { createTestDatabase, startServer, storeKinds, defer } from './helpers.js';
 
 const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
 
@@ -69,10 +69,10 @@ for (const kind of await storeKinds()) {
   describe(`a dataset built for another shape of the registry (${kind})`, () => {
     test('health is unhealthy and names what to do; business calls are 503, never 500; logins still work', async (t) => {
       const db = await createTestDatabase(kind);
-      t.after(() => db.drop());
+      defer(t, () => db.drop());
       await dropColumn(db.url, aladi2.table, 'NOTAS');
       const server = await startServer({ DATABASE_URL: db.url });
-      t.after(() => server.close());
+      defer(t, () => server.close());
       assert.notEqual(server.token, '', 'the test user could log in');
       const health = await server.get('/health');
       assert.equal(health.status, 503);

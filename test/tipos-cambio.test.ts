@@ -22,7 +22,7 @@ import { addDays, tipoCambioAplicable } from '../src/tipos-cambio/rule.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 import { withAladi2 } from './fixtures.js';
 import type { Running } from './helpers.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, login, serveFixture, storeKinds, temporary } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, login, serveFixture, storeKinds, temporary, defer } from './helpers.js';
 
 interface Rate {
   fecha: string;
@@ -159,7 +159,7 @@ for (const kind of await storeKinds()) {
   describe(`tipos-cambio in a version (${kind})`, () => {
     test('with no fecha, today in Mexico City by the app clock; versions hold series of their own', async (t) => {
       const db = await createTestDatabase(kind, withAladi2(2));
-      t.after(() => db.drop());
+      defer(t, () => db.drop());
       // A newer series, loaded ahead: in force from 2025-12-01, it settles the first days of December.
       const newer = parseTiposCambio('fecha,tipo_cambio\n2025-11-27,18.3000\n2025-11-28,18.3100\n2025-12-01,18.2500\n2025-11-26,18.3900\n');
       await writeDatabase(db.url, 'serie nueva', withAladi2(1), { vigenteDesde: '2025-12-01', tiposCambio: newer });
@@ -190,7 +190,7 @@ for (const kind of await storeKinds()) {
 
     test('import: a folder’s tipos-cambio.csv takes the place of the shipped series; a malformed one stops the import', async (t) => {
       const db = await createTestDatabase(kind, withAladi2(2));
-      t.after(() => db.drop());
+      defer(t, () => db.drop());
       const config = loadConfig({ DATABASE_URL: db.url });
       const dir = temporary(t);
       writeFileSync(join(dir, 'tipos-cambio.csv'), 'fecha,tipo_cambio\r\n2026-01-05,17.9000\r\n2026-01-06,17.8000\r\n2026-01-07,17.7000\r\n');
@@ -272,7 +272,7 @@ async function serveClock(t: TestContext, url: string, clock: { now: Date }) {
   const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_SECRET, DATABASE_URL: url, MAX_EVENT_LOOP_DELAY_MS: '0' });
   await addUser(config, TEST_USER, TEST_PASSWORD);
   const app = await buildApp(config, { now: () => clock.now });
-  t.after(() => app.close());
+  defer(t, () => app.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no address');

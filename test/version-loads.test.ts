@@ -12,7 +12,7 @@ import { recordSets } from '../src/record-sets/index.js';
 import { driverFor, openStore, writeDatabase } from '../src/store/drivers.js';
 import { newestImport } from '../src/store/versions.js';
 import { fillFixture, withAladi2 } from './fixtures.js';
-import { database, storeKinds, testConfig } from './helpers.js';
+import { database, storeKinds, testConfig, defer } from './helpers.js';
 
 /** Every version the database holds, with a hash of all its rows as read back. */
 async function versionsAndContents(config: Config): Promise<Map<string, string>> {
@@ -76,7 +76,7 @@ for (const kind of await storeKinds()) {
       assert.equal(before.size, 3);
 
       const load = loadStoppingHalfWay(db.url);
-      t.after(() => load.kill());
+      defer(t, () => load.kill());
       await load.filled;
       await load.kill();
       assert.deepEqual(await versionsAndContents(config), before);
@@ -100,7 +100,7 @@ for (const kind of await storeKinds()) {
       assert.ok(succeeded >= 1, JSON.stringify(outcomes));
       for (const o of outcomes) if (o.status === 'rejected') assert.match(String(o.reason), /another import|locked/);
       const store = openStore(config);
-      t.after(() => store.close());
+      defer(t, () => store.close());
       const catalog = await store.versions();
       assert.equal(catalog.length, before.size + succeeded);
       for (const [fuente, n] of [

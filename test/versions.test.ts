@@ -16,7 +16,7 @@ import { driverFor, writeDatabase } from '../src/store/drivers.js';
 import { inForce, mexicoCityDate, nextVersionId } from '../src/store/versions.js';
 import type { VersionInfo } from '../src/store/versions.js';
 import { fixtureRecords, withAladi2 } from './fixtures.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, login, storeKinds } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, login, storeKinds, defer } from './helpers.js';
 
 const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
 
@@ -58,7 +58,7 @@ async function serve(t: TestContext, url: string, clock: { now: Date }): Promise
   const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_SECRET, DATABASE_URL: url, MAX_EVENT_LOOP_DELAY_MS: '0' });
   await addUser(config, TEST_USER, TEST_PASSWORD);
   const app = await buildApp(config, { now: () => clock.now });
-  t.after(() => app.close());
+  defer(t, () => app.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no address');
@@ -85,7 +85,7 @@ for (const kind of await storeKinds()) {
   describe(`dataset versions (${kind})`, () => {
     test('versions by date, as_of, X-Dataset-Version, a version loaded ahead taking over at midnight in Mexico City, ETags per version', async (t) => {
       const db = await createTestDatabase(kind, withAladi2(8));
-      t.after(() => db.drop());
+      defer(t, () => db.drop());
       const v2020 = await writeDatabase(db.url, 'DOF 2019-12-20', withAladi2(3), { vigenteDesde: '2020-01-01' });
       const v2030 = await writeDatabase(db.url, 'DOF 2029-12-01', withAladi2(1), { vigenteDesde: '2030-01-01' });
       assert.equal((v2020 as { version?: VersionInfo }).version?.version, '2020-01-01.1');
@@ -141,7 +141,7 @@ for (const kind of await storeKinds()) {
 
     test('as_of: 422 when malformed, 404 before the earliest version, on searches, lookups, ficha and buscar', async (t) => {
       const db = await createTestDatabase(kind);
-      t.after(() => db.drop());
+      defer(t, () => db.drop());
       await writeDatabase(db.url, 'DOF', withAladi2(2), { vigenteDesde: '2012-07-01' });
       const s = await serve(t, db.url, { now: new Date() });
       // The fixture's own dataset is in force since always: a version for every date; this one has none before it.
@@ -165,7 +165,7 @@ for (const kind of await storeKinds()) {
 
     test('/api/v1/versiones lists every version newest first, marks the current one; removal is refused for the current and the newest, and seen by a running service', async (t) => {
       const db = await createTestDatabase(kind);
-      t.after(() => db.drop());
+      defer(t, () => db.drop());
       const config = loadConfig({ DATABASE_URL: db.url });
       await writeDatabase(db.url, 'primera', withAladi2(4), { vigenteDesde: '2015-01-01' });
       await writeDatabase(db.url, 'segunda', withAladi2(2), { vigenteDesde: '2020-01-01' });
@@ -201,7 +201,7 @@ for (const kind of await storeKinds()) {
 
     test('downloads: every record set of a version as CSV, a manifest and SHA256SUMS that verify it; current as an alias; 404 and 401', async (t) => {
       const db = await createTestDatabase(kind);
-      t.after(() => db.drop());
+      defer(t, () => db.drop());
       await writeDatabase(db.url, 'DOF 2020', withAladi2(3), { vigenteDesde: '2020-01-01' });
       const s = await serve(t, db.url, { now: new Date('2024-01-01T12:00:00Z') });
       assert.equal((await fetch(`${s.base}/api/v1/descargas/current/manifest.json`)).status, 401);
@@ -251,7 +251,7 @@ for (const kind of await storeKinds()) {
 
     test('cambios: altas, bajas and modificaciones between the versions in force on two dates, by record set and identifier; one fraction; 422 and 404', async (t) => {
       const db = await createTestDatabase(kind);
-      t.after(() => db.drop());
+      defer(t, () => db.drop());
       await writeDatabase(
         db.url,
         'DOF 2020',
@@ -324,7 +324,7 @@ for (const kind of await storeKinds()) {
 
     test('a load that fails adds no version and leaves every version as it was', async (t) => {
       const db = await createTestDatabase(kind);
-      t.after(() => db.drop());
+      defer(t, () => db.drop());
       await writeDatabase(db.url, 'buena', withAladi2(2), { vigenteDesde: '2020-01-01' });
       await assert.rejects(
         writeDatabase(
@@ -339,7 +339,7 @@ for (const kind of await storeKinds()) {
         /the source broke off/,
       );
       const store = driverFor(loadConfig({ DATABASE_URL: db.url })).open(loadConfig({ DATABASE_URL: db.url }));
-      t.after(() => store.close());
+      defer(t, () => store.close());
       assert.deepEqual(
         (await store.versions()).map((v) => v.version),
         ['2020-01-01.1', '1900-01-01.1'],
