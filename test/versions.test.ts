@@ -16,7 +16,7 @@ import { driverFor, writeDatabase } from '../src/store/drivers.js';
 import { inForce, mexicoCityDate, nextVersionId } from '../src/store/versions.js';
 import type { VersionInfo } from '../src/store/versions.js';
 import { fixtureRecords, withAladi2 } from './fixtures.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, login, storeKinds, defer } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, login, storeKinds, defer, waitFor } from './helpers.js';
 
 const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
 
@@ -72,14 +72,6 @@ const count = async (s: Served, path: string): Promise<{ n: number; version: str
   assert.equal(response.status, 200, path);
   return { n: ((await response.json()) as unknown[]).length, version: response.headers.get('x-dataset-version') };
 };
-
-async function waitFor(what: string, condition: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await condition()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 for (const kind of await storeKinds()) {
   describe(`dataset versions (${kind})`, () => {
