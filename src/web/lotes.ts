@@ -104,7 +104,7 @@ const QUERY_PROBLEMS: Record<string, string> = {
 };
 
 /** Why the service did not take the file, said so that the person can fix it. */
-function refusal(error: unknown): string {
+export function refusal(error: unknown): string {
   if (!(error instanceof ApiError)) return explain(error);
   if (error.status === 422 && Array.isArray(error.detail)) {
     const sentences = (error.detail as Detail[]).map((d) => {

@@ -40,7 +40,7 @@ interface Paged<T> {
   total: number;
 }
 
-interface Body {
+export interface Body {
   nombre: string;
   fracciones: string[];
   conjuntos: string[];
@@ -102,21 +102,21 @@ const stateText = (v: Vigilancia): string => (v.activa ? 'Activa' : 'Desactivada
 const isSessionEnd = (error: unknown): boolean => error instanceof Error && error.name === 'SessionEnded';
 
 /** The digits of a code as the API reads `fraccion` (dots and spaces dropped), or null unless 2 to 8 digits, or 10. */
-function codeDigits(typed: string): string | null {
+export function codeDigits(typed: string): string | null {
   const digits = typed.replace(/[.\s]/g, '');
   return /^(\d{2,8}|\d{10})$/.test(digits) ? digits : null;
 }
 
 // ————— the form, and the API's refusals in its fields —————
 
-interface Line {
+export interface Line {
   /** 1 for the first line of the pasted text, blank lines counted. */
   readonly number: number;
   readonly text: string;
 }
 
 /** The codes of a pasted column: one a line, the spaces around each and the blank lines dropped; each keeps its line number. */
-function pastedLines(text: string): Line[] {
+export function pastedLines(text: string): Line[] {
   return text
     .split(/\r\n|\r|\n/)
     .map((line, i) => ({ number: i + 1, text: line.trim() }))
@@ -151,7 +151,7 @@ function urlRefusal(msg: string): string {
 }
 
 /** What the API refused, by field, in Spanish; `lines` are the codes sent, in the order sent. */
-function refusals(error: unknown, lines: readonly Line[]): { fields: Map<FieldName, string[]>; general: string[] } {
+export function refusals(error: unknown, lines: readonly Line[]): { fields: Map<FieldName, string[]>; general: string[] } {
   const fields = new Map<FieldName, string[]>();
   const general: string[] = [];
   const add = (name: FieldName, message: string): void => void fields.set(name, [...(fields.get(name) ?? []), message]);
@@ -186,7 +186,7 @@ function refusals(error: unknown, lines: readonly Line[]): { fields: Map<FieldNa
  * The fields left empty, as the API would name them: the API checks a body's shape before its
  * fractions, so an empty name or URL sent would hide the lines it refuses until a second try.
  */
-function missing(body: Body): Detail[] {
+export function missing(body: Body): Detail[] {
   const empty: Detail[] = [];
   if (body.nombre === '') empty.push({ type: 'string_too_short', loc: ['body', 'nombre'] });
   if (body.fracciones.length === 0) empty.push({ type: 'too_short', loc: ['body', 'fracciones'] });
