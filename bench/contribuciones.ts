@@ -8,12 +8,10 @@
  * sending 500-line requests back to back, and a probe asking `/health` one request at a time; its p99
  * against the same probe on the idle service in the same run (the target: under 50 ms).
  */
-import { freePort, serveForBench } from './serve.js';
-import { spawn } from 'node:child_process';
+import { serveForBench, spawnService } from './serve.js';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { defaultDatabasePath, loadConfig } from '../src/config.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
 import { recordSets } from '../src/record-sets/index.js';
@@ -24,7 +22,6 @@ const LINES = 500;
 const CONCURRENT_CLIENTS = Number(process.env['BENCH_CLIENTS'] ?? 8);
 const CONCURRENT_SECONDS = Number(process.env['BENCH_SECONDS'] ?? 15);
 const SECRET = 'benchmark-secret-that-is-long-enough-0123456789';
-const server = fileURLToPath(new URL('../src/server.js', import.meta.url));
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
@@ -106,27 +103,9 @@ async function probeHealth(base: string, done: () => boolean): Promise<number[]>
  * default load shedding, so that a blocked loop shows as 503s too.
  */
 async function healthUnderContributions(database: string, token: string, body: string): Promise<void> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env = {
-    ...process.env,
-    DATABASE_URL: `sqlite:${database}`,
-    JWT_SECRET: SECRET,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_MAX: '0',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-  };
-  const child = spawn(process.execPath, [server], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const service = await spawnService({ DATABASE_URL: `sqlite:${database}`, JWT_SECRET: SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0' });
+  const { base } = service;
   try {
-    for (;;) {
-      const up = await fetch(`${base}/health`).then(
-        (r) => r.arrayBuffer().then(() => r.ok),
-        () => false,
-      );
-      if (up) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
     const idleUntil = performance.now() + 3000;
     const idle = await probeHealth(base, () => performance.now() > idleUntil);
     let stop = false;
@@ -161,7 +140,7 @@ async function healthUnderContributions(database: string, token: string, body: s
         `${answered} contributions answered (${(answered / CONCURRENT_SECONDS).toFixed(1)}/s), ${refused.length} refused${refused.length > 0 ? ` (${[...new Set(refused)].join(', ')})` : ''}`,
     );
   } finally {
-    child.kill('SIGTERM');
+    await service.close();
   }
 }
 

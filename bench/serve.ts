@@ -41,19 +41,22 @@ export async function serveForBench(config: Config): Promise<BenchService> {
 }
 
 /** A benchmark's service in a process of its own, as operators run it: its memory is the service's alone. */
-export interface BenchProcess {
+export interface ServiceProcess {
   readonly base: string;
-  readonly token: string;
   /** The process's resident memory now, in bytes. */
   rss(): number;
   close(): Promise<void>;
 }
 
+/** The same, with a token of the bench user. */
+export interface BenchProcess extends ServiceProcess {
+  readonly token: string;
+}
+
 const server = fileURLToPath(new URL('../src/server.js', import.meta.url));
 
-/** `env` as the service reads it (DATABASE_URL, JWT_SECRET…), with `config` loaded from the same for the bench user. */
-export async function spawnForBench(config: Config, env: Record<string, string>): Promise<BenchProcess> {
-  await addBenchUser(config);
+/** The service started as operators start it (`node dist/src/server.js`) with `env`, once it answers /health. */
+export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [server], {
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port) },
@@ -72,13 +75,19 @@ export async function spawnForBench(config: Config, env: Record<string, string>)
   }
   return {
     base,
-    token: await benchToken(base),
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) * 1024,
     close: async () => {
       child.kill('SIGTERM');
       await exited;
     },
   };
+}
+
+/** `env` as the service reads it (DATABASE_URL, JWT_SECRET…), with `config` loaded from the same for the bench user. */
+export async function spawnForBench(config: Config, env: Record<string, string>): Promise<BenchProcess> {
+  await addBenchUser(config);
+  const service = await spawnService(env);
+  return { ...service, token: await benchToken(service.base) };
 }
 
 /** A port nothing listens on now: runs of a benchmark side by side (or anything else) do not collide. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Running } from './helpers.js';
-import { startServer, tempDir, writeFixtureDatabase } from './helpers.js';
+import { assertNoInternals, startServer, tempDir, writeFixtureDatabase } from './helpers.js';
 
 let server: Running;
 const tmp = tempDir();
@@ -50,7 +50,7 @@ const auth = (): Record<string, string> => ({ authorization: `Bearer ${server.to
 async function call(path: string, init: RequestInit = {}): Promise<{ status: number; type: string; body: unknown }> {
   const response = await fetch(server.base + path, { ...init, headers: { ...auth(), ...(init.headers as Record<string, string> | undefined) } });
   const raw = await response.text();
-  assert.ok(!/\(?\/[^ ]+\.js:\d+|SQLITE_[A-Z]|node_modules/.test(raw), `no internals in the body of ${path}: ${raw.slice(0, 200)}`);
+  assertNoInternals(raw, path);
   const type = response.headers.get('content-type') ?? '';
   return { status: response.status, type, body: type.includes('json') && raw !== '' ? (JSON.parse(raw) as unknown) : raw };
 }

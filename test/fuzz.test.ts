@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { recordSets } from '../src/record-sets/index.js';
 import type { Running } from './helpers.js';
-import { startServer, tempDir, writeFixtureDatabase } from './helpers.js';
+import { assertNoInternals, startServer, tempDir, writeFixtureDatabase } from './helpers.js';
 
 let server: Running;
 const tmp = tempDir();
@@ -76,7 +76,7 @@ function assertContractShape(status: number, body: unknown, what: string): void 
 async function call(path: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
   const response = await fetch(server.base + path, init);
   const text = await response.text();
-  assert.ok(!/\(?\/[^ ]+\.js:\d+|SQLITE_[A-Z]|node_modules/.test(text), `no internals in the body of ${path}: ${text.slice(0, 200)}`);
+  assertNoInternals(text, path);
   return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
 }
 

@@ -7,6 +7,7 @@
  * when the test ends (`defer`), last made first undone, whether it passed or not. Anything that
  * takes time is awaited with `waitFor`, never with a fixed sleep.
  */
+import assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -579,4 +580,9 @@ export async function serveWithLog(
   defer(t, () => app.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, log, base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` };
+}
+
+/** A body the service answered shows nothing of its insides: no stack frame, SQLite error code or module path. */
+export function assertNoInternals(body: string, path: string): void {
+  assert.ok(!/\(?\/[^ ]+\.js:\d+|SQLITE_[A-Z]|node_modules/.test(body), `no internals in the body of ${path}: ${body.slice(0, 200)}`);
 }

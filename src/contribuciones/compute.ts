@@ -4,6 +4,7 @@
  * DTA, compensatory duties, IEPS and IVA, the best option, the requirements and notes. The rules and
  * their legal basis are in docs/contribuciones.md; the contract is ../shared/spec/contribuciones.md.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { ValidationDetail } from '../errors.js';
 import { RequestValidationError, notFound } from '../errors.js';
 import { dotted } from '../record-sets/filters.js';
@@ -401,9 +402,6 @@ export function computeContribuciones(
 /** The longest the paced computation holds the event loop before letting other requests in. */
 export const TURN_BUDGET_MS = 4;
 
-/** Resolves on a later turn of the event loop, after the I/O waiting now has been served. */
-export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /** Runs `steps` to its end, giving the event loop a turn whenever TURN_BUDGET_MS have gone by since the last. */
 export async function paced<T>(steps: Generator<void, T>): Promise<T> {
   let since = performance.now();
@@ -411,7 +409,7 @@ export async function paced<T>(steps: Generator<void, T>): Promise<T> {
     const step = steps.next();
     if (step.done === true) return step.value;
     if (performance.now() - since >= TURN_BUDGET_MS) {
-      await nextTurn();
+      await setImmediate();
       since = performance.now();
     }
   }

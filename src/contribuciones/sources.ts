@@ -3,6 +3,7 @@
  * for contributions (src/record-sets/roles.ts). Reads are batched, one query per record set and per
  * hundred fractions whatever the number of lines, and the rows are then told apart per fraction.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { RecordSet } from '../record-sets/define.js';
 import { searchConditions } from '../record-sets/filters.js';
 import type { ContributionRole, ContributionUse } from '../record-sets/roles.js';
@@ -54,7 +55,7 @@ async function readSource(store: Store, source: Source, fractions: readonly stri
   for (let i = 0; i < fractions.length; i += FRACTIONS_PER_QUERY) {
     // Each query in a turn of the event loop of its own: SQLite answers synchronously, and the
     // queries of a large request together would hold the loop for tens of milliseconds.
-    await new Promise((resolve) => setImmediate(resolve));
+    await setImmediate();
     const chunk = fractions.slice(i, i + FRACTIONS_PER_QUERY);
     const conditions: Condition[] = [{ kind: 'or', any: chunk.flatMap((f) => searchConditions(rs, { fraccion: f })) }];
     if (rs.country) {

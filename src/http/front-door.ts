@@ -23,7 +23,7 @@ import type { CachedAnswer, ResponseCache } from './cache.js';
 import { writeAnswer, writtenFor } from './cache.js';
 import type { Answered } from './observe.js';
 import type { Protection } from './protection.js';
-import { INTERNAL_HEADER, INTERNAL_MARK } from './rate-limit.js';
+import { madeByService } from './rate-limit.js';
 import { SECURITY_HEADERS } from './protection.js';
 import type { DirectRoute } from './route-kinds.js';
 import { ANSWER_FAILED, asOfOf } from './route-kinds.js';
@@ -162,7 +162,7 @@ export class FrontDoor {
     const written = writtenFor(request.method, request.headers, answer);
     if (written === undefined) return false;
     // A request the service makes of itself was counted as the client's request that made it.
-    const rate = request.headers[INTERNAL_HEADER] === INTERNAL_MARK ? null : parts.rateLimit;
+    const rate = madeByService(request.headers) ? null : parts.rateLimit;
     const limit = rate === null ? null : rate.admit(rate.userKey(user.username), now);
     if (rate !== null && limit === null) return false;
 

@@ -26,7 +26,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import { FUENTE_2012, FUENTE_2022 } from '../data/demo/index.js';
 import { CONTRIBUCIONES_BODY_LIMIT } from './contribuciones.js';
 import type { Args, RestCall, ToolSpec } from './mcp-tools.js';
-import { INTERNAL_HEADER, INTERNAL_MARK } from './rate-limit.js';
+import { INTERNAL_REQUEST } from './rate-limit.js';
 import { TOOLS, dotted, getWith } from './mcp-tools.js';
 import { API_VERSION } from './public.js';
 import { routeWithAllow } from './route-kinds.js';
@@ -55,7 +55,7 @@ export type Asker = (call: RestCall) => Promise<RestAnswer>;
  */
 export function askApp(app: FastifyInstance, identity: () => Record<string, string> | Promise<Record<string, string>>): Asker {
   return async (call) => {
-    const headers: Record<string, string> = { ...(await identity()), [INTERNAL_HEADER]: INTERNAL_MARK };
+    const headers: Record<string, string> = { ...(await identity()), ...INTERNAL_REQUEST };
     if (call.payload !== undefined) headers['content-type'] = 'application/json';
     const response = await app.inject({
       method: call.method,

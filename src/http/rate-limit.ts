@@ -6,6 +6,7 @@
  * (docs/adr/0006-hot-path.md).
  */
 import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions, onRequestHookHandler } from 'fastify';
 import type { TokenService } from '../auth/tokens.js';
@@ -29,8 +30,16 @@ interface Window {
  * app.inject): a header whose value is a secret of this process, never sent out, so no client can
  * forge it. Such a request is not counted again: the /mcp request that made it was counted already.
  */
-export const INTERNAL_HEADER = 'x-tariff-lookup-internal';
-export const INTERNAL_MARK = randomBytes(24).toString('base64url');
+const INTERNAL_HEADER = 'x-tariff-lookup-internal';
+const INTERNAL_MARK = randomBytes(24).toString('base64url');
+
+/** The header that marks a request the service makes of itself (app.inject). */
+export const INTERNAL_REQUEST: Readonly<Record<string, string>> = { [INTERNAL_HEADER]: INTERNAL_MARK };
+
+/** Whether a request carries the mark: it is not counted again. */
+export function madeByService(headers: IncomingHttpHeaders): boolean {
+  return headers[INTERNAL_HEADER] === INTERNAL_MARK;
+}
 
 /** Clients tracked at most; past it the windows that have ended are dropped, then the oldest. */
 const MAX_TRACKED = 10_000;
@@ -149,7 +158,7 @@ export class RateLimit {
 
   /** The onRequest hook: synchronous unless the request carries a token never verified. */
   readonly hook: onRequestHookHandler = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    if (request.headers[INTERNAL_HEADER] === INTERNAL_MARK) {
+    if (madeByService(request.headers)) {
       done();
       return;
     }

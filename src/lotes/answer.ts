@@ -6,6 +6,7 @@
  * computeContribuciones for the line alone). A slice's records are read at once per origin country;
  * a fraction's records do not depend on what else is read with them.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { SinTipoCambio, TipoCambioAplicable } from '../tipos-cambio/rule.js';
 import { tipoCambioEn } from '../tipos-cambio/lookup.js';
 import type { Answer } from '../contribuciones/compute.js';
@@ -115,7 +116,7 @@ export class LineAnswerer {
       out.push(await this.answerLine(store, question, line, records.get(line.paisOrigen ?? '')!));
       // The store answers synchronously on SQLite: requests waiting on the event loop go first every few milliseconds.
       if (performance.now() - turn > YIELD_AFTER_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
+        await setImmediate();
         turn = performance.now();
       }
     }

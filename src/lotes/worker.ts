@@ -6,6 +6,7 @@
  * at most the slice it had not committed, which the next holder works again. Between lines the event
  * loop is let through, so lookups keep their latency while a batch runs.
  */
+import { setImmediate } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
@@ -162,7 +163,7 @@ export class LotesWorker {
         return;
       }
       after = lines.at(-1)!.linea;
-      await new Promise((resolve) => setImmediate(resolve));
+      await setImmediate();
     }
   }
 

@@ -82,6 +82,7 @@ const RECHECK_MS = 1000;
 export class PostgresFullText {
   private vocabulary: { hash: string; vocabulary: Vocabulary } | null = null;
   private checkedAt = 0;
+  private hasInfo = false;
 
   constructor(private readonly query: Query) {}
 
@@ -91,8 +92,12 @@ export class PostgresFullText {
    * changes, so its vocabulary is read once.
    */
   private async datasetHash(): Promise<string> {
-    const [info] = await this.query<{ present: boolean }>(`SELECT to_regclass('dataset_info') IS NOT NULL AS "present"`);
-    if (!info?.present) return 'set aside';
+    if (!this.hasInfo) {
+      const [info] = await this.query<{ present: boolean }>(`SELECT to_regclass('dataset_info') IS NOT NULL AS "present"`);
+      if (!info?.present) return 'set aside';
+      // A table once there stays: the check is not made again at every look for a new load.
+      this.hasInfo = true;
+    }
     return (await this.query<{ hash: string }>('SELECT "hash" FROM "dataset_info" WHERE "id" = 1'))[0]?.hash ?? '';
   }
 

@@ -2,6 +2,7 @@
  * Building a new SQLite dataset: a file of its own beside the served one, renamed over it when
  * complete, so the file at the path is only ever the old dataset or the complete new one.
  */
+import { setImmediate } from 'node:timers/promises';
 import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -305,7 +306,7 @@ export async function* sqliteRecordSet(path: string, rs: RecordSet): AsyncGenera
     let n = 0;
     for (const row of rows) {
       yield row;
-      if (++n % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (++n % 1000 === 0) await setImmediate();
     }
   } finally {
     rows.return?.();
@@ -348,10 +349,10 @@ export async function sqliteChanges(path: string, sets: readonly RecordSet[], de
         .raw()
         .iterate() as Iterable<Values>) {
         changes.push(row);
-        if (changes.length % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
+        if (changes.length % 1000 === 0) await setImmediate();
       }
       answer.push(changes);
-      await new Promise((resolve) => setImmediate(resolve));
+      await setImmediate();
     }
     return answer;
   } finally {
