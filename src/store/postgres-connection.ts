@@ -148,6 +148,9 @@ export function createPostgresPool(config: Config, purpose: Purpose, versionSche
   // An idle connection that dies (server restart, network) is dropped by the pool and the next query
   // opens a new one; without a listener the event would end the process.
   pool.on('error', () => undefined);
+  // A connection that dies while checked out (a transaction, a worker's slice) emits the same event on
+  // its client, where the pool no longer listens: the query under way fails with it, which is enough.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
