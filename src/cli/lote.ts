@@ -14,7 +14,7 @@ import { loadTables } from '../contribuciones/tables.js';
 import type { Resultado } from '../lotes/answer.js';
 import { LineAnswerer } from '../lotes/answer.js';
 import type { FileFormat } from '../lotes/read.js';
-import { FileError, TooManyLines, readFile } from '../lotes/read.js';
+import { FileError, TooManyLines, readAllLines } from '../lotes/read.js';
 import { SLICE_LINES } from '../lotes/worker.js';
 import { csvChunks, xlsxStream } from '../lotes/write.js';
 import { recordSets } from '../record-sets/index.js';
@@ -76,7 +76,7 @@ export async function loteCommand(args: string[], config: Config, out: (line: st
 
   let read;
   try {
-    read = await readFile(format, await readBytes(file));
+    read = await readAllLines(format, await readBytes(file));
   } catch (error) {
     if (error instanceof FileError || error instanceof TooManyLines) throw new CliError(`${file}: ${error.message}`);
     throw error;

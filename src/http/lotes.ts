@@ -337,26 +337,26 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
   const fecha = query.fecha ?? ctx.datasets.today();
   if (ctx.datasets.on(fecha) === undefined) throw notFound(`No dataset in force on ${fecha}`);
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  let file;
-  try {
-    file = await readFile(format, body);
-  } catch (error) {
-    if (error instanceof FileError) throw fileError(error);
-    if (error instanceof TooManyLines) throw new HttpError(413, error.message, { connection: 'close' });
-    throw error;
-  }
   const creado = ctx.now().toISOString();
   const lote = {
     id: randomUUID(),
     usuario: username(request),
     nombre: query.nombre ?? creado,
-    lineas: file.lines.length,
     fecha,
     pais_origen: query.pais_origen?.toUpperCase() ?? null,
     creado,
-    columnas_extra: JSON.stringify(file.extraColumns),
   };
-  if (!(await ctx.tables.create(lote, file.lines, ctx.perUser))) {
+  let created;
+  try {
+    // The lines are stored as they are read, in the transaction that creates the batch: a file refused
+    // at its last line leaves nothing behind, and the file is never held whole as lines.
+    created = await ctx.tables.create(lote, ctx.perUser, (store) => readFile(format, body, store));
+  } catch (error) {
+    if (error instanceof FileError) throw fileError(error);
+    if (error instanceof TooManyLines) throw new HttpError(413, error.message, { connection: 'close' });
+    throw error;
+  }
+  if (!created) {
     throw new HttpError(429, `Too many batches: at most ${ctx.perUser} of yours queued or running at once`, { 'retry-after': String(RETRY_AFTER_SECONDS) });
   }
   ctx.worker?.wake();

@@ -5,6 +5,7 @@
  * has neither a `descripcion` nor a `fraccion` column is refused whole (FileError names the problem
  * and the line); a line's bad values are the line's business (columns.ts).
  */
+import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import ExcelJS from 'exceljs';
@@ -45,19 +46,60 @@ export function formatOf(contentType: string | undefined): FileFormat | undefine
 }
 
 export interface ReadFile {
-  readonly lines: RawLine[];
+  /** How many lines the file has (blank ones aside). */
+  readonly lines: number;
   /** The extra columns' headers in file order (the result table's last columns). */
   readonly extraColumns: string[];
 }
 
-export async function readFile(format: FileFormat, body: Buffer): Promise<ReadFile> {
+/** Lines handed on at a time: a 100,000-line file is never held whole as lines (the bytes are, up to 20 MiB). */
+export const CHUNK_LINES = 1000;
+
+/** Where a file's lines go, a chunk at a time in file order; the next chunk is read once the last is taken. */
+export type TakeLines = (lines: RawLine[]) => void | Promise<void>;
+
+/**
+ * Reads `body` as `format`, handing its lines to `take`. A refusal (FileError, TooManyLines) can come
+ * after some chunks were taken: whoever stores them does so in a transaction that the refusal undoes.
+ */
+export async function readFile(format: FileFormat, body: Buffer, take: TakeLines): Promise<ReadFile> {
+  const chunks = new Chunks(take);
   switch (format) {
     case 'csv':
-      return readCsv(body);
+      return readCsv(body, chunks);
     case 'xlsx':
-      return readXlsx(body);
+      return readXlsx(body, chunks);
     case 'ndjson':
-      return readNdjson(body);
+      return readNdjson(body, chunks);
+  }
+}
+
+/** Every line of a file, in an array: for the command line, which answers a file it has whole. */
+export async function readAllLines(format: FileFormat, body: Buffer): Promise<{ lines: RawLine[]; extraColumns: string[] }> {
+  const lines: RawLine[] = [];
+  const { extraColumns } = await readFile(format, body, (chunk) => void lines.push(...chunk));
+  return { lines, extraColumns };
+}
+
+/** The lines read so far, handed on CHUNK_LINES at a time; counts them against MAX_LINES. */
+class Chunks {
+  private pending: RawLine[] = [];
+  count = 0;
+
+  constructor(private readonly take: TakeLines) {}
+
+  async add(line: RawLine): Promise<void> {
+    if (this.count >= MAX_LINES) throw new TooManyLines();
+    this.count++;
+    this.pending.push(line);
+    if (this.pending.length >= CHUNK_LINES) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const chunk = this.pending;
+    this.pending = [];
+    await this.take(chunk);
   }
 }
 
@@ -89,24 +131,34 @@ class Header {
   }
 }
 
-function utf8(body: Buffer): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(body);
-  } catch {
-    throw new FileError('the file is not UTF-8 text');
-  }
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** The file's bytes past a UTF-8 BOM, refused unless they are UTF-8 (checked without decoding the whole file). */
+function utf8(body: Buffer): Buffer {
+  if (!isUtf8(body)) throw new FileError('the file is not UTF-8 text');
+  return body.subarray(0, 3).equals(BOM) ? body.subarray(3) : body;
 }
 
 const blank = (cells: readonly string[]): boolean => cells.every((c) => c.trim() === '');
 
-async function readCsv(body: Buffer): Promise<ReadFile> {
-  const text = utf8(body).replace(/^\uFEFF/, '');
-  const firstLine = text.slice(0, text.search(/\r?\n|$/));
+/**
+ * Bytes fed to csv-parse a piece at a time, so that it holds a piece's records rather than the file's.
+ * It decodes a field once its bytes are whole, so a character cut between pieces is read whole.
+ */
+const PIECE_BYTES = 64 * 1024;
+function* pieces(bytes: Buffer): Generator<Buffer> {
+  for (let at = 0; at < bytes.length; at += PIECE_BYTES) yield bytes.subarray(at, at + PIECE_BYTES);
+}
+
+async function readCsv(body: Buffer, chunks: Chunks): Promise<ReadFile> {
+  const bytes = utf8(body);
+  const newline = bytes.indexOf(0x0a);
+  const firstLine = bytes.toString('utf8', 0, newline === -1 ? bytes.length : newline);
   // `;` is the separator of spreadsheets saved with a decimal comma; the header says which one the file uses.
   const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
-  const parser = Readable.from([text]).pipe(parse({ delimiter, relax_column_count: true, relax_quotes: true, info: true }));
+  const parser = Readable.from(pieces(bytes)).pipe(parse({ delimiter, relax_column_count: true, relax_quotes: true, info: true }));
   let header: Header | undefined;
-  const lines: RawLine[] = [];
+  let taking = false;
   try {
     for await (const record of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       const cells = record.record;
@@ -116,16 +168,21 @@ async function readCsv(body: Buffer): Promise<ReadFile> {
         continue;
       }
       if (blank(cells)) continue;
-      if (lines.length >= MAX_LINES) throw new TooManyLines();
-      lines.push(header.line(record.info.lines, cells));
+      taking = true;
+      await chunks.add(header.line(record.info.lines, cells));
+      taking = false;
     }
+    taking = true;
+    await chunks.flush();
   } catch (error) {
-    if (error instanceof FileError || error instanceof TooManyLines) throw error;
+    parser.destroy();
+    // What went wrong while the lines were taken is the taker's; what went wrong reading is the file's.
+    if (error instanceof FileError || error instanceof TooManyLines || taking) throw error;
     const csv = error as { message?: string; lines?: number };
     throw new FileError(`the file cannot be read as CSV (${String(csv.message ?? error)})`, csv.lines);
   }
   if (header === undefined) throw new FileError('the file has no header');
-  return { lines, extraColumns: header.extraColumns };
+  return { lines: chunks.count, extraColumns: header.extraColumns };
 }
 
 /** A cell as text: numbers as written, formulas by their result, rich text and links by their text. */
@@ -141,7 +198,7 @@ function cellText(value: ExcelJS.CellValue): string {
   return '';
 }
 
-async function readXlsx(body: Buffer): Promise<ReadFile> {
+async function readXlsx(body: Buffer, chunks: Chunks): Promise<ReadFile> {
   // ExcelJS's zip reader fails on an empty stream outside the iteration (an unhandled error): refused here.
   if (body.length === 0) throw new FileError('the file is empty: an XLSX file is a ZIP archive');
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([body]), {
@@ -152,7 +209,7 @@ async function readXlsx(body: Buffer): Promise<ReadFile> {
     worksheets: 'emit',
   });
   let header: Header | undefined;
-  const lines: RawLine[] = [];
+  let taking = false;
   try {
     for await (const sheet of reader) {
       for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
@@ -166,28 +223,35 @@ async function readXlsx(body: Buffer): Promise<ReadFile> {
           continue;
         }
         if (blank(cells)) continue;
-        if (lines.length >= MAX_LINES) throw new TooManyLines();
-        lines.push(header.line(row.number, cells));
+        taking = true;
+        await chunks.add(header.line(row.number, cells));
+        taking = false;
       }
       // The first sheet only.
       break;
     }
+    taking = true;
+    await chunks.flush();
   } catch (error) {
-    if (error instanceof FileError || error instanceof TooManyLines) throw error;
+    // What went wrong while the lines were taken is the taker's; what went wrong reading is the file's.
+    if (error instanceof FileError || error instanceof TooManyLines || taking) throw error;
     throw new FileError(`the file cannot be read as XLSX (${error instanceof Error ? error.message : String(error)})`);
   }
   if (header === undefined) throw new FileError('the file has no header (its first sheet is empty)');
-  return { lines, extraColumns: header.extraColumns };
+  return { lines: chunks.count, extraColumns: header.extraColumns };
 }
 
 /** NDJSON has no header line: the columns are the names the objects use, in the order first met. */
-async function readNdjson(body: Buffer): Promise<ReadFile> {
-  const text = utf8(body).replace(/^\uFEFF/, '');
-  const lines: RawLine[] = [];
+async function readNdjson(body: Buffer, chunks: Chunks): Promise<ReadFile> {
+  const bytes = utf8(body);
   const extraColumns: string[] = [];
   let sawKnown = false;
   let linea = 0;
-  for (const part of text.split('\n')) {
+  for (let start = 0; start <= bytes.length;) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const part = bytes.toString('utf8', start, end);
+    start = end + 1;
     linea++;
     if (part.trim() === '') continue;
     let object: unknown;
@@ -197,7 +261,6 @@ async function readNdjson(body: Buffer): Promise<ReadFile> {
       throw new FileError('the line is not JSON', linea);
     }
     if (object === null || typeof object !== 'object' || Array.isArray(object)) throw new FileError('the line is not a JSON object', linea);
-    if (lines.length >= MAX_LINES) throw new TooManyLines();
     const values: Partial<Record<Column, string>> = {};
     const extra: Record<string, string> = {};
     for (const [name, value] of Object.entries(object as Record<string, unknown>)) {
@@ -211,11 +274,10 @@ async function readNdjson(body: Buffer): Promise<ReadFile> {
         if (!extraColumns.includes(name)) extraColumns.push(name);
       }
     }
-    lines.push({ linea, values, extra });
+    await chunks.add({ linea, values, extra });
   }
-  // Await-free parsing above; kept async so that every reader has one shape.
-  await Promise.resolve();
-  if (lines.length === 0) throw new FileError('the file has no lines');
+  await chunks.flush();
+  if (chunks.count === 0) throw new FileError('the file has no lines');
   if (!sawKnown) throw new FileError('no line has a descripcion or a fraccion field');
-  return { lines, extraColumns };
+  return { lines: chunks.count, extraColumns };
 }

@@ -94,12 +94,14 @@ export class LotesTables {
 
   /**
    * Stores a batch and its lines in one transaction, unless the user already has `limit` batches queued
-   * or running: then nothing is stored and false comes back.
+   * or running: then nothing is stored and false comes back. `read` reads the file, handing its lines
+   * to the function it is given a chunk at a time, and says how many there were and the extra columns;
+   * when it throws (a bad file), nothing is stored.
    */
   async create(
-    batch: Omit<Lote, 'procesadas' | 'revisar' | 'errores' | 'hecho_hasta' | 'iniciado' | 'terminado' | 'version' | 'estado'>,
-    lines: readonly RawLine[],
+    batch: Omit<Lote, 'procesadas' | 'revisar' | 'errores' | 'hecho_hasta' | 'iniciado' | 'terminado' | 'version' | 'estado' | 'lineas' | 'columnas_extra'>,
     limit: number,
+    read: (store: (lines: readonly RawLine[]) => Promise<void>) => Promise<{ lines: number; extraColumns: readonly string[] }>,
   ): Promise<boolean> {
     await this.ready();
     const p = (i: number): string => this.p(i);
@@ -111,18 +113,31 @@ export class LotesTables {
         ...ACTIVE,
       ]);
       if (Number(active?.n ?? 0) >= limit) return false;
+      const file = await read(async (lines) => {
+        for (let i = 0; i < lines.length; i += ROWS_PER_INSERT) {
+          const chunk = lines.slice(i, i + ROWS_PER_INSERT);
+          const values = chunk.map((_, j) => `(${p(3 * j + 1)}, ${p(3 * j + 2)}, ${p(3 * j + 3)})`).join(', ');
+          await tx.run(
+            `INSERT INTO lotes_lineas (lote, linea, datos) VALUES ${values}`,
+            chunk.flatMap((line) => [batch.id, line.linea, JSON.stringify({ values: line.values, extra: line.extra })]),
+          );
+        }
+      });
       await tx.run(
         `INSERT INTO lotes (id, usuario, nombre, estado, lineas, fecha, pais_origen, creado, columnas_extra, orden) VALUES (${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(p).join(', ')})`,
-        [batch.id, batch.usuario, batch.nombre, 'en_cola', batch.lineas, batch.fecha, batch.pais_origen, batch.creado, batch.columnas_extra, nextOrder()],
+        [
+          batch.id,
+          batch.usuario,
+          batch.nombre,
+          'en_cola',
+          file.lines,
+          batch.fecha,
+          batch.pais_origen,
+          batch.creado,
+          JSON.stringify(file.extraColumns),
+          nextOrder(),
+        ],
       );
-      for (let i = 0; i < lines.length; i += ROWS_PER_INSERT) {
-        const chunk = lines.slice(i, i + ROWS_PER_INSERT);
-        const values = chunk.map((_, j) => `(${p(3 * j + 1)}, ${p(3 * j + 2)}, ${p(3 * j + 3)})`).join(', ');
-        await tx.run(
-          `INSERT INTO lotes_lineas (lote, linea, datos) VALUES ${values}`,
-          chunk.flatMap((line) => [batch.id, line.linea, JSON.stringify({ values: line.values, extra: line.extra })]),
-        );
-      }
       return true;
     });
   }

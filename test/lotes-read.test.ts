@@ -1,0 +1,99 @@
+/**
+ * A batch's file read a chunk of lines at a time (src/lotes/read.ts): what the readers hand on is the
+ * file's lines, whole and in order, however the bytes fall; a refusal names the file's problem, and a
+ * failure of whoever takes the lines stays that failure.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import ExcelJS from 'exceljs';
+import type { RawLine } from '../src/lotes/columns.js';
+import type { FileFormat } from '../src/lotes/read.js';
+import { CHUNK_LINES, FileError, readAllLines, readFile } from '../src/lotes/read.js';
+
+async function xlsx(rows: string[][]): Promise<Buffer> {
+  const workbook = new ExcelJS.Workbook();
+  const sheet = workbook.addWorksheet('lineas');
+  for (const row of rows) sheet.addRow(row);
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+/** Line i's description: accents, eñes, a euro sign and (but in XLSX) an emoji: two-, three- and four-byte characters. */
+function description(format: FileFormat, i: number): string {
+  // ExcelJS's writer (4.4) garbles a character outside the BMP in a long sharedStrings part: the test's
+  // XLSX would hold U+FFFD, so its lines go without the emoji.
+  return `Café tostado ñandú ${'é'.repeat(i % 7)} € ${format === 'xlsx' ? '' : '🚗 '}${i}`;
+}
+
+/** The same lines in each format: a reference and a description. */
+async function files(count: number): Promise<[FileFormat, Buffer][]> {
+  const rows = (format: FileFormat): string[][] => Array.from({ length: count }, (_, i) => [`R${i}`, description(format, i)]);
+  const csv = `referencia,descripcion\n${rows('csv')
+    .map((r) => r.join(','))
+    .join('\n')}\n`;
+  const ndjson = rows('ndjson')
+    .map(([referencia, descripcion]) => JSON.stringify({ referencia, descripcion }))
+    .join('\n');
+  return [
+    ['csv', Buffer.from(csv)],
+    ['ndjson', Buffer.from(ndjson)],
+    ['xlsx', await xlsx([['referencia', 'descripcion'], ...rows('xlsx')])],
+  ];
+}
+
+test('every line is handed on whole and in order, in chunks, whatever byte a character starts at', async () => {
+  // Over 64 KiB, the piece a parser is fed: two-, three- and four-byte characters fall across the cuts.
+  const count = 2 * CHUNK_LINES + 345;
+  for (const [format, body] of await files(count)) {
+    const chunks: RawLine[][] = [];
+    const read = await readFile(format, body, (chunk) => void chunks.push(chunk));
+    assert.equal(read.lines, count, format);
+    assert.ok(
+      chunks.every((c) => c.length <= CHUNK_LINES),
+      format,
+    );
+    assert.equal(chunks.length, Math.ceil(count / CHUNK_LINES), format);
+    const lines = chunks.flat();
+    lines.forEach((line, i) => {
+      assert.equal(line.values.descripcion, description(format, i), `${format} line ${line.linea}`);
+      assert.equal(line.values.referencia, `R${i}`);
+    });
+    assert.ok(
+      lines.every((line, i) => i === 0 || line.linea > lines[i - 1]!.linea),
+      `${format}: file order`,
+    );
+  }
+});
+
+test('a UTF-8 BOM is no part of the first header, and a file of other bytes is refused before any line is handed on', async () => {
+  const read = await readAllLines('csv', Buffer.from('\uFEFFdescripcion;extra\ncaballo;1\n'));
+  assert.deepEqual(read.lines, [{ linea: 2, values: { descripcion: 'caballo' }, extra: { extra: '1' } }]);
+  let taken = 0;
+  const latin1 = Buffer.from('descripcion\ncaf\xe9\n', 'latin1');
+  await assert.rejects(
+    readFile('csv', latin1, () => void taken++),
+    (error: unknown) => error instanceof FileError && /not UTF-8/.test(error.message),
+  );
+  assert.equal(taken, 0);
+});
+
+test('a file refused at a late line has had its earlier lines handed on: the refusal still names the line', async () => {
+  const good = Array.from({ length: CHUNK_LINES + 10 }, (_, i) => JSON.stringify({ fraccion: `0101210${i % 10}` }));
+  const body = Buffer.from(`${good.join('\n')}\n{"fraccion": \n`);
+  let taken = 0;
+  await assert.rejects(
+    readFile('ndjson', body, (chunk) => void (taken += chunk.length)),
+    (error: unknown) => error instanceof FileError && error.line === CHUNK_LINES + 11,
+  );
+  assert.equal(taken, CHUNK_LINES, 'the first chunk was taken (the caller undoes it)');
+});
+
+test("a failure of whoever takes the lines is that failure, never called the file's", async () => {
+  const failure = new Error('the database went away');
+  for (const [format, body] of await files(CHUNK_LINES + 1)) {
+    await assert.rejects(
+      readFile(format, body, () => Promise.reject(failure)),
+      (error: unknown) => error === failure,
+      format,
+    );
+  }
+});
