@@ -31,18 +31,6 @@ import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';
 import type { DatasetInfo, DatasetWriter } from '../src/store/store.js';
 import { fillFixture } from './fixtures.js';
 
-/**
- * A file whose tests are over but whose process stays alive has left something open (a server, a
- * pool, a timer). It says what and ends, failing the file, rather than keep the runner waiting for
- * ever; the runner's --test-timeout does the same for a file whose tests never end.
- */
-after(() => {
-  setTimeout(() => {
-    process.stderr.write(`open after the tests ended: ${process.getActiveResourcesInfo().join(', ')}\n`);
-    process.exit(1);
-  }, 30_000).unref();
-});
-
 export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
 export const TEST_USER = 'tester';
 export const TEST_PASSWORD = 'correct horse battery staple';
