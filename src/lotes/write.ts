@@ -113,9 +113,25 @@ export function xlsxStream(pages: AsyncIterable<Resultado[]>, extraColumns: read
     for await (const page of pages) {
       // Text goes in as string values: ExcelJS writes them as string cells, never as formulas.
       for (const r of page) sheet.addRow(tableRow(r, extraColumns)).commit();
+      // The next page waits for a client that reads slower than the pages come: the file is never held whole.
+      if (out.writableNeedDrain) await drainedOrClosed(out);
+      if (out.destroyed) return;
     }
     sheet.commit();
     await workbook.commit();
   })().catch((error: unknown) => out.destroy(error instanceof Error ? error : new Error(String(error))));
   return out;
+}
+
+/** When `out` can take more, or is gone (a client that left never drains it). */
+function drainedOrClosed(out: PassThrough): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      out.off('drain', done);
+      out.off('close', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+  });
 }
