@@ -19,7 +19,7 @@ import { openWorkDb } from './store/work.js';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
-import { ConfigError, trustProxy } from './config.js';
+import { ConfigError, storeKind, trustProxy } from './config.js';
 import { bearerGuard } from './http/auth.js';
 import { COMPRESS_THRESHOLD, ResponseCache } from './http/cache.js';
 import type { LogOutput } from './http/logging.js';
@@ -77,8 +77,9 @@ const ROUTER_OPTIONS = { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true
 
 /**
  * The batches' tables (in the working tables of ADR 10) and their worker, over the versions the service
- * serves. Lines are answered in a worker thread with stores of its own (docs/adr/0011-lotes.md), or on
- * the served store itself when the app was given one (a test's or a benchmark's store object).
+ * serves. On SQLite, whose reads are synchronous, lines are answered in a worker thread with stores of
+ * its own (docs/adr/0011-lotes.md); on PostgreSQL, whose reads wait without holding the event loop, and
+ * when the app was given a store object (a test's or a benchmark's), on the served store itself.
  */
 function lotesParts(
   config: Config,
@@ -89,7 +90,7 @@ function lotesParts(
   const tables = new LotesTables(openWorkDb(config));
   let answer: AnswerSlice;
   let close = (): Promise<void> => Promise.resolve();
-  if (options.store) {
+  if (options.store || storeKind(config) === 'postgres') {
     const answerer = new LineAnswerer(recordSets, loadTables());
     answer = (_version, store, question, lines) => answerer.answer(store, question, lines);
   } else {

@@ -70,6 +70,9 @@ const MEMO_ENTRIES = 2000;
 /** Longest run of a batch's work before lookups waiting on the event loop are let through. */
 const YIELD_AFTER_MS = 3;
 
+/** What a line's result takes from a search hit. */
+type Hit = Pick<FullTextHit, 'FRACCION' | 'NICO' | 'DESCRIPCION' | 'RELEVANCIA'>;
+
 /** The batch's questions: its date (the version in force then answers) and the origin of lines that give none. */
 export interface LoteQuestion {
   readonly fecha: string;
@@ -85,7 +88,7 @@ export class LineAnswerer {
   /** Record sets of the agreements a country can have with Mexico (TLC, ALADI): whether it has one is read from them. */
   private readonly agreements: { rs: RecordSet; field: string }[];
   /** Per store (a version's data never changes once loaded): answers already asked, for the lines that ask them again. */
-  private readonly memo = new WeakMap<Store, { searches: Lru<Promise<FullTextHit[]>>; records: Lru<FractionRecords> }>();
+  private readonly memo = new WeakMap<Store, { searches: Lru<Promise<Hit[]>>; records: Lru<FractionRecords> }>();
   /** Per store, per country: whether the data holds an agreement of Mexico with it. */
   private readonly agreementsOf = new WeakMap<Store, Map<string, Promise<boolean>>>();
   private readonly ratesOf = new WeakMap<Store, Map<string, Promise<TipoCambioAplicable | SinTipoCambio>>>();
@@ -123,7 +126,7 @@ export class LineAnswerer {
     return out;
   }
 
-  private memoOf(store: Store): { searches: Lru<Promise<FullTextHit[]>>; records: Lru<FractionRecords> } {
+  private memoOf(store: Store): { searches: Lru<Promise<Hit[]>>; records: Lru<FractionRecords> } {
     let memo = this.memo.get(store);
     if (!memo) this.memo.set(store, (memo = { searches: new Lru(MEMO_ENTRIES), records: new Lru(MEMO_ENTRIES) }));
     return memo;
@@ -160,12 +163,15 @@ export class LineAnswerer {
   }
 
   /** `buscar`'s first hits for a description (a catalogue repeats its descriptions: each is asked once). */
-  private search(store: Store, descripcion: string): Promise<FullTextHit[]> {
+  private search(store: Store, descripcion: string): Promise<Hit[]> {
     const query = searchOf(descripcion);
     const known = this.memoOf(store).searches;
     let hits = known.get(query.text);
     if (hits === undefined) {
-      hits = buscar(store, query).then((answer) => answer.items);
+      // Only what a result uses is kept: a hit's paths and headings are most of its size.
+      hits = buscar(store, query).then((answer) =>
+        answer.items.map(({ FRACCION, NICO, DESCRIPCION, RELEVANCIA }) => ({ FRACCION, NICO, DESCRIPCION, RELEVANCIA })),
+      );
       hits.catch(() => known.delete(query.text));
       known.set(query.text, hits);
     }
