@@ -63,7 +63,7 @@ function byPrefix(rows: readonly Row[], digits: number): [string, { first: Row; 
 }
 
 /** Sections in the order their first chapter comes, chapters in code order; a chapter counts its distinct fractions. */
-export async function nomenclature(store: Store, rs: RecordSet): Promise<{ secciones: Section[] }> {
+export async function nomenclatura(store: Store, rs: RecordSet): Promise<{ secciones: Section[] }> {
   const sections = new Map<string, Section>();
   for (const [code, { first: row, fractions }] of byPrefix(await everyRecord(store, rs, []), 2)) {
     const key = text(row, 'SECCION') ?? '';
@@ -219,7 +219,7 @@ export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGe
     params: [],
     responses: { 200: { description: 'Successful Response', ...schema } },
     parse: () => ({}),
-    answer: (store) => nomenclature(store, rs),
+    answer: (store) => nomenclatura(store, rs),
   };
 }
 
