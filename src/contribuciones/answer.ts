@@ -10,7 +10,7 @@ import type { Source } from './sources.js';
 import { countryKeys, readRecords } from './sources.js';
 import type { Tables } from './tables.js';
 import type { Store } from '../store/store.js';
-import { tipoCambioEn } from '../tipos-cambio/lookup.js';
+import { tipoCambioOn } from '../tipos-cambio/lookup.js';
 
 export interface AnswerOptions {
   /** The store whose exchange-rate series converts dollars when the request gives no rate (docs/contribuciones.md). */
@@ -28,7 +28,7 @@ export async function answerContribuciones(
 ): Promise<Answer> {
   const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
   const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));
-  const rate = question.tipoCambio ? undefined : await tipoCambioEn(options.ratesStore, question.fecha);
+  const rate = question.tipoCambio ? undefined : await tipoCambioOn(options.ratesStore, question.fecha);
   return options.paced === true
     ? computeContribucionesPaced(question, sources, records, tables, rate)
     : computeContribuciones(question, sources, records, tables, rate);

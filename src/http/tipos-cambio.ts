@@ -5,7 +5,7 @@
  * answers. The rule is src/tipos-cambio/rule.ts; this route only reads the date and says it.
  */
 import type { Datasets } from '../store/datasets.js';
-import { tipoCambioEn } from '../tipos-cambio/lookup.js';
+import { tipoCambioOn } from '../tipos-cambio/lookup.js';
 import { FUENTE_TIPO_CAMBIO, FUNDAMENTO_TIPO_CAMBIO, isAplicable } from '../tipos-cambio/rule.js';
 import { notFound } from './errors.js';
 import type { ParamSpec } from './params.js';
@@ -65,7 +65,7 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
       return { fecha: (parsed['fecha'] as string | undefined) ?? datasets.today() };
     },
     answer: async (store, { fecha }) => {
-      const found = await tipoCambioEn(store, fecha);
+      const found = await tipoCambioOn(store, fecha);
       if (!isAplicable(found)) throw notFound(found.motivo);
       return { ...found, fuente: FUENTE_TIPO_CAMBIO, fundamento: FUNDAMENTO_TIPO_CAMBIO };
     },

@@ -8,7 +8,7 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import type { SinTipoCambio, TipoCambioAplicable } from '../tipos-cambio/rule.js';
-import { tipoCambioEn } from '../tipos-cambio/lookup.js';
+import { tipoCambioOn } from '../tipos-cambio/lookup.js';
 import type { Answer } from '../contribuciones/compute.js';
 import { computeContribuciones } from '../contribuciones/compute.js';
 import { Dec } from '../contribuciones/money.js';
@@ -341,7 +341,7 @@ export class LineAnswerer {
     let known = this.ratesOf.get(store);
     if (!known) this.ratesOf.set(store, (known = new Map<string, Promise<TipoCambioAplicable | SinTipoCambio>>()));
     let rate = known.get(fecha);
-    if (rate === undefined) known.set(fecha, (rate = tipoCambioEn(store, fecha)));
+    if (rate === undefined) known.set(fecha, (rate = tipoCambioOn(store, fecha)));
     return rate;
   }
 

@@ -6,6 +6,6 @@ import type { Store } from '../store/store.js';
 import type { SinTipoCambio, TipoCambioAplicable } from './rule.js';
 import { tipoCambioAplicable } from './rule.js';
 
-export async function tipoCambioEn(store: Store, fecha: string): Promise<TipoCambioAplicable | SinTipoCambio> {
+export async function tipoCambioOn(store: Store, fecha: string): Promise<TipoCambioAplicable | SinTipoCambio> {
   return tipoCambioAplicable(fecha, await store.tiposCambio(fecha));
 }
