@@ -13,7 +13,7 @@ import type { Row } from '../store/store.js';
 import type { DtaShare } from './dta.js';
 import { dtaPart } from './dta.js';
 import type { Computed, Specific } from './lines.js';
-import { contribution, make, sum } from './lines.js';
+import { contribucion, make, sum } from './lines.js';
 import type { Dec } from './money.js';
 import { Dec as Decimal, ZERO, percentText, stored, whole } from './money.js';
 import type { ContribucionesRequest, Partida } from './request.js';
@@ -157,7 +157,7 @@ function generalIgi(run: Run, line: Resolved, source: Source, notes: string[]): 
     amount && (isMixed || isSpecific)
       ? { amount, unit: `USD por ${text(row, role.unit) ?? 'unidad'}`, exchange: exchange(run, what), quantity: quantity(run, line, what) }
       : undefined;
-  return contribution({
+  return contribucion({
     clave: 'IGI',
     base: line.partida.valorAduana,
     rate: isSpecific ? undefined : (rate ?? ZERO),
@@ -188,11 +188,11 @@ function compensatory(run: Run, line: Resolved, sources: readonly Source[], note
         const fundamento = `Ley de Comercio Exterior art. 63; ${text(row, role.resolution) ?? 'resolución publicada en el DOF'}`;
         const fuente = sourceRef(source, row);
         if (percent !== null) {
-          out.push(contribution({ clave: 'CC', base: line.partida.valorAduana, rate: percent, fundamento, fuente }));
+          out.push(contribucion({ clave: 'CC', base: line.partida.valorAduana, rate: percent, fundamento, fuente }));
         } else if (dollars !== null && currency === 'USD') {
           const what = 'a specific compensatory duty (CC)';
           const specific = { amount: dollars, unit: 'USD por unidad de la cuota', exchange: exchange(run, what), quantity: quantity(run, line, what) };
-          out.push(contribution({ clave: 'CC', base: line.partida.valorAduana, specific, fundamento, fuente }));
+          out.push(contribucion({ clave: 'CC', base: line.partida.valorAduana, specific, fundamento, fuente }));
         } else {
           notes.push(`Cuota compensatoria ${fuente.conjunto} ${String(fuente.id)} sin monto calculable${dollars !== null ? ` (en ${currency})` : ''}`);
         }
@@ -217,7 +217,7 @@ function excise(run: Run, line: Resolved, sources: readonly Source[]): ((base: D
           ? { amount: quota, unit: `pesos por ${text(row, role.unit) ?? 'unidad'}`, exchange: new Decimal(1), quantity: quantity(run, line, what) }
           : undefined;
         const fundamento = text(row, role.basis) ?? 'Ley del IEPS art. 2';
-        out.push((base) => contribution({ clave: 'IEPS', base, rate: rate ?? undefined, specific, fundamento, fuente: sourceRef(source, row) }));
+        out.push((base) => contribucion({ clave: 'IEPS', base, rate: rate ?? undefined, specific, fundamento, fuente: sourceRef(source, row) }));
       }
     }
   }
@@ -261,7 +261,7 @@ function preferences(run: Run, line: Resolved, sources: readonly Source[], notes
             continue;
           }
           const acuerdo = (role.agreement && text(row, role.agreement)) || `${label} (${run.request.paisOrigen})`;
-          const igi = contribution({ clave: 'IGI', base: partida.valorAduana, rate, fundamento: `${role.law}; ${acuerdo}`, fuente });
+          const igi = contribucion({ clave: 'IGI', base: partida.valorAduana, rate, fundamento: `${role.law}; ${acuerdo}`, fuente });
           out.push({ tratamiento: treatment, acuerdo, identifier: role.identifier, igi });
         }
       }
@@ -319,7 +319,7 @@ function vat(line: Resolved, source: Source, base: Dec): Computed {
   const role = rolesOf(source, 'tariff')[0]!;
   const own = stored(line.tariff[role.vatRate]);
   const fuente = own ? sourceRef(source, line.tariff) : { tabla: 'iva-general' };
-  return contribution({ clave: 'IVA', base, rate: own ?? VAT_RATE, fundamento: 'Ley del IVA arts. 1 y 27', fuente });
+  return contribucion({ clave: 'IVA', base, rate: own ?? VAT_RATE, fundamento: 'Ley del IVA arts. 1 y 27', fuente });
 }
 
 function option(

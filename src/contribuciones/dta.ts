@@ -7,7 +7,7 @@
  * being its centavos rounded as CFF art. 20 rounds them (minimumShares).
  */
 import type { Computed } from './lines.js';
-import { contribution, make, sum } from './lines.js';
+import { contribucion, make, sum } from './lines.js';
 import type { Dec } from './money.js';
 import { Dec as Decimal, apportion, centavos, pesos, rateText } from './money.js';
 import type { Tables } from './tables.js';
@@ -43,7 +43,7 @@ export function dtaPart(tables: Tables, fecha: string, values: readonly Dec[], w
   if (!floor || !sum(exact).lessThan(floor)) {
     return values.map((base) => ({
       base,
-      computed: contribution({ clave: 'DTA', base, rate: permille.div(10), fundamento: rate.fundamento, fuente }),
+      computed: contribucion({ clave: 'DTA', base, rate: permille.div(10), fundamento: rate.fundamento, fuente }),
     }));
   }
   const { exactShares, paidShares } = minimumShares(floor, values);

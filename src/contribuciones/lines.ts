@@ -38,8 +38,8 @@ export interface LineFacts {
   readonly fuente: Fuente;
 }
 
-/** A line from its base and rate and/or specific amount: ad valorem, specific, mixed or exempt. */
-export function contribution(f: LineFacts): Computed {
+/** A line (a `Contribucion`) from its base and rate and/or specific amount: ad valorem, specific, mixed or exempt. */
+export function contribucion(f: LineFacts): Computed {
   const adValorem = f.rate ? f.base.times(f.rate).div(HUNDRED) : ZERO;
   const specific = f.specific ? f.specific.amount.times(f.specific.exchange).times(f.specific.quantity) : ZERO;
   const exact = centavos(adValorem.plus(specific));

@@ -6,13 +6,13 @@
 import { setImmediate } from 'node:timers/promises';
 import type { RecordSet } from '../record-sets/define.js';
 import { searchConditions } from '../record-sets/filters.js';
-import type { ContributionRole, ContributionUse } from '../record-sets/roles.js';
+import type { ContribucionesRole, ContribucionesUse } from '../record-sets/roles.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
 
 export interface Source {
   readonly rs: RecordSet;
-  readonly use: ContributionUse;
+  readonly use: ContribucionesUse;
   readonly fractionField: string;
   readonly dottedField: string | undefined;
   readonly nicoField: string;
@@ -25,7 +25,7 @@ const FRACTIONS_PER_QUERY = 100;
 /** Far more than the records of a hundred fractions in any record set: nothing is cut off. */
 const ROWS_PER_QUERY = 1_000_000;
 
-export function contributionSources(recordSets: readonly RecordSet[]): Source[] {
+export function contribucionesSources(recordSets: readonly RecordSet[]): Source[] {
   return recordSets.flatMap((rs) => {
     const filter = rs.filters.find((f) => f.rule === 'fraction' && f.param === 'fraccion');
     if (!rs.contribuciones || filter?.rule !== 'fraction') return [];
@@ -33,8 +33,8 @@ export function contributionSources(recordSets: readonly RecordSet[]): Source[] 
   });
 }
 
-export function rolesOf<K extends ContributionRole['kind']>(source: Source, kind: K): Extract<ContributionRole, { kind: K }>[] {
-  return source.use.roles.filter((r): r is Extract<ContributionRole, { kind: K }> => r.kind === kind);
+export function rolesOf<K extends ContribucionesRole['kind']>(source: Source, kind: K): Extract<ContribucionesRole, { kind: K }>[] {
+  return source.use.roles.filter((r): r is Extract<ContribucionesRole, { kind: K }> => r.kind === kind);
 }
 
 /** The keys under which records name a country: the country itself and every group it belongs to. */

@@ -12,7 +12,7 @@ import { answerContribuciones } from '../contribuciones/answer.js';
 import { answerJson, paced } from '../contribuciones/compute.js';
 import { contribucionesQuestion } from '../contribuciones/request.js';
 import { ANSWER_SCHEMAS, ContribucionesBody } from '../contribuciones/schema.js';
-import { contributionSources } from '../contribuciones/sources.js';
+import { contribucionesSources } from '../contribuciones/sources.js';
 import type { Tables } from '../contribuciones/tables.js';
 import { loadTables } from '../contribuciones/tables.js';
 import type { RecordSet } from '../record-sets/define.js';
@@ -78,7 +78,7 @@ const ESTIMATES_AT_ONCE = 2;
 /** The route, for the routing table (routes.ts); its schemas are added to `app` for the responses to refer to. */
 export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesContext): OpenRoute {
   for (const schema of [ContribucionesBody, ...ANSWER_SCHEMAS]) app.addSchema(schema);
-  const sources = contributionSources(ctx.recordSets);
+  const sources = contribucionesSources(ctx.recordSets);
   const tables = ctx.tables ?? loadTables();
   const storeOn = ctx.storeOn ?? (() => ({ store: ctx.store(), version: undefined }));
   const ratesStore = ctx.ratesStore ?? ctx.store;

@@ -14,7 +14,7 @@ import { computeContribuciones } from '../contribuciones/compute.js';
 import { Dec } from '../contribuciones/money.js';
 import type { ContribucionesRequest, Partida } from '../contribuciones/request.js';
 import type { FractionRecords, Source } from '../contribuciones/sources.js';
-import { contributionSources, countryKeys, readRecords, rolesOf, text } from '../contribuciones/sources.js';
+import { contribucionesSources, countryKeys, readRecords, rolesOf, text } from '../contribuciones/sources.js';
 import type { Tables } from '../contribuciones/tables.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { searchConditions } from '../record-sets/filters.js';
@@ -97,7 +97,7 @@ export class LineAnswerer {
     recordSets: readonly RecordSet[],
     private readonly tables: Tables,
   ) {
-    this.sources = contributionSources(recordSets);
+    this.sources = contribucionesSources(recordSets);
     const tariff = this.sources.find((s) => rolesOf(s, 'tariff').length > 0);
     const anteriores = recordSets.find((rs) => rs.path === 'fracciones-anteriores');
     if (!tariff || !anteriores) throw new Error('the registry lacks fracciones or fracciones-anteriores');

@@ -2,7 +2,7 @@
  * The shape of a record-set declaration. Everything the service does with a record set (table DDL,
  * import validation, routes, request and response schemas, SQL, OpenAPI) is derived from one of these.
  */
-import type { ContributionUse } from './roles.js';
+import type { ContribucionesUse } from './roles.js';
 import { namedFields } from './roles.js';
 import { ruleOf } from './filters.js';
 
@@ -80,7 +80,7 @@ export interface RecordSet {
   readonly paginated: boolean;
   readonly fixedSearches: readonly FixedSearch[];
   /** What its records mean for the contributions of an import (src/record-sets/roles.ts). */
-  readonly contribuciones?: ContributionUse;
+  readonly contribuciones?: ContribucionesUse;
   /** The column holding the country a record applies to (Anexo 22 apéndice 4); a record without one applies to every country. */
   readonly country: string | undefined;
 }
@@ -106,7 +106,7 @@ export interface RecordSetInput<N extends string = string> {
   filters: readonly Filter[];
   paginated?: boolean;
   fixedSearches?: readonly FixedSearch[];
-  contribuciones?: ContributionUse;
+  contribuciones?: ContribucionesUse;
   country?: string;
 }
 

@@ -86,14 +86,14 @@ export interface RequirementRole {
   readonly order: number;
 }
 
-export type ContributionRole = TariffRole | PreferenceRole | CompensatoryRole | ExciseRole | RequirementRole;
+export type ContribucionesRole = TariffRole | PreferenceRole | CompensatoryRole | ExciseRole | RequirementRole;
 
-export interface ContributionUse extends Applicability {
-  readonly roles: readonly ContributionRole[];
+export interface ContribucionesUse extends Applicability {
+  readonly roles: readonly ContribucionesRole[];
 }
 
 /** Every column a use names, to check a declaration against its fields. */
-export function namedFields(use: ContributionUse): string[] {
+export function namedFields(use: ContribucionesUse): string[] {
   const names: string[] = [];
   if (use.validity) names.push(...use.validity);
   if (use.direction) names.push(use.direction.field);

@@ -11,12 +11,12 @@ import { computeContribuciones } from '../../src/contribuciones/compute.js';
 import { Dec } from '../../src/contribuciones/money.js';
 import type { ContribucionesRequest } from '../../src/contribuciones/request.js';
 import type { Source } from '../../src/contribuciones/sources.js';
-import { contributionSources } from '../../src/contribuciones/sources.js';
+import { contribucionesSources } from '../../src/contribuciones/sources.js';
 import { loadTables } from '../../src/contribuciones/tables.js';
 import { recordSets } from '../../src/record-sets/index.js';
 import type { Row } from '../../src/store/store.js';
 
-const sources = contributionSources(recordSets);
+const sources = contribucionesSources(recordSets);
 const tables = loadTables();
 const fracciones = sources.find((s) => s.rs.path === 'fracciones')!;
 const tlcs = sources.find((s) => s.rs.path === 'tlcs')!;
