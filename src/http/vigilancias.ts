@@ -10,8 +10,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onRequ
 import { Gauge, Counter } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { recordSets } from '../record-sets/index.js';
-import type { Entrega, Vigilancia, VigilanciaInput } from '../vigilancias/watchlists.js';
-import { isoSeconds } from '../vigilancias/watchlists.js';
+import type { Entrega, Vigilancia, VigilanciaInput } from '../vigilancias/vigilancias.js';
+import { isoSeconds } from '../vigilancias/vigilancias.js';
 import type { VigilanciasService } from '../vigilancias/service.js';
 import { refuseUrl } from '../vigilancias/outbound.js';
 import { CAMBIOS_IN_EVENT } from '../vigilancias/events.js';
@@ -271,7 +271,7 @@ export interface VigilanciasContext {
 
 export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContext): void {
   const { service } = ctx;
-  const lists = service.watchLists;
+  const lists = service.vigilancias;
   for (const schema of [VigilanciaBody, vigilanciaSchema, entregaSchema, page('PaginatedVigilancia', 'Vigilancia'), page('PaginatedEntrega', 'Entrega')]) {
     app.addSchema(schema);
   }

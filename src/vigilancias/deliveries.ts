@@ -16,7 +16,7 @@ import { webhookHeaders } from './signature.js';
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Longer than an attempt and its bookkeeping: a lease this old belongs to a process that is gone. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 15_000;
-const PER_WATCH_LIST = 2;
+const PER_VIGILANCIA = 2;
 const TICK_MS = 250;
 
 /** Deliveries due now (placeholders 1 and 2: now), whose lease, if any, ran out. */
@@ -95,7 +95,7 @@ export class Sender {
     const free = this.options.concurrency - this.running;
     if (free <= 0) return;
     const now = Date.now();
-    const busy = [...this.inFlight].filter(([, n]) => n >= PER_WATCH_LIST).map(([v]) => v);
+    const busy = [...this.inFlight].filter(([, n]) => n >= PER_VIGILANCIA).map(([v]) => v);
     const [any] = await this.db.all<{ id: string }>(`SELECT "id" FROM "vigilancias_entregas" WHERE ${due(this.db)} LIMIT 1`, [now, now]);
     if (!any) return;
     const taken = await this.db.transaction((tx) => this.lease(tx, busy, free, now));
@@ -115,7 +115,7 @@ export class Sender {
     for (const row of rows) {
       if (chosen.length >= free) break;
       const n = perList.get(row.vigilancia) ?? 0;
-      if (n >= PER_WATCH_LIST) continue;
+      if (n >= PER_VIGILANCIA) continue;
       perList.set(row.vigilancia, n + 1);
       chosen.push(row.id);
     }

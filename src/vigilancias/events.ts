@@ -22,8 +22,8 @@ import type { VersionInfo } from '../store/versions.js';
 import { mexicoCityDate } from '../store/versions.js';
 import type { WorkDb } from '../store/work.js';
 import type { VigilanciaRow } from './tables.js';
-import type { Vigilancia } from './watchlists.js';
-import { VIGILANCIA_COLUMNS, isoSeconds, queueEvent, toVigilancia } from './watchlists.js';
+import type { Vigilancia } from './vigilancias.js';
+import { VIGILANCIA_COLUMNS, isoSeconds, queueEvent, toVigilancia } from './vigilancias.js';
 
 export type Momento = 'cargada' | 'vigente';
 
@@ -125,7 +125,7 @@ async function eachLimited<T>(items: readonly T[], parallel: number, work: (item
 }
 
 /** Each active watch list's changes between two versions, for those with any. */
-export async function watchListChanges(datasets: Datasets, c: Comparison, lists: readonly Vigilancia[]): Promise<Map<Vigilancia, Cambio[]>> {
+export async function vigilanciaChanges(datasets: Datasets, c: Comparison, lists: readonly Vigilancia[]): Promise<Map<Vigilancia, Cambio[]>> {
   const { prefixes, sets } = await changedPrefixes(datasets, c);
   const candidates = new Set<string>();
   for (const v of lists) for (const digits of v.fracciones) if (prefixes.has(digits.slice(0, 8))) candidates.add(digits);
@@ -201,7 +201,7 @@ export class EventGenerator {
     const started = Date.now();
     const lists = await this.activeLists();
     const comparison = lists.length === 0 ? undefined : this.comparison(v);
-    const changes = comparison ? await watchListChanges(this.datasets, comparison, lists) : new Map<Vigilancia, Cambio[]>();
+    const changes = comparison ? await vigilanciaChanges(this.datasets, comparison, lists) : new Map<Vigilancia, Cambio[]>();
     const now = Date.now();
     await this.db.transaction(async (tx) => {
       const p = (i: number): string => tx.dialect.placeholder(i);

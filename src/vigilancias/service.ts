@@ -11,10 +11,10 @@ import type { WorkDb } from '../store/work.js';
 import type { Resultado } from './deliveries.js';
 import { Sender } from './deliveries.js';
 import { EventGenerator } from './events.js';
-import { WatchLists } from './watchlists.js';
+import { Vigilancias } from './vigilancias.js';
 
 export interface VigilanciasService {
-  readonly watchLists: WatchLists;
+  readonly vigilancias: Vigilancias;
   readonly allowedHosts: ReadonlySet<string>;
   readonly perUser: number;
   /** Deliveries by state, for the metrics. */
@@ -36,7 +36,7 @@ export function startVigilancias(config: Config, datasets: Datasets, log: Fastif
     attempted: (resultado) => listeners.forEach((l) => l(resultado)),
   });
   let firstPass: Promise<void> = Promise.resolve();
-  const watchLists = new WatchLists(
+  const vigilancias = new Vigilancias(
     db,
     () => sender.wake(),
     Date.now,
@@ -45,13 +45,13 @@ export function startVigilancias(config: Config, datasets: Datasets, log: Fastif
   const events = new EventGenerator(db, datasets, log, () => sender.wake());
   // Not awaited: a store that cannot answer yet must not keep the service from starting (it answers 503
   // meanwhile). Watch lists wait for the first pass, so versions already there are claimed before any is made.
-  firstPass = watchLists
+  firstPass = vigilancias
     .ready()
     .catch((error: unknown) => log.error({ err: error }, "the watch lists' tables cannot be reached yet; trying again when they are used"))
     .then(() => events.start());
   sender.start();
   return {
-    watchLists,
+    vigilancias,
     allowedHosts,
     perUser: config.VIGILANCIAS_POR_USUARIO,
     counts: async () => {

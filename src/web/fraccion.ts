@@ -10,7 +10,7 @@ import { alertBox, date8, dotted, field, fractionDigits, fractionUrl, h, link, s
 import { englishTexts, levelText } from './idioma.js';
 import type { Coverage, Ficha, Row } from './sections.js';
 import { SUBJECTS, subjectSection } from './sections.js';
-import { watchUrl } from './vigilancias.js';
+import { newVigilanciaUrl } from './vigilancias.js';
 
 interface Page {
   items: Row[];
@@ -170,7 +170,7 @@ async function coverage(): Promise<Coverage | null> {
 function actions(digits: string): HTMLElement {
   const button = h('button', { type: 'button', class: 'imprimir' }, 'Imprimir');
   button.addEventListener('click', () => window.print());
-  return h('p', { class: 'acciones' }, button, h('a', { class: 'boton vigilar', href: watchUrl(digits) }, 'Vigilar esta fracción'));
+  return h('p', { class: 'acciones' }, button, h('a', { class: 'boton vigilar', href: newVigilanciaUrl(digits) }, 'Vigilar esta fracción'));
 }
 
 async function showFicha(digits: string, english: Promise<Record<string, string>>): Promise<void> {

@@ -12,7 +12,7 @@ import { showFraction } from './fraccion.js';
 import { showLogin } from './entrar.js';
 import { showLote, showLotes } from './lotes.js';
 import { showSearch } from './buscar.js';
-import { showWatchList, showWatchLists } from './vigilancias.js';
+import { showVigilancia, showVigilancias } from './vigilancias.js';
 
 interface Version {
   version: string;
@@ -77,7 +77,7 @@ async function page(path: string): Promise<void> {
   if (lote) return showLote(decodeURIComponent(lote[1]!));
   if (path === '/consulta/lotes') return showLotes();
   const watch = /^\/consulta\/vigilancias(?:\/([^/]+))?$/.exec(path);
-  if (watch) return watch[1] === undefined ? showWatchLists() : showWatchList(decodeURIComponent(watch[1]));
+  if (watch) return watch[1] === undefined ? showVigilancias() : showVigilancia(decodeURIComponent(watch[1]));
   if (path === '/consulta') return showSearch();
   show(
     'Página no encontrada',

@@ -470,7 +470,7 @@ function addToExisting(code: string, list: Paged<Vigilancia>, changed: () => Pro
   return form;
 }
 
-export async function showWatchLists(): Promise<void> {
+export async function showVigilancias(): Promise<void> {
   const wanted = codeDigits(new URLSearchParams(location.search).get('fraccion') ?? '');
   const list = await listOf();
   const listArea = h('div', { id: 'lista-vigilancias' }, listBody(list));
@@ -586,7 +586,7 @@ function showDeleted(v: Vigilancia): void {
   );
 }
 
-function showMissingWatchList(): void {
+function showMissingVigilancia(): void {
   show(
     'Vigilancia no encontrada',
     h('h1', {}, 'Vigilancia no encontrada'),
@@ -595,14 +595,14 @@ function showMissingWatchList(): void {
   );
 }
 
-export async function showWatchList(id: string): Promise<void> {
+export async function showVigilancia(id: string): Promise<void> {
   const path = `${API}/${encodeURIComponent(id)}`;
   let v: Vigilancia;
   let deliveries: Paged<Entrega>;
   try {
     [v, deliveries] = await Promise.all([send<Vigilancia>('GET', path), send<Paged<Entrega>>('GET', `${path}/entregas?limit=${LAST_DELIVERIES}`)]);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return showMissingWatchList();
+    if (error instanceof ApiError && error.status === 404) return showMissingVigilancia();
     throw error;
   }
   const heading = h('h1', {}, `Vigilancia «${v.nombre}»`);
@@ -734,4 +734,4 @@ export async function showWatchList(id: string): Promise<void> {
 }
 
 /** The page of a fraction's "Vigilar esta fracción": the watch lists page with the code in its form. */
-export const watchUrl = (digits: string): string => pageUrl(LIST_PAGE, { fraccion: dotted(digits) });
+export const newVigilanciaUrl = (digits: string): string => pageUrl(LIST_PAGE, { fraccion: dotted(digits) });

@@ -115,7 +115,7 @@ async function insertDelivery(tx: WorkStatements, evento: string, vigilancia: st
 
 export type Created = { readonly vigilancia: Vigilancia } | { readonly limit: number };
 
-export class WatchLists {
+export class Vigilancias {
   constructor(
     readonly db: WorkDb,
     /** Called when a delivery is queued, so that it is sent at once. */
