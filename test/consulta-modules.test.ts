@@ -1,22 +1,22 @@
 /**
- * The page's modules as the browser gets them (dist/src/web): each imports only modules of the page
+ * The page's modules as the browser gets them (dist/src/consulta): each imports only modules of the page
  * itself. The page may use the server's types (`import type`, erased when compiled), never its code.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { test } from 'node:test';
 
-const WEB = new URL('../src/web/', import.meta.url);
+const PAGE = new URL('../src/consulta/', import.meta.url);
 
 test("the page's compiled modules import nothing but the page's own modules", () => {
-  const modules = readdirSync(WEB).filter((name) => name.endsWith('.js'));
+  const modules = readdirSync(PAGE).filter((name) => name.endsWith('.js'));
   assert.ok(modules.includes('contribuciones.js') && modules.includes('main.js'), modules.join(', '));
   for (const name of modules) {
-    const source = readFileSync(new URL(name, WEB), 'utf8');
+    const source = readFileSync(new URL(name, PAGE), 'utf8');
     const imports = [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
     for (const specifier of imports) {
       assert.match(specifier, /^\.\/[\w-]+\.js$/, `${name} imports ${specifier}`);
-      assert.ok(existsSync(new URL(specifier, WEB)), `${name} imports ${specifier}, which the page does not have`);
+      assert.ok(existsSync(new URL(specifier, PAGE)), `${name} imports ${specifier}, which the page does not have`);
     }
   }
 });

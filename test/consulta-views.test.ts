@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ApiError } from '../src/web/api.js';
-import { date8, dotted, fractionDigits, plain } from '../src/web/dom.js';
-import { refusal } from '../src/web/lotes.js';
-import type { Body } from '../src/web/vigilancias.js';
-import { codeDigits, missing, pastedLines, refusals } from '../src/web/vigilancias.js';
+import { ApiError } from '../src/consulta/api.js';
+import { date8, dotted, fractionDigits, plain } from '../src/consulta/dom.js';
+import { refusal } from '../src/consulta/lotes.js';
+import type { Body } from '../src/consulta/vigilancias.js';
+import { codeDigits, missing, pastedLines, refusals } from '../src/consulta/vigilancias.js';
 import type { Running } from './helpers.js';
 import { database, serve } from './helpers.js';
 

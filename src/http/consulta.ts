@@ -18,9 +18,9 @@ export const CONSULTA_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; " +
   "form-action 'self'; base-uri 'none'; frame-ancestors 'none'; object-src 'none'";
 
-/** The page's compiled modules (tsc builds src/web into dist/src/web) and its stylesheet. */
-const SCRIPTS_DIR = join(projectRoot, 'dist', 'src', 'web');
-const STYLESHEET = join(projectRoot, 'src', 'web', 'consulta.css');
+/** The page's compiled modules (tsc builds src/consulta into dist/src/consulta) and its stylesheet. */
+const SCRIPTS_DIR = join(projectRoot, 'dist', 'src', 'consulta');
+const STYLESHEET = join(projectRoot, 'src', 'consulta', 'consulta.css');
 
 /** The HS 2022 nomenclature in English (data/sources/hs2022), the last of the texts the hierarchy falls back to. */
 const HS_ENGLISH = join(projectRoot, 'data', 'sources', 'hs2022', 'harmonized-system.csv');

@@ -1,6 +1,6 @@
 /**
  * A fraction's page, `/consulta/fraccion/{code}`: its dotted code and description, where it sits in
- * the nomenclature, one section per subject (src/web/sections.ts), the notes the data holds, and the
+ * the nomenclature, one section per subject (src/consulta/sections.ts), the notes the data holds, and the
  * contributions form. A fraction that no longer exists still has a page, linking the fractions that
  * replaced it (`fracciones-anteriores`); one that never existed says so.
  */
