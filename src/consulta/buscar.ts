@@ -6,7 +6,7 @@
  */
 import { explain, features, get } from './api.js';
 import { alertBox, dotted, fractionDigits, fractionUrl, h, link, marked, pageUrl, show } from './dom.js';
-import { englishTexts, levelText } from './idioma.js';
+import { englishTexts, levelText } from './english.js';
 
 const PAGE_SIZE = 20;
 const SUGGEST_DELAY_MS = 150;

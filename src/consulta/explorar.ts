@@ -4,7 +4,7 @@
  */
 import { ApiError, explain, get } from './api.js';
 import { alertBox, dotted, fractionUrl, h, link, show } from './dom.js';
-import { englishTexts, levelText } from './idioma.js';
+import { englishTexts, levelText } from './english.js';
 import type { ChapterLevel, HeadingLevel, Section } from '../http/nomenclatura.js';
 
 function trail(...levels: (HTMLElement | string)[]): HTMLElement {

@@ -7,7 +7,7 @@
 import { answeringVersion, explain, features, get } from './api.js';
 import { showContributions } from './contribuciones.js';
 import { alertBox, date8, dotted, field, fractionDigits, fractionUrl, h, link, show } from './dom.js';
-import { englishTexts, levelText } from './idioma.js';
+import { englishTexts, levelText } from './english.js';
 import type { Coverage, Ficha, Row } from './sections.js';
 import { SUBJECTS, subjectSection } from './sections.js';
 import { newVigilanciaUrl } from './vigilancias.js';
