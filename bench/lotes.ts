@@ -34,6 +34,8 @@ interface Result {
   rssBeforeMb: number;
   rssPeakMb: number;
   rssGrowthMb: number;
+  /** The peak's growth by the end of each phase: the upload (to the 202), the work, the download. */
+  rssGrowthByPhaseMb: { upload: number; work: number; download: number };
   lookupP99Idle: number;
   lookupP99During: number;
 }
@@ -88,6 +90,7 @@ async function run(label: string, url: string, size: number): Promise<Result> {
     const started = performance.now();
     const sent = await fetch(`${base}/api/v1/lotes`, { method: 'POST', headers: { ...headers, 'content-type': 'text/csv' }, body });
     if (sent.status !== 202) throw new Error(`POST answered ${sent.status}: ${await sent.text()}`);
+    const afterUpload = Math.max(peak, service.rss());
     const location = sent.headers.get('location')!;
     const during = lookups(base, token);
     let state: { estado: string } = { estado: 'en_cola' };
@@ -97,6 +100,7 @@ async function run(label: string, url: string, size: number): Promise<Result> {
       if (state.estado === 'fallido' || state.estado === 'cancelado') throw new Error(`batch ${state.estado}`);
     }
     const seconds = (performance.now() - started) / 1000;
+    const afterWork = Math.max(peak, service.rss());
     const busy = await during;
     const download = await fetch(`${base}${location}/resultados?formato=csv`, { headers });
     const reader = download.body!.getReader();
@@ -111,6 +115,7 @@ async function run(label: string, url: string, size: number): Promise<Result> {
       rssBeforeMb: mb(before),
       rssPeakMb: mb(peak),
       rssGrowthMb: mb(peak - before),
+      rssGrowthByPhaseMb: { upload: mb(afterUpload - before), work: mb(afterWork - before), download: mb(peak - before) },
       lookupP99Idle: idle.p99,
       lookupP99During: busy.p99,
     };
@@ -146,10 +151,10 @@ async function main(): Promise<void> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  console.log('store     lines   seconds  lines/s  RSS before  RSS peak  growth  lookup p99 idle  lookup p99 during');
+  console.log('store     lines   seconds  lines/s  RSS before  RSS peak  growth  (upload/work/download)  lookup p99 idle  lookup p99 during');
   for (const r of results) {
     console.log(
-      `${r.store.padEnd(9)} ${String(r.lines).padStart(6)} ${String(r.seconds).padStart(9)} ${String(r.linesPerSecond).padStart(8)} ${`${r.rssBeforeMb} MB`.padStart(11)} ${`${r.rssPeakMb} MB`.padStart(9)} ${`${r.rssGrowthMb} MB`.padStart(7)} ${`${r.lookupP99Idle} ms`.padStart(16)} ${`${r.lookupP99During} ms`.padStart(18)}`,
+      `${r.store.padEnd(9)} ${String(r.lines).padStart(6)} ${String(r.seconds).padStart(9)} ${String(r.linesPerSecond).padStart(8)} ${`${r.rssBeforeMb} MB`.padStart(11)} ${`${r.rssPeakMb} MB`.padStart(9)} ${`${r.rssGrowthMb} MB`.padStart(7)} ${`(${r.rssGrowthByPhaseMb.upload}/${r.rssGrowthByPhaseMb.work}/${r.rssGrowthByPhaseMb.download})`.padStart(23)} ${`${r.lookupP99Idle} ms`.padStart(16)} ${`${r.lookupP99During} ms`.padStart(18)}`,
     );
   }
   console.log(JSON.stringify({ lotes: results }));

@@ -16,7 +16,7 @@ import { ConfigError, loadConfig, postgresSettings, redactDatabaseUrl, storeKind
 import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { openStore, startBuild, withUserAdmin, writeDatabase } from '../src/store/drivers.js';
-import { createPostgresPool, ensurePostgresSchema, poolSize, postgresPoolConfig, storeError } from '../src/store/postgres-connection.js';
+import { Connection, NAMED_MAX, createPostgresPool, ensurePostgresSchema, poolSize, postgresPoolConfig, storeError } from '../src/store/postgres-connection.js';
 import { StoreUnavailableError } from '../src/store/store.js';
 import { openWorkDb } from '../src/store/work.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
@@ -353,6 +353,23 @@ if (kinds.includes('postgres')) {
       assert.deepEqual(uncaught, []);
       await relay.start();
       assert.equal(await work.run('SELECT 1'), 1, 'the next transaction opens a new connection');
+    });
+
+    test('a connection keeps a bounded number of prepared statements, however many texts it is sent', async (t) => {
+      const connection = new Connection(loadConfig({ DATABASE_URL: db.url, PG_POOL_SIZE: '1' }), 'service');
+      defer(t, () => connection.close());
+      const prepared = async (): Promise<number> =>
+        Number((await connection.query<{ n: string }>('SELECT COUNT(*) AS n FROM pg_prepared_statements')).rows[0]!.n);
+      // Each text twice: the second use is the one that names it, while names are left.
+      for (let i = 0; i < NAMED_MAX + 200; i++) {
+        for (let use = 0; use < 2; use++) assert.equal((await connection.query<{ v: number }>(`SELECT $1::int + ${i} AS v`, [1])).rows[0]!.v, 1 + i);
+      }
+      const count = await prepared();
+      assert.ok(count <= NAMED_MAX + 1, `${count} prepared statements`);
+      assert.ok(count >= NAMED_MAX, `${count}: texts used twice are prepared while names are left`);
+      // A text used once is sent unnamed.
+      await connection.query('SELECT 41 + 1 AS once');
+      assert.equal(await prepared(), count);
     });
 
     test("two copies of the service on one database accept each other's tokens and see the same users", async (t) => {

@@ -184,20 +184,48 @@ export function storeError(error: unknown, shown: string): unknown {
   return new StoreUnavailableError(`PostgreSQL at ${shown} cannot answer: ${reason}`);
 }
 
+/**
+ * Texts prepared as named statements, per pool: each is prepared once per connection and kept by it
+ * (pg remembers it, the server keeps its plan) for the connection's life, so their number is bounded.
+ * A text is named on its second use, while fewer than this are named; the others are sent unnamed and
+ * parsed each time. Lookups and searches have a few dozen texts; a batch's reads of many fractions at
+ * once have one per count of fractions, record set and countries: named, they grew a 10,000-line
+ * batch's service by 34 MB more.
+ */
+export const NAMED_MAX = 500;
+/** Texts seen once, remembered until this many (then forgotten, and counted again). */
+const SEEN_MAX = 2000;
+
 /** A pool and how to name its database in messages; every query goes through `query`. */
 export class Connection {
   readonly shown: string;
   readonly pool: Pool;
+  private readonly named = new Set<string>();
+  private readonly seenOnce = new Set<string>();
 
   constructor(config: Config, purpose: Purpose, versionSchema?: string) {
     this.shown = postgresSettings(config).shown;
     this.pool = createPostgresPool(config, purpose, versionSchema);
   }
 
+  /** The statement's name when `text` is (now) one of the named, else undefined: sent unnamed. */
+  private nameOf(text: string): string | undefined {
+    if (this.named.has(text)) return statementName(text);
+    if (this.seenOnce.has(text) && this.named.size < NAMED_MAX) {
+      this.seenOnce.delete(text);
+      this.named.add(text);
+      return statementName(text);
+    }
+    if (this.seenOnce.size >= SEEN_MAX) this.seenOnce.clear();
+    this.seenOnce.add(text);
+    return undefined;
+  }
+
   async query<T extends QueryResultRow>(text: string, values: readonly unknown[] = []): Promise<QueryResult<T>> {
+    const name = this.nameOf(text);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.pool.query<T>({ name: statementName(text), text, values: [...values] });
+        return await this.pool.query<T>(name === undefined ? { text, values: [...values] } : { name, text, values: [...values] });
       } catch (error) {
         // A standby cancels a read that conflicts with replaying a load; a second try reads the new data.
         if (attempt === 1 && error instanceof pg.DatabaseError && error.code === '40001') continue;

@@ -7,7 +7,8 @@
  *   whatever the database's own collation, and plain B-tree indexes serve the prefix ranges.
  * - Service connections are read-only by construction (`default_transaction_read_only`) and carry the
  *   statement timeout; the loader and the user administration open their own, ordinary connections.
- * - Statements are named after a hash of their text: pg prepares each once per connection and reuses it.
+ * - Statements are named after a hash of their text: pg prepares each once per connection and reuses
+ *   it. Only texts used twice are named, and a bounded number of them (Connection in postgres-connection.ts).
  */
 import type { QueryResultRow } from 'pg';
 import type { Config } from '../config.js';
