@@ -52,8 +52,12 @@ export interface ReadFile {
   readonly extraColumns: string[];
 }
 
-/** Lines handed on at a time: a 100,000-line file is never held whole as lines (the bytes are, up to 20 MiB). */
-export const CHUNK_LINES = 1000;
+/**
+ * Lines handed on at a time (one INSERT's worth): a 100,000-line file is never held whole as lines (the
+ * bytes are, up to 20 MiB). Small chunks die young: with 1,000 lines a chunk outlived the young
+ * generation and a 100,000-line upload took the process up by 75 MB instead of 41.
+ */
+export const CHUNK_LINES = 200;
 
 /** Where a file's lines go, a chunk at a time in file order; the next chunk is read once the last is taken. */
 export type TakeLines = (lines: RawLine[]) => void | Promise<void>;
