@@ -1,14 +1,18 @@
 /**
  * A batch's file read a chunk of lines at a time (src/lotes/read.ts): what the readers hand on is the
  * file's lines, whole and in order, however the bytes fall; a refusal names the file's problem, and a
- * failure of whoever takes the lines stays that failure.
+ * failure of whoever takes the lines stays that failure. The results written back (src/lotes/write.ts)
+ * keep every character.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
 import ExcelJS from 'exceljs';
+import type { Resultado } from '../src/lotes/answer.js';
 import type { RawLine } from '../src/lotes/columns.js';
 import type { FileFormat } from '../src/lotes/read.js';
 import { CHUNK_LINES, FileError, readAllLines, readFile } from '../src/lotes/read.js';
+import { csvChunks, xlsxStream } from '../src/lotes/write.js';
 
 async function xlsx(rows: string[][]): Promise<Buffer> {
   const workbook = new ExcelJS.Workbook();
@@ -96,4 +100,48 @@ test("a failure of whoever takes the lines is that failure, never called the fil
       format,
     );
   }
+});
+
+test('a download keeps every character a client sent: the XLSX and CSV of results with emoji, eñes and euro signs', async () => {
+  const results: Resultado[] = Array.from({ length: 10 * CHUNK_LINES + 345 }, (_, i) => ({
+    linea: i + 2,
+    referencia: `R${i}`,
+    descripcion: description('csv', i),
+    extra: { nota: `🚗 ${i}` },
+    fraccion: null,
+    nico: null,
+    estado_fraccion: 'sin_fraccion',
+    reemplazada_por: [],
+    candidatas: [],
+    coincide: null,
+    igi: null,
+    preferencia: null,
+    sin_datos_preferencia: false,
+    requisitos: null,
+    contribuciones: null,
+    revisar: true,
+    error: null,
+  }));
+  // Pages come as the database gives them, a turn of the event loop apart.
+  async function* pages(): AsyncGenerator<Resultado[]> {
+    for (let i = 0; i < results.length; i += 100) {
+      await setImmediate();
+      yield results.slice(i, i + 100);
+    }
+  }
+  const bytes: Buffer[] = [];
+  for await (const chunk of xlsxStream(pages(), ['nota'])) bytes.push(chunk as Buffer);
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(Buffer.concat(bytes) as unknown as ArrayBuffer);
+  const sheet = workbook.worksheets[0]!;
+  const header = (sheet.getRow(1).values as string[]).slice(1);
+  const [descripcion, nota] = [header.indexOf('descripcion') + 1, header.indexOf('nota') + 1];
+  results.forEach((r, i) => {
+    const row = sheet.getRow(i + 2);
+    assert.equal(row.getCell(descripcion).value, r.descripcion, `XLSX row ${i + 2}`);
+    assert.equal(row.getCell(nota).value, r.extra['nota']);
+  });
+  let csv = '';
+  for await (const chunk of csvChunks(pages(), ['nota'])) csv += chunk;
+  for (const r of results) assert.ok(csv.includes(`${r.descripcion},`) && csv.includes(r.extra['nota']!), `CSV line ${r.linea}`);
 });
