@@ -89,8 +89,15 @@ export async function readAllLines(format: FileFormat, body: Buffer): Promise<{ 
 class Chunks {
   private pending: RawLine[] = [];
   count = 0;
+  /** What the taker threw, if it did: the taker's failure, never called the file's. */
+  private takerFailure: unknown;
 
   constructor(private readonly take: TakeLines) {}
+
+  /** Whether `error` came from parsing the file (to be refused as a FileError), not from the taker or a refusal already made. */
+  fromParser(error: unknown): boolean {
+    return !(error instanceof FileError || error instanceof TooManyLines || (this.takerFailure !== undefined && error === this.takerFailure));
+  }
 
   async add(line: RawLine): Promise<void> {
     if (this.count >= MAX_LINES) throw new TooManyLines();
@@ -103,7 +110,12 @@ class Chunks {
     if (this.pending.length === 0) return;
     const chunk = this.pending;
     this.pending = [];
-    await this.take(chunk);
+    try {
+      await this.take(chunk);
+    } catch (error) {
+      this.takerFailure = error;
+      throw error;
+    }
   }
 }
 
@@ -162,7 +174,6 @@ async function readCsv(body: Buffer, chunks: Chunks): Promise<ReadFile> {
   const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
   const parser = Readable.from(pieces(bytes)).pipe(parse({ delimiter, relax_column_count: true, relax_quotes: true, info: true }));
   let header: Header | undefined;
-  let taking = false;
   try {
     for await (const record of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       const cells = record.record;
@@ -172,16 +183,12 @@ async function readCsv(body: Buffer, chunks: Chunks): Promise<ReadFile> {
         continue;
       }
       if (blank(cells)) continue;
-      taking = true;
       await chunks.add(header.line(record.info.lines, cells));
-      taking = false;
     }
-    taking = true;
     await chunks.flush();
   } catch (error) {
     parser.destroy();
-    // What went wrong while the lines were taken is the taker's; what went wrong reading is the file's.
-    if (error instanceof FileError || error instanceof TooManyLines || taking) throw error;
+    if (!chunks.fromParser(error)) throw error;
     const csv = error as { message?: string; lines?: number };
     throw new FileError(`the file cannot be read as CSV (${String(csv.message ?? error)})`, csv.lines);
   }
@@ -213,7 +220,6 @@ async function readXlsx(body: Buffer, chunks: Chunks): Promise<ReadFile> {
     worksheets: 'emit',
   });
   let header: Header | undefined;
-  let taking = false;
   try {
     for await (const sheet of reader) {
       for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
@@ -227,18 +233,14 @@ async function readXlsx(body: Buffer, chunks: Chunks): Promise<ReadFile> {
           continue;
         }
         if (blank(cells)) continue;
-        taking = true;
         await chunks.add(header.line(row.number, cells));
-        taking = false;
       }
       // The first sheet only.
       break;
     }
-    taking = true;
     await chunks.flush();
   } catch (error) {
-    // What went wrong while the lines were taken is the taker's; what went wrong reading is the file's.
-    if (error instanceof FileError || error instanceof TooManyLines || taking) throw error;
+    if (!chunks.fromParser(error)) throw error;
     throw new FileError(`the file cannot be read as XLSX (${error instanceof Error ? error.message : String(error)})`);
   }
   if (header === undefined) throw new FileError('the file has no header (its first sheet is empty)');

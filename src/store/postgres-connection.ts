@@ -200,7 +200,8 @@ const SEEN_MAX = 2000;
 export class Connection {
   readonly shown: string;
   readonly pool: Pool;
-  private readonly named = new Set<string>();
+  /** Each named text and its name (hashed once). */
+  private readonly named = new Map<string, string>();
   private readonly seenOnce = new Set<string>();
 
   constructor(config: Config, purpose: Purpose, versionSchema?: string) {
@@ -210,11 +211,13 @@ export class Connection {
 
   /** The statement's name when `text` is (now) one of the named, else undefined: sent unnamed. */
   private nameOf(text: string): string | undefined {
-    if (this.named.has(text)) return statementName(text);
+    const known = this.named.get(text);
+    if (known !== undefined) return known;
     if (this.seenOnce.has(text) && this.named.size < NAMED_MAX) {
       this.seenOnce.delete(text);
-      this.named.add(text);
-      return statementName(text);
+      const name = statementName(text);
+      this.named.set(text, name);
+      return name;
     }
     if (this.seenOnce.size >= SEEN_MAX) this.seenOnce.clear();
     this.seenOnce.add(text);
