@@ -9,7 +9,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
-import { defaultDatabasePath, projectRoot } from '../src/config.js';
+import { defaultDatabasePath, projectRoot } from '../src/config-values.js';
 
 const url = process.env['DATABASE_URL'] ?? '';
 const file = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : defaultDatabasePath;

@@ -9,7 +9,8 @@ import { serveForBench } from './serve.js';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultDatabasePath, loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
+import { defaultDatabasePath } from '../src/config-values.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 200);

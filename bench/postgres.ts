@@ -3,11 +3,11 @@
  * default the local one), loaded with the demo dataset's current version, dropped by `drop`.
  */
 import pg from 'pg';
-import { demoSourcesDir } from '../src/config.js';
+import { demoSourcesDir } from '../src/config-values.js';
 import { demoRecords } from '../src/data/demo/index.js';
 import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { writeDatabase } from '../src/store/drivers.js';
+import { writeDatabase } from '../src/data/write.js';
 
 export interface BenchDatabase {
   readonly url: string;

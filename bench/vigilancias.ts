@@ -16,11 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashPassword } from '../src/auth/passwords.js';
-import { demoSourcesDir, loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
+import { demoSourcesDir } from '../src/config-values.js';
 import { demoRecords } from '../src/data/demo/index.js';
 import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { withUserAdmin, writeDatabase } from '../src/store/drivers.js';
+import { withUserAdmin } from '../src/store/drivers.js';
+import { writeDatabase } from '../src/data/write.js';
 import type { DatasetWriter } from '../src/store/store.js';
 
 const LISTS = Number(process.env['BENCH_LISTS'] ?? 1000);

@@ -19,7 +19,7 @@ import { openWorkDb } from './store/work.js';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
-import { ConfigError, storeKind, trustProxy } from './config.js';
+import { ConfigError, storeKind, trustProxy } from './config-values.js';
 import { bearerGuard } from './http/auth.js';
 import { COMPRESS_THRESHOLD, ResponseCache } from './http/cache.js';
 import type { LogOutput } from './http/logging.js';

@@ -10,7 +10,7 @@ import { recordToRow } from '../src/data/record-row.js';
 import type { FractionFilter } from '../src/record-sets/define.js';
 import { dotted } from '../src/record-sets/filters.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { writeDatabase } from '../src/store/drivers.js';
+import { writeDatabase } from '../src/data/write.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { CONTRIBUCIONES_RECORDS } from './contribuciones-fixture.js';
 import type { Running } from './helpers.js';

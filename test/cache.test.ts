@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { recordSets } from '../src/record-sets/index.js';
 import { recordToRow } from '../src/data/record-row.js';
-import { writeDatabase } from '../src/store/drivers.js';
+import { writeDatabase } from '../src/data/write.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { fixtureRecords } from './fixtures.js';
 import type { Running } from './helpers.js';

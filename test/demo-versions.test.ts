@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { demoSourcesDir } from '../src/config.js';
+import { demoSourcesDir } from '../src/config-values.js';
 import type { DemoVersion } from '../src/data/demo/index.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
 import { recordSets } from '../src/record-sets/index.js';

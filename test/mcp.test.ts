@@ -15,7 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FUENTE_2022 } from '../src/data/demo/index.js';
-import { writeDatabase } from '../src/store/drivers.js';
+import { writeDatabase } from '../src/data/write.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 import { fillFixture } from './fixtures.js';
 import type { Running, TestDatabase } from './helpers.js';

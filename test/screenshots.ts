@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../src/config.js';
+import { projectRoot } from '../src/config-values.js';
 import { launch, newPage } from './browser.js';
 import { TEST_PASSWORD, TEST_USER, createTestDatabase, fillDemo, startServer } from './helpers.js';
 

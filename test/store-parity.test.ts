@@ -13,7 +13,7 @@ import { recordToRow } from '../src/data/record-row.js';
 import { checkValue } from '../src/data/values.js';
 import type { Field, Filter, RecordSet } from '../src/record-sets/define.js';
 import { recordSets } from '../src/record-sets/index.js';
-import { demoSourcesDir } from '../src/config.js';
+import { demoSourcesDir } from '../src/config-values.js';
 import { openStore } from '../src/store/drivers.js';
 import type { Condition } from '../src/store/sql.js';
 import type { DatasetWriter } from '../src/store/store.js';

@@ -13,7 +13,7 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { buildApp } from '../src/app.js';
-import { writeDatabase } from '../src/store/drivers.js';
+import { writeDatabase } from '../src/data/write.js';
 import { checkedLookup, isPublicAddress, post, refuseUrl } from '../src/vigilancias/outbound.js';
 import { withAladi2 } from './fixtures.js';
 import { TEST_PASSWORD, TEST_USER, addUser, database, defer, login, storeKinds, testConfig, waitFor } from './helpers.js';

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { writeDatabase } from '../src/store/drivers.js';
+import { writeDatabase } from '../src/data/write.js';
 import { fillFixture } from '../test/fixtures.js';
 
 const run = promisify(execFile);

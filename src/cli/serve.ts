@@ -6,7 +6,7 @@
 import cluster from 'node:cluster';
 import { buildApp } from '../app.js';
 import type { Config } from '../config.js';
-import { workerCount } from '../config.js';
+import { workerCount } from '../config-values.js';
 import { prepareStartup } from '../data/startup.js';
 import { runPrimary } from './cluster.js';
 import { drainOnClose } from './shutdown.js';

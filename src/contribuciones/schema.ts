@@ -4,21 +4,16 @@
  * (src/http/typed.ts, Pydantic's 422 shapes) and the TypeScript types of both (the computation's
  * answer, the page's) all come from here. What a schema cannot say (a fraction in any typed form, a
  * NICO that agrees with it, an exchange rate above 0, a PROSEC sector in any case) is the refinement
- * in request.ts, after the check. Imports nothing but TypeBox: the page imports its types.
+ * in request.ts, after the check. Imports nothing but TypeBox and the decimals' patterns: the page
+ * imports its types.
  */
 import { Type } from '@sinclair/typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
+import { DECIMAL_PATTERNS } from './decimals.js';
 
 export const MAX_LINES = 500;
 export const REGIMES = ['definitivo'] as const;
 export const MAX_EXPORTER = 300;
-
-/** Decimal strings: 1 to 13 ASCII digits, then at most `scale` decimals; no sign, exponent or grouping. */
-export const DECIMAL_PATTERNS = {
-  money: '^\\d{1,13}(\\.\\d{1,2})?$',
-  quantity: '^\\d{1,13}(\\.\\d{1,3})?$',
-  exchangeRate: '^\\d{1,13}(\\.\\d{1,4})?$',
-} as const;
 
 /** A field a client may leave out or send as null (Pydantic's `Optional[…] = None`); what it means is said of the field. */
 const optional = <T extends TSchema>(schema: T, options: { description: string; default?: unknown }) =>

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { projectRoot } from '../config.js';
+import { projectRoot } from '../config-values.js';
 import type { Dec } from './money.js';
 import { Dec as Decimal } from './money.js';
 

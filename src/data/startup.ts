@@ -8,10 +8,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { basename, dirname, join } from 'node:path';
 import { hashPassword } from '../auth/passwords.js';
 import type { Config } from '../config.js';
-import { demoSourcesDir, isEmbeddedDemo, sqlitePath, storeKind } from '../config.js';
+import { demoSourcesDir, isEmbeddedDemo, sqlitePath, storeKind } from '../config-values.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
-import { withUserAdmin, writeDatabase } from '../store/drivers.js';
+import { withUserAdmin } from '../store/drivers.js';
+import { writeDatabase } from './write.js';
 import { adoptOlderVersions, isRunning } from '../store/sqlite-build.js';
 import type { CommittedDataset, DatasetInfo, DatasetWriter } from '../store/store.js';
 import { DEMO_VERSION_COUNT, LIGIE_2022_FROM } from './demo/index.js';

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { FastifyReply } from 'fastify';
-import { projectRoot } from '../config.js';
+import { projectRoot } from '../config-values.js';
 import type { OpenRoute } from './route-kinds.js';
 
 /**

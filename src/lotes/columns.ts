@@ -3,7 +3,7 @@
  * matched whatever their case, accents and surrounding spaces; a value that cannot be read is said in a
  * Spanish sentence in the line's `error` and left out of the line's questions, never refusing the batch.
  */
-import { DECIMAL_PATTERNS } from '../contribuciones/schema.js';
+import { DECIMAL_PATTERNS } from '../contribuciones/decimals.js';
 import type { Dec } from '../contribuciones/money.js';
 import { Dec as Decimal } from '../contribuciones/money.js';
 

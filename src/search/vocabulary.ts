@@ -14,14 +14,19 @@ export interface VocabularyData {
   readonly terms: Iterable<{ TERMINO: string; DF: number }>;
   readonly words: Iterable<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>;
   readonly synonyms: Iterable<{ TERMINOS: string; EXPANSION: string }>;
-  readonly codes: Iterable<{ CODIGO: string; DESCRIPCION: string | null }>;
+  /** The codes and their texts, for suggestions, or how to read them (as `phrases`: a planner never reads them). */
+  readonly codes: Rows<{ CODIGO: string; DESCRIPCION: string | null }>;
   /**
    * The goods phrases of suggestions, or how to read them: read the first time a suggestion is asked,
    * so that a process that never suggests (the batches' thread) never holds them (about 17 MB of heap
    * for the demo dataset).
    */
-  readonly phrases: Iterable<PhraseRow> | (() => Iterable<PhraseRow>);
+  readonly phrases: Rows<PhraseRow>;
 }
+
+/** Rows, or how to read them the first time they are needed. */
+export type Rows<T> = Iterable<T> | (() => Iterable<T>);
+const rowsOf = <T>(rows: Rows<T>): Iterable<T> => (typeof rows === 'function' ? rows() : rows);
 
 /**
  * One word of the query: the index terms that count for it (a trailing space: the whole term only),
@@ -95,17 +100,44 @@ export class Vocabulary {
   private readonly stems: string[];
   private readonly words: Word[];
   private readonly synonyms = new Map<string, { terms: string[]; expansion: string[] }[]>();
-  private readonly codes: { CODIGO: string; DESCRIPCION: string | null }[];
   /** Words and stems of the index by the first letter of how they sound, with that sound: the candidates of a typo. */
   private readonly bySound = new Map<string, { sound: string; stem: string; frequency: number }[]>();
-  /** Top words for every prefix of one to three letters, computed once. */
-  private readonly topByShortPrefix = new Map<string, Word[]>();
+  /**
+   * What only suggestions use, made the first time one is asked: a process that only plans searches
+   * (the batches' thread) never holds them.
+   */
+  private readonly codeRows: Rows<{ CODIGO: string; DESCRIPCION: string | null }>;
+  private sortedCodes: { CODIGO: string; DESCRIPCION: string | null }[] | undefined;
+  /** Top words for every prefix of one to three letters. */
+  private shortPrefixes: Map<string, Word[]> | undefined;
   private phraseIndex: PhraseIndex | undefined;
-  private readonly phraseRows: Iterable<PhraseRow> | (() => Iterable<PhraseRow>);
+  private readonly phraseRows: Rows<PhraseRow>;
 
   private phrases(): PhraseIndex {
-    this.phraseIndex ??= new PhraseIndex(typeof this.phraseRows === 'function' ? this.phraseRows() : this.phraseRows);
+    this.phraseIndex ??= new PhraseIndex(rowsOf(this.phraseRows));
     return this.phraseIndex;
+  }
+
+  private codes(): { CODIGO: string; DESCRIPCION: string | null }[] {
+    this.sortedCodes ??= [...rowsOf(this.codeRows)].sort((a, b) => (a.CODIGO < b.CODIGO ? -1 : 1));
+    return this.sortedCodes;
+  }
+
+  private topByShortPrefix(): Map<string, Word[]> {
+    if (this.shortPrefixes === undefined) {
+      const top = new Map<string, Word[]>();
+      for (const w of this.words) {
+        for (let n = 1; n <= Math.min(3, w.word.length); n++) {
+          const key = w.word.slice(0, n);
+          const list = top.get(key) ?? [];
+          list.push(w);
+          top.set(key, list);
+        }
+      }
+      for (const [key, list] of top) top.set(key, byFrequency(list).slice(0, MAX_SUGGESTIONS));
+      this.shortPrefixes = top;
+    }
+    return this.shortPrefixes;
   }
 
   constructor(data: VocabularyData) {
@@ -121,17 +153,8 @@ export class Vocabulary {
       if (list) list.push(entry);
       else this.synonyms.set(terms[0]!, [entry]);
     }
-    this.codes = [...data.codes].sort((a, b) => (a.CODIGO < b.CODIGO ? -1 : 1));
-    for (const w of this.words) {
-      this.addSound(w.word, w.stem, w.frequency);
-      for (let n = 1; n <= Math.min(3, w.word.length); n++) {
-        const key = w.word.slice(0, n);
-        const list = this.topByShortPrefix.get(key) ?? [];
-        list.push(w);
-        this.topByShortPrefix.set(key, list);
-      }
-    }
-    for (const [key, list] of this.topByShortPrefix) this.topByShortPrefix.set(key, byFrequency(list).slice(0, MAX_SUGGESTIONS));
+    this.codeRows = data.codes;
+    for (const w of this.words) this.addSound(w.word, w.stem, w.frequency);
     // Stems too: "telvisores" is one letter from the stem of "televisor", three from any word.
     for (const [term, df] of this.df) if (/^\p{L}{4,}$/u.test(term)) this.addSound(term, term, df);
   }
@@ -244,8 +267,9 @@ export class Vocabulary {
     const digits = q.replace(/[.\s]/g, '');
     if (/^\d+$/.test(digits)) {
       const out: Suggestion[] = [];
-      for (let i = lowerBound(this.codes, digits, (c) => c.CODIGO); i < this.codes.length && out.length < MAX_SUGGESTIONS; i++) {
-        const c = this.codes[i]!;
+      const codes = this.codes();
+      for (let i = lowerBound(codes, digits, (c) => c.CODIGO); i < codes.length && out.length < MAX_SUGGESTIONS; i++) {
+        const c = codes[i]!;
         if (!c.CODIGO.startsWith(digits)) break;
         out.push({ SUGERENCIA: c.CODIGO, TIPO: 'fraccion', FRACCION: c.CODIGO.slice(0, 8), NICO: c.CODIGO.slice(8) || null, DESCRIPCION: c.DESCRIPCION });
       }
@@ -264,7 +288,7 @@ export class Vocabulary {
   }
 
   private completions(prefix: string): Word[] {
-    if (prefix.length <= 3) return this.topByShortPrefix.get(prefix) ?? [];
+    if (prefix.length <= 3) return this.topByShortPrefix().get(prefix) ?? [];
     const found: Word[] = [];
     for (let i = lowerBound(this.words, prefix, (w) => w.word); i < this.words.length && this.words[i]!.word.startsWith(prefix); i++)
       found.push(this.words[i]!);

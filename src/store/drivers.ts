@@ -2,12 +2,12 @@
  * The choice of store: one table of drivers, keyed by the kind DATABASE_URL names (`postgres://…`
  * or `postgresql://…` PostgreSQL, else SQLite). Everything else asks for a store through here.
  */
-import type { Config, StoreKind } from '../config.js';
-import { loadConfig, storeKind } from '../config.js';
-import { writeDataset } from './core.js';
+import type { Config } from '../config.js';
+import type { StoreKind } from '../config-values.js';
+import { storeKind } from '../config-values.js';
 import { postgresDriver } from './postgres-driver.js';
 import { sqliteDriver } from './sqlite-driver.js';
-import type { BuildOptions, CommittedDataset, DatasetBuild, DatasetWriter, Store, StoreDriver, UserAdmin } from './store.js';
+import type { BuildOptions, DatasetBuild, Store, StoreDriver, UserAdmin } from './store.js';
 
 const drivers: Readonly<Record<StoreKind, StoreDriver>> = {
   sqlite: sqliteDriver,
@@ -30,18 +30,4 @@ export async function withUserAdmin<T>(config: Config, action: (admin: UserAdmin
   } finally {
     await admin.close();
   }
-}
-
-/**
- * Builds a complete dataset from `fill` into the database `databaseUrl` names (the demo build, test
- * fixtures, the benchmark): all of it or, on any failure, nothing. See writeDataset.
- */
-export async function writeDatabase(
-  databaseUrl: string,
-  source: string,
-  fill: (writer: DatasetWriter) => void | Promise<void>,
-  options: BuildOptions = {},
-): Promise<CommittedDataset> {
-  const config = loadConfig({ DATABASE_URL: databaseUrl });
-  return writeDataset(await startBuild(config, options), source, fill);
 }

@@ -4,7 +4,7 @@
  */
 import type { PoolClient } from 'pg';
 import type { Config } from '../config.js';
-import { redactDatabaseUrl } from '../config.js';
+import { redactDatabaseUrl } from '../config-values.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import {

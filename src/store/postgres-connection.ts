@@ -4,17 +4,26 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import pg from 'pg';
+import type * as Pg from 'pg';
 import type { CustomTypesConfig, Pool, PoolClient, PoolConfig, QueryResult, QueryResultRow } from 'pg';
-import type { Config, PostgresSettings } from '../config.js';
-import { ConfigError, postgresSettings } from '../config.js';
+import type { Config } from '../config.js';
+import type { PostgresSettings } from '../config-values.js';
+import { ConfigError, postgresSettings } from '../config-values.js';
 import type { Field } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import { metaDdl } from './core.js';
 import { buildCreateTable, buildIndexes } from './sql.js';
 import { StoreUnavailableError } from './store.js';
 import type { VersionInfo } from './versions.js';
+
+/**
+ * The driver, loaded when a PostgreSQL store is first used: a process or thread that serves SQLite
+ * (the batches' worker thread) never holds it (about 10 MB of resident memory per thread).
+ */
+let driver: typeof Pg | undefined;
+const pg = (): typeof Pg => (driver ??= createRequire(import.meta.url)('pg') as typeof Pg);
 
 // ---------------------------------------------------------------------------------------------
 // Schema
@@ -83,7 +92,7 @@ const INT8_OID = 20;
 /** BIGINT values (the int columns, COUNT(*)) as numbers, as SQLite gives them; import keeps them safe integers. */
 const parseInt8 = (value: string): number => Number(value);
 function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
-  return oid === INT8_OID ? parseInt8 : (pg.types.getTypeParser(oid, format) as (value: string) => unknown);
+  return oid === INT8_OID ? parseInt8 : (pg().types.getTypeParser(oid, format) as (value: string) => unknown);
 }
 export const types: CustomTypesConfig = { getTypeParser: typeParser as CustomTypesConfig['getTypeParser'] };
 
@@ -144,7 +153,7 @@ export function postgresPoolConfig(config: Config, purpose: Purpose, versionSche
 }
 
 export function createPostgresPool(config: Config, purpose: Purpose, versionSchema?: string): Pool {
-  const pool = new pg.Pool(postgresPoolConfig(config, purpose, versionSchema));
+  const pool = new (pg().Pool)(postgresPoolConfig(config, purpose, versionSchema));
   // An idle connection that dies (server restart, network) is dropped by the pool and the next query
   // opens a new one; without a listener the event would end the process.
   pool.on('error', () => undefined);
@@ -175,7 +184,7 @@ const UNAVAILABLE_CODES = new Set(['42P01', '42703', '40001']);
  * without its password.
  */
 export function storeError(error: unknown, shown: string): unknown {
-  if (error instanceof pg.DatabaseError) {
+  if (error instanceof pg().DatabaseError) {
     const code = error.code ?? '';
     if (!UNAVAILABLE_CLASSES.has(code.slice(0, 2)) && !UNAVAILABLE_CODES.has(code)) return error;
     return new StoreUnavailableError(`PostgreSQL at ${shown} cannot answer: ${code} ${error.message}`);
@@ -231,7 +240,7 @@ export class Connection {
         return await this.pool.query<T>(name === undefined ? { text, values: [...values] } : { name, text, values: [...values] });
       } catch (error) {
         // A standby cancels a read that conflicts with replaying a load; a second try reads the new data.
-        if (attempt === 1 && error instanceof pg.DatabaseError && error.code === '40001') continue;
+        if (attempt === 1 && error instanceof pg().DatabaseError && error.code === '40001') continue;
         throw storeError(error, this.shown);
       }
     }

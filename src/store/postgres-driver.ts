@@ -1,5 +1,5 @@
 /** The PostgreSQL driver: DATABASE_URL `postgres://…` or `postgresql://…`. */
-import { redactDatabaseUrl } from '../config.js';
+import { redactDatabaseUrl } from '../config-values.js';
 import { SqlUserAdmin } from './core.js';
 import { PostgresDatasetBuild, postgresChanges, postgresRecordSet, readPostgresDataset, removePostgresVersion } from './postgres-build.js';
 import { Connection, ensurePostgresSchema, storeError } from './postgres-connection.js';

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
-import { sqlitePath } from '../config.js';
+import { sqlitePath } from '../config-values.js';
 import type { StatementLimits } from './sqlite-statements.js';
 import { SqlUserAdmin, removalRefused } from './core.js';
 import { sqliteDialect } from './sql.js';
@@ -79,14 +79,14 @@ const statementLimits = (config: Config): StatementLimits => ({
 });
 
 export const sqliteDriver: StoreDriver = {
-  open: (config) => new SqliteStore(sqlitePath(config), statementLimits(config)),
+  open: (config) => new SqliteStore(sqlitePath(config), statementLimits(config), config.SQLITE_CACHE_KB),
   openUserAdmin: (config) => Promise.resolve(sqliteUserAdmin(sqlitePath(config))),
   startBuild: (config, options) => {
     const path = sqlitePath(config);
     mkdirSync(dirname(path), { recursive: true });
     return Promise.resolve(SqliteDatasetBuild.start(path, options));
   },
-  openVersion: (config, version) => new SqliteStore(versionFile(sqlitePath(config), version), statementLimits(config)),
+  openVersion: (config, version) => new SqliteStore(versionFile(sqlitePath(config), version), statementLimits(config), config.SQLITE_CACHE_KB),
   // A refusal is a rejected promise, never a throw before there is one.
   removeVersion: (config, version, today) => new Promise<void>((resolve) => resolve(removeSqliteVersion(sqlitePath(config), version, today))),
   readRecordSet: (config, rs, aside) => sqliteRecordSet(aside ? versionFile(sqlitePath(config), aside) : sqlitePath(config), rs),
@@ -108,7 +108,7 @@ export const sqliteDriver: StoreDriver = {
     const reason = reopenReason(served, force);
     if (reason === null) return null;
     const { path } = served as SqliteStore | MissingSqliteFile;
-    return { reason, open: () => new SqliteStore(path, statementLimits(config)) };
+    return { reason, open: () => new SqliteStore(path, statementLimits(config), config.SQLITE_CACHE_KB) };
   },
   describe: (config) => resolve(sqlitePath(config)),
 };

@@ -96,7 +96,7 @@ export class SqliteFullText {
         FRECUENCIA: number;
       }[],
       synonyms: this.db.prepare('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"').all() as { TERMINOS: string; EXPANSION: string }[],
-      codes: this.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
+      codes: () => this.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
       // A file written before the phrases existed still searches; its suggestions complete words alone.
       phrases: () =>
         this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'buscar_frases'`).get()

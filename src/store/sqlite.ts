@@ -85,6 +85,8 @@ export class SqliteStore implements Store {
     readonly path: string,
     /** The bound of each of its statement caches (SQLITE_STATEMENTS_MAX, SQLITE_STATEMENTS_KB). */
     readonly statementLimits: StatementLimits = DEFAULT_STATEMENT_LIMITS,
+    /** The connection's page cache in KiB (SQLITE_CACHE_KB); absent, better-sqlite3's default. */
+    cacheKib?: number,
   ) {
     const identity = fileIdentity(path);
     if (identity === null) throw new StoreUnavailableError(`SQLite database not found: ${path}`);
@@ -94,6 +96,7 @@ export class SqliteStore implements Store {
     // No memory map: a file truncated or copied over in place (`cp backup.sqlite PATH`) would kill the
     // process with SIGBUS on the next read; with plain reads it is an error, answered 503.
     this.db.pragma('mmap_size = 0');
+    if (cacheKib !== undefined) this.db.pragma(`cache_size = -${cacheKib}`);
     this.statements = new StatementCache(this.db, statementLimits);
     this.rowStatements = new StatementCache(this.db, statementLimits, true);
     this.prepare = this.statements.prepare;

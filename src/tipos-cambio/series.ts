@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { projectRoot } from '../config.js';
+import { projectRoot } from '../config-values.js';
 
 export const TIPOS_CAMBIO_FILE = 'tipos-cambio.csv';
 export const TIPOS_CAMBIO_COLUMNS = ['fecha', 'tipo_cambio'] as const;

@@ -4,7 +4,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
-import { allowedWebhookHosts, retryWaits } from '../config.js';
+import { allowedWebhookHosts, retryWaits } from '../config-values.js';
 import type { Datasets } from '../store/datasets.js';
 import { openWorkDb } from '../store/work.js';
 import type { WorkDb } from '../store/work.js';
