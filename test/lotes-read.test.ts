@@ -47,30 +47,49 @@ async function files(count: number): Promise<[FileFormat, Buffer][]> {
 test('every line is handed on whole and in order, in chunks, whatever byte a character starts at', async () => {
   // Over 64 KiB, the piece a parser is fed: two-, three- and four-byte characters fall across the cuts.
   const count = 10 * CHUNK_LINES + 345;
-  for (const [format, body] of await files(count)) {
-    const chunks: RawLine[][] = [];
-    const read = await readFile(format, body, (chunk) => void chunks.push(chunk));
-    assert.equal(read.lines, count, format);
-    assert.ok(
-      chunks.every((c) => c.length <= CHUNK_LINES),
-      format,
-    );
-    assert.equal(chunks.length, Math.ceil(count / CHUNK_LINES), format);
-    const lines = chunks.flat();
-    lines.forEach((line, i) => {
-      assert.equal(line.values.descripcion, description(format, i), `${format} line ${line.linea}`);
-      assert.equal(line.values.referencia, `R${i}`);
-    });
-    assert.ok(
-      lines.every((line, i) => i === 0 || line.linea > lines[i - 1]!.linea),
-      `${format}: file order`,
-    );
+  for (const [format, whole] of await files(count)) {
+    // Whole, as the command line reads it, and as an upload arrives: in pieces cut anywhere.
+    for (const body of [whole, pieces(whole, 997)]) {
+      await everyLine(format, body, count);
+    }
   }
 });
 
-test('a UTF-8 BOM is no part of the first header, and a file of other bytes is refused before any line is handed on', async () => {
+/** `bytes` as a stream of pieces of `size` bytes (the last shorter). */
+async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < bytes.length; at += size) {
+    await setImmediate();
+    yield bytes.subarray(at, at + size);
+  }
+}
+
+async function everyLine(format: FileFormat, body: Buffer | AsyncIterable<Uint8Array>, count: number): Promise<void> {
+  const chunks: RawLine[][] = [];
+  const read = await readFile(format, body, (chunk) => void chunks.push(chunk));
+  assert.equal(read.lines, count, format);
+  assert.ok(
+    chunks.every((c) => c.length <= CHUNK_LINES),
+    format,
+  );
+  assert.equal(chunks.length, Math.ceil(count / CHUNK_LINES), format);
+  const lines = chunks.flat();
+  lines.forEach((line, i) => {
+    assert.equal(line.values.descripcion, description(format, i), `${format} line ${line.linea}`);
+    assert.equal(line.values.referencia, `R${i}`);
+  });
+  assert.ok(
+    lines.every((line, i) => i === 0 || line.linea > lines[i - 1]!.linea),
+    `${format}: file order`,
+  );
+}
+
+test('a UTF-8 BOM is no part of the first header, and a file of other bytes is refused', async () => {
   const read = await readAllLines('csv', Buffer.from('\uFEFFdescripcion;extra\ncaballo;1\n'));
   assert.deepEqual(read.lines, [{ linea: 2, values: { descripcion: 'caballo' }, extra: { extra: '1' } }]);
+  // A BOM cut across an upload's first pieces is a BOM too.
+  const cut: RawLine[] = [];
+  await readFile('csv', pieces(Buffer.from('\uFEFFdescripcion;extra\ncaballo;1\n'), 1), (chunk) => void cut.push(...chunk));
+  assert.deepEqual(cut, read.lines);
   let taken = 0;
   const latin1 = Buffer.from('descripcion\ncaf\xe9\n', 'latin1');
   await assert.rejects(
@@ -89,6 +108,21 @@ test('a file refused at a late line has had its earlier lines handed on: the ref
     (error: unknown) => error instanceof FileError && error.line === CHUNK_LINES + 11,
   );
   assert.equal(taken, CHUNK_LINES, 'the first chunk was taken (the caller undoes it)');
+});
+
+test("a failure of the bytes' source (an upload cut short) is that failure, never called the file's", async () => {
+  const failure = new Error('the connection was lost');
+  for (const [format, body] of await files(CHUNK_LINES * 3)) {
+    async function* cut(): AsyncGenerator<Uint8Array> {
+      yield* pieces(body.subarray(0, body.length >> 1), 4096);
+      throw failure;
+    }
+    await assert.rejects(
+      readFile(format, cut(), () => undefined),
+      (error: unknown) => error === failure,
+      format,
+    );
+  }
 });
 
 test("a failure of whoever takes the lines is that failure, never called the file's", async () => {

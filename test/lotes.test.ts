@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance } from 'fastify';
@@ -404,6 +405,7 @@ for (const kind of await storeKinds()) {
     });
 
     test('limits: more than 100,000 lines or 20 MiB is a 413', async () => {
+      const held = (await server.json<Page<Lote>>('/api/v1/lotes')).body.total;
       const tooMany = `descripcion\n${'caballo\n'.repeat(100_001)}`;
       const response = await post(server, tooMany, CSV);
       assert.equal(response.status, 413);
@@ -411,6 +413,23 @@ for (const kind of await storeKinds()) {
       const big = await post(server, huge, CSV).catch(() => undefined);
       // The server may close the connection before the whole body is sent: that is a refusal too.
       if (big !== undefined) assert.equal(big.status, 413);
+      // Sent in chunks, with no Content-Length to refuse it by: refused once the 20 MiB are passed.
+      const piece = Buffer.alloc(1024 * 1024, 'a');
+      const chunked = await fetch(`${server.base}/api/v1/lotes`, {
+        method: 'POST',
+        headers: { ...auth(server.token), 'content-type': CSV },
+        body: Readable.toWeb(
+          Readable.from(
+            (function* () {
+              yield Buffer.from('descripcion\n');
+              for (let i = 0; i < 21; i++) yield piece;
+            })(),
+          ),
+        ) as ReadableStream<Uint8Array>,
+        duplex: 'half',
+      } as RequestInit).catch(() => undefined);
+      if (chunked !== undefined) assert.equal(chunked.status, 413);
+      assert.equal((await server.json<Page<Lote>>('/api/v1/lotes')).body.total, held);
     });
 
     test('hostile files are refused or taken, never a 5xx', async () => {

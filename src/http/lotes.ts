@@ -7,12 +7,18 @@
  * answer (src/http/typed.ts); answers are written in the schema's order by JSON.stringify.
  */
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import negotiate from '@fastify/accept-negotiator';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ESTADOS_FRACCION } from '../lotes/answer.js';
 import type { Resultado } from '../lotes/answer.js';
+import type { FileBytes } from '../lotes/read.js';
 import { FORMATS, FileError, MAX_BYTES, MAX_LINES, TooManyLines, formatOf, readFile } from '../lotes/read.js';
 import type { Lote, LotesTables } from '../lotes/tables.js';
 import { ESTADOS } from '../lotes/tables.js';
@@ -175,10 +181,11 @@ const fileError = (error: FileError): RequestValidationError =>
 export async function registerLotes(parent: FastifyInstance, ctx: LotesContext): Promise<void> {
   for (const schema of [LoteSchema, LotesPageSchema, ResultadoSchema, ResultadosPageSchema]) parent.addSchema(schema);
   await parent.register((app, _options, done) => {
-    // In this scope only: the file arrives whole as bytes (up to the route's limit), and any other body
-    // (JSON included) is left unread for the handler's 415, instead of being parsed and refused as JSON.
+    // In this scope only: the file is left to the handler as the request's stream (spooled(), which
+    // keeps the limit), and any other body (JSON included) is left unread for the handler's 415,
+    // instead of being parsed and refused as JSON.
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser(Object.values(FORMATS), { parseAs: 'buffer', bodyLimit: MAX_BYTES }, (_request, body, done) => done(null, body));
+    app.addContentTypeParser(Object.values(FORMATS), (_request, payload, done) => done(null, payload));
     app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     lotesRoutes(app, ctx);
     done();
@@ -336,7 +343,6 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
   const query = parseQuery(postQuery, request.query);
   const fecha = query.fecha ?? ctx.datasets.today();
   if (ctx.datasets.on(fecha) === undefined) throw notFound(`No dataset in force on ${fecha}`);
-  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const creado = ctx.now().toISOString();
   const lote = {
     id: randomUUID(),
@@ -350,7 +356,7 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
   try {
     // The lines are stored as they are read, in the transaction that creates the batch: a file refused
     // at its last line leaves nothing behind, and the file is never held whole as lines.
-    created = await ctx.tables.create(lote, ctx.perUser, (store) => readFile(format, body, store));
+    created = await spooled(request, (body) => ctx.tables.create(lote, ctx.perUser, (store) => readFile(format, body, store)));
   } catch (error) {
     if (error instanceof FileError) throw fileError(error);
     if (error instanceof TooManyLines) throw new HttpError(413, error.message, { connection: 'close' });
@@ -362,6 +368,40 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
   ctx.worker?.wake();
   const stored = (await ctx.tables.byId(lote.id))!;
   return json(reply.header('location', `/api/v1/lotes/${lote.id}`), 202, JSON.stringify(state(stored)));
+}
+
+const tooLarge = (): HttpError => new HttpError(413, `A batch takes at most ${MAX_BYTES / 1024 / 1024} MiB`, { connection: 'close' });
+
+/**
+ * The upload written to a file of its own, then `use`d as that file's bytes: the batch's transaction
+ * lasts as long as reading a local file, never as long as a slow client takes to send one, and the
+ * service never holds the bytes (up to 20 MiB) in memory. Past MAX_BYTES, declared or sent, a 413.
+ */
+async function spooled<T>(request: FastifyRequest, use: (bytes: FileBytes) => Promise<T>): Promise<T> {
+  if (Number(request.headers['content-length'] ?? 0) > MAX_BYTES) throw tooLarge();
+  // No body at all (Fastify parses none when it is empty): an empty file, refused as the format says.
+  if (!(request.body instanceof Readable)) return use(new Uint8Array(0));
+  const dir = await mkdtemp(join(tmpdir(), 'tariff-lote-'));
+  try {
+    const path = join(dir, 'file');
+    let received = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        received += chunk.length;
+        done(received > MAX_BYTES ? tooLarge() : null, chunk);
+      },
+    });
+    try {
+      await pipeline(request.body, counted, createWriteStream(path));
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      // The client went away or sent a broken body: nothing was stored.
+      throw new HttpError(400, 'The file was not received whole');
+    }
+    return await use(createReadStream(path, { highWaterMark: 64 * 1024 }));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** The format asked for: `formato`, else the Accept header, else JSON. */

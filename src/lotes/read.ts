@@ -5,8 +5,7 @@
  * has neither a `descripcion` nor a `fraccion` column is refused whole (FileError names the problem
  * and the line); a line's bad values are the line's business (columns.ts).
  */
-import { isUtf8 } from 'node:buffer';
-import { Readable } from 'node:stream';
+import { Readable, pipeline } from 'node:stream';
 import { parse } from 'csv-parse';
 import ExcelJS from 'exceljs';
 import type { Column, RawLine } from './columns.js';
@@ -53,8 +52,14 @@ export interface ReadFile {
 }
 
 /**
- * Lines handed on at a time (one INSERT's worth): a 100,000-line file is never held whole as lines (the
- * bytes are, up to 20 MiB). Small chunks die young: with 1,000 lines a chunk outlived the young
+ * A file's bytes in the order they come: a stream (the upload, spooled to a file by the HTTP edge) or a
+ * buffer the command line holds whole. Only an XLSX file is gathered whole (a ZIP archive, compressed).
+ */
+export type FileBytes = Uint8Array | AsyncIterable<Uint8Array>;
+
+/**
+ * Lines handed on at a time (one INSERT's worth): a 100,000-line file is never held whole as lines,
+ * nor as bytes unless it is XLSX. Small chunks die young: with 1,000 lines a chunk outlived the young
  * generation and a 100,000-line upload took the process up by 75 MB instead of 41.
  */
 export const CHUNK_LINES = 200;
@@ -66,15 +71,16 @@ export type TakeLines = (lines: RawLine[]) => void | Promise<void>;
  * Reads `body` as `format`, handing its lines to `take`. A refusal (FileError, TooManyLines) can come
  * after some chunks were taken: whoever stores them does so in a transaction that the refusal undoes.
  */
-export async function readFile(format: FileFormat, body: Buffer, take: TakeLines): Promise<ReadFile> {
+export async function readFile(format: FileFormat, body: FileBytes, take: TakeLines): Promise<ReadFile> {
   const chunks = new Chunks(take);
+  const bytes = chunks.source(body);
   switch (format) {
     case 'csv':
-      return readCsv(body, chunks);
+      return readCsv(bytes, chunks);
     case 'xlsx':
-      return readXlsx(body, chunks);
+      return readXlsx(Buffer.concat(await gather(bytes)), chunks);
     case 'ndjson':
-      return readNdjson(body, chunks);
+      return readNdjson(bytes, chunks);
   }
 }
 
@@ -89,14 +95,26 @@ export async function readAllLines(format: FileFormat, body: Buffer): Promise<{ 
 class Chunks {
   private pending: RawLine[] = [];
   count = 0;
-  /** What the taker threw, if it did: the taker's failure, never called the file's. */
-  private takerFailure: unknown;
+  /** What the taker or the bytes' source threw: their failures, never called the file's. */
+  private readonly notTheFile = new Set<unknown>();
 
   constructor(private readonly take: TakeLines) {}
 
-  /** Whether `error` came from parsing the file (to be refused as a FileError), not from the taker or a refusal already made. */
+  /** Whether `error` came from parsing the file (to be refused as a FileError), not from the taker, the source or a refusal already made. */
   fromParser(error: unknown): boolean {
-    return !(error instanceof FileError || error instanceof TooManyLines || (this.takerFailure !== undefined && error === this.takerFailure));
+    return !(error instanceof FileError || error instanceof TooManyLines || this.notTheFile.has(error));
+  }
+
+  /** `body` in pieces of at most PIECE_BYTES, its failures (a refused upload, a lost connection) kept as they are. */
+  async *source(body: FileBytes): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const bytes of body instanceof Uint8Array ? [body] : body) {
+        for (let at = 0; at < bytes.length; at += PIECE_BYTES) yield bytes.subarray(at, at + PIECE_BYTES);
+      }
+    } catch (error) {
+      this.notTheFile.add(error);
+      throw error;
+    }
   }
 
   async add(line: RawLine): Promise<void> {
@@ -113,7 +131,7 @@ class Chunks {
     try {
       await this.take(chunk);
     } catch (error) {
-      this.takerFailure = error;
+      this.notTheFile.add(error);
       throw error;
     }
   }
@@ -147,32 +165,65 @@ class Header {
   }
 }
 
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+/**
+ * The most handed on at once: csv-parse holds a piece's records, not the file's, whatever size the
+ * source's own pieces are (the command line's is the whole file).
+ */
+const PIECE_BYTES = 64 * 1024;
 
-/** The file's bytes past a UTF-8 BOM, refused unless they are UTF-8 (checked without decoding the whole file). */
-function utf8(body: Buffer): Buffer {
-  if (!isUtf8(body)) throw new FileError('the file is not UTF-8 text');
-  return body.subarray(0, 3).equals(BOM) ? body.subarray(3) : body;
+async function gather(bytes: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
+  const all: Uint8Array[] = [];
+  for await (const piece of bytes) all.push(piece);
+  return all;
+}
+
+/** The file's text as it comes, a BOM dropped; refused unless it is UTF-8 (a character cut between pieces is read whole). */
+async function* utf8(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decode = (piece?: Uint8Array): string => {
+    try {
+      return piece === undefined ? decoder.decode() : decoder.decode(piece, { stream: true });
+    } catch {
+      throw new FileError('the file is not UTF-8 text');
+    }
+  };
+  for await (const piece of bytes) {
+    const text = decode(piece);
+    if (text !== '') yield text;
+  }
+  const last = decode();
+  if (last !== '') yield last;
+}
+
+/** The text's first line (`;` or `,` is read from it) and the whole text again, the first line included. */
+async function firstLine(text: AsyncIterator<string>): Promise<{ line: string; all: AsyncGenerator<string> }> {
+  let head = '';
+  let ended = false;
+  while (!head.includes('\n')) {
+    const next = await text.next();
+    if (next.done === true) {
+      ended = true;
+      break;
+    }
+    head += next.value;
+  }
+  async function* all(): AsyncGenerator<string> {
+    if (head !== '') yield head;
+    for (let next = ended ? undefined : await text.next(); next !== undefined && next.done !== true; next = await text.next()) yield next.value;
+  }
+  const newline = head.indexOf('\n');
+  return { line: newline === -1 ? head : head.slice(0, newline), all: all() };
 }
 
 const blank = (cells: readonly string[]): boolean => cells.every((c) => c.trim() === '');
 
-/**
- * Bytes fed to csv-parse a piece at a time, so that it holds a piece's records rather than the file's.
- * It decodes a field once its bytes are whole, so a character cut between pieces is read whole.
- */
-const PIECE_BYTES = 64 * 1024;
-function* pieces(bytes: Buffer): Generator<Buffer> {
-  for (let at = 0; at < bytes.length; at += PIECE_BYTES) yield bytes.subarray(at, at + PIECE_BYTES);
-}
-
-async function readCsv(body: Buffer, chunks: Chunks): Promise<ReadFile> {
-  const bytes = utf8(body);
-  const newline = bytes.indexOf(0x0a);
-  const firstLine = bytes.toString('utf8', 0, newline === -1 ? bytes.length : newline);
+async function readCsv(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Promise<ReadFile> {
+  const text = await firstLine(utf8(bytes)[Symbol.asyncIterator]());
   // `;` is the separator of spreadsheets saved with a decimal comma; the header says which one the file uses.
-  const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
-  const parser = Readable.from(pieces(bytes)).pipe(parse({ delimiter, relax_column_count: true, relax_quotes: true, info: true }));
+  const delimiter = (text.line.match(/;/g)?.length ?? 0) > (text.line.match(/,/g)?.length ?? 0) ? ';' : ',';
+  const parser = parse({ delimiter, relax_column_count: true, relax_quotes: true, info: true });
+  // The source's failures (not UTF-8, a refused upload) end the parser with them, and the loop below.
+  pipeline(Readable.from(text.all), parser, () => undefined);
   let header: Header | undefined;
   try {
     for await (const record of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
@@ -248,18 +299,13 @@ async function readXlsx(body: Buffer, chunks: Chunks): Promise<ReadFile> {
 }
 
 /** NDJSON has no header line: the columns are the names the objects use, in the order first met. */
-async function readNdjson(body: Buffer, chunks: Chunks): Promise<ReadFile> {
-  const bytes = utf8(body);
+async function readNdjson(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Promise<ReadFile> {
   const extraColumns: string[] = [];
   let sawKnown = false;
   let linea = 0;
-  for (let start = 0; start <= bytes.length;) {
-    const newline = bytes.indexOf(0x0a, start);
-    const end = newline === -1 ? bytes.length : newline;
-    const part = bytes.toString('utf8', start, end);
-    start = end + 1;
+  const line = async (part: string): Promise<void> => {
     linea++;
-    if (part.trim() === '') continue;
+    if (part.trim() === '') return;
     let object: unknown;
     try {
       object = JSON.parse(part);
@@ -281,7 +327,19 @@ async function readNdjson(body: Buffer, chunks: Chunks): Promise<ReadFile> {
       }
     }
     await chunks.add({ linea, values, extra });
+  };
+  // A line cut between pieces is carried to the next one.
+  let carried = '';
+  for await (const text of utf8(bytes)) {
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+      await line(carried + text.slice(start, newline));
+      carried = '';
+      start = newline + 1;
+    }
+    carried += text.slice(start);
   }
+  await line(carried);
   await chunks.flush();
   if (chunks.count === 0) throw new FileError('the file has no lines');
   if (!sawKnown) throw new FileError('no line has a descripcion or a fraccion field');
