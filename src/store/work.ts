@@ -228,16 +228,20 @@ class PostgresWorkDb implements WorkDb {
     const client = await this.pool.connect().catch((error: unknown) => {
       throw storeError(error, this.shown);
     });
+    let failed = false;
     try {
       await client.query('BEGIN');
       const result = await work(postgresStatements((text, values) => this.query(client, text, values)));
       await client.query('COMMIT');
       return result;
     } catch (error) {
+      failed = true;
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      // A connection whose transaction failed is not trusted again (it may be one cut in the middle,
+      // which the pool would otherwise hand to the next transaction), as in inTransaction.
+      client.release(failed);
     }
   }
 
