@@ -65,8 +65,12 @@ const REQUIREMENT_COUNT: Readonly<Record<string, keyof NonNullable<Resultado['re
 /** `candidatas` are the first 3 hits; `coincide` looks at the first 5. */
 const CANDIDATES = 3;
 const MATCHED_AMONG = 5;
-/** Answers kept per store: searches and fractions' records, the most recently used. */
-const MEMO_ENTRIES = 2000;
+/**
+ * Answers kept per store: searches and fractions' records, the most recently used. A catalogue repeats
+ * a description or a fraction near where it first used it; 2,000 of each held about 16 MB in the
+ * batches' thread, for repeats 2,000 lines apart.
+ */
+const MEMO_ENTRIES = 500;
 /** Longest run of a batch's work before lookups waiting on the event loop are let through. */
 const YIELD_AFTER_MS = 3;
 
