@@ -199,13 +199,15 @@ async function* utf8(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
 async function firstLine(text: AsyncIterator<string>): Promise<{ line: string; all: AsyncGenerator<string> }> {
   let head = '';
   let ended = false;
-  while (!head.includes('\n')) {
+  // Each piece is looked at once: a 20 MiB file of one line is not scanned again at every piece.
+  for (let seen = false; !seen;) {
     const next = await text.next();
     if (next.done === true) {
       ended = true;
       break;
     }
     head += next.value;
+    seen = next.value.includes('\n');
   }
   async function* all(): AsyncGenerator<string> {
     if (head !== '') yield head;
