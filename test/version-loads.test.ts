@@ -38,10 +38,10 @@ async function versionsAndContents(config: Config): Promise<Map<string, string>>
 
 /** A load in a process of its own that stops half-way (every row written, nothing committed) and waits to be killed. */
 function loadStoppingHalfWay(url: string): { filled: Promise<void>; kill: () => Promise<void> } {
-  const drivers = new URL('../src/store/drivers.js', import.meta.url).href;
+  const write = new URL('../src/data/write.js', import.meta.url).href;
   const fixtures = new URL('./fixtures.js', import.meta.url).href;
   const script = `
-    const { writeDatabase } = await import(${JSON.stringify(drivers)});
+    const { writeDatabase } = await import(${JSON.stringify(write)});
     const { fillFixture } = await import(${JSON.stringify(fixtures)});
     await writeDatabase(${JSON.stringify(url)}, 'killed', async (writer) => {
       fillFixture(writer);
