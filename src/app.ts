@@ -32,6 +32,7 @@ import { openapiOptions } from './http/openapi.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
 import { registerRoutes } from './http/routes.js';
 import { WEBHOOKS } from './http/vigilancias.js';
+import { sharedSerializers } from './http/serializers.js';
 import { startVigilancias } from './vigilancias/service.js';
 import { recordSets } from './record-sets/index.js';
 import { Datasets } from './store/datasets.js';
@@ -147,7 +148,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Parameters and bodies are read by the routes themselves, with the original's rules and error
     // shapes (src/http/params.ts, src/http/typed.ts); the schemas document them. Given to every scope,
     // plugins' included, as setValidatorCompiler on the root is not.
-    schemaController: { compilersFactory: { buildValidator: NO_VALIDATION } },
+    schemaController: { compilersFactory: { buildValidator: NO_VALIDATION, buildSerializer: sharedSerializers } },
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // The front door finds the routes it answers in a router of its own, holding every GET route as Fastify's does.

@@ -5,9 +5,6 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../src/config-values.js';
-import { launch, newPage } from './browser.js';
-import { TEST_PASSWORD, TEST_USER, createTestDatabase, fillDemo, startServer } from './helpers.js';
 
 const SHOTS = [
   ['consulta-busqueda', '/consulta/?q=caf%C3%A9%20tostado'],
@@ -15,6 +12,10 @@ const SHOTS = [
 ] as const;
 
 async function retake(): Promise<void> {
+  // Imported here, not above: under `node --test` this file loads nothing of the service (seconds of loading for nothing).
+  const { projectRoot } = await import('../src/config-values.js');
+  const { launch, newPage } = await import('./browser.js');
+  const { TEST_PASSWORD, TEST_USER, createTestDatabase, fillDemo, startServer } = await import('./helpers.js');
   const db = await createTestDatabase('sqlite', fillDemo);
   const server = await startServer({ DATABASE_URL: db.url, MAX_EVENT_LOOP_DELAY_MS: '0' });
   const browser = await launch();

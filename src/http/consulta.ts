@@ -29,9 +29,13 @@ const HS_ENGLISH = join(projectRoot, 'data', 'sources', 'hs2022', 'harmonized-sy
  * The English HS texts of each chapter, its headings and subheadings, as `ingles-NN.json`
  * (`{"0101": "Horses, asses, mules and hinnies; live", …}`): where the data shows one of these texts
  * for its code, it is the English fallback and the page marks it as English (docs/demo-dataset.md).
- * Public nomenclature, so a file like the page's own; a few KB per chapter.
+ * Public nomenclature, so a file like the page's own; a few KB per chapter. Made once per process
+ * from a file that never changes while it runs (a process that builds several apps parses it once).
  */
-function englishTexts(): Map<string, Buffer> {
+let englishOnce: Map<string, Buffer> | undefined;
+const englishTexts = (): Map<string, Buffer> => (englishOnce ??= readEnglishTexts());
+
+function readEnglishTexts(): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   if (!existsSync(HS_ENGLISH)) return files;
   const rows = parse<{ hscode: string; description: string }>(readFileSync(HS_ENGLISH), { columns: true });

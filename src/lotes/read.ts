@@ -7,9 +7,10 @@
  */
 import { Readable, pipeline } from 'node:stream';
 import { parse } from 'csv-parse';
-import ExcelJS from 'exceljs';
+import type { CellValue, Row } from 'exceljs';
 import type { Column, RawLine } from './columns.js';
 import { knownColumn } from './columns.js';
+import { loadExcelJS } from './excel.js';
 
 export const MAX_LINES = 100_000;
 export const MAX_BYTES = 20 * 1024 * 1024;
@@ -250,13 +251,13 @@ async function readCsv(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Promis
 }
 
 /** A cell as text: numbers as written, formulas by their result, rich text and links by their text. */
-function cellText(value: ExcelJS.CellValue): string {
+function cellText(value: CellValue): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value instanceof Date) return value.toISOString().slice(0, 10);
   if ('richText' in value) return value.richText.map((r) => r.text).join('');
-  if ('formula' in value || 'sharedFormula' in value) return cellText((value as { result?: ExcelJS.CellValue }).result ?? '');
+  if ('formula' in value || 'sharedFormula' in value) return cellText((value as { result?: CellValue }).result ?? '');
   if ('text' in value) return cellText(value.text);
   if ('error' in value) return String(value.error);
   return '';
@@ -265,6 +266,7 @@ function cellText(value: ExcelJS.CellValue): string {
 async function readXlsx(body: Buffer, chunks: Chunks): Promise<ReadFile> {
   // ExcelJS's zip reader fails on an empty stream outside the iteration (an unhandled error): refused here.
   if (body.length === 0) throw new FileError('the file is empty: an XLSX file is a ZIP archive');
+  const ExcelJS = await loadExcelJS();
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([body]), {
     entries: 'emit',
     sharedStrings: 'cache',
@@ -275,8 +277,8 @@ async function readXlsx(body: Buffer, chunks: Chunks): Promise<ReadFile> {
   let header: Header | undefined;
   try {
     for await (const sheet of reader) {
-      for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
-        const values = row.values as ExcelJS.CellValue[];
+      for await (const row of sheet as AsyncIterable<Row>) {
+        const values = row.values as CellValue[];
         // ExcelJS numbers cells from 1: position 0 is always empty.
         const cells = values.slice(1).map(cellText);
         for (let i = 0; i < cells.length; i++) cells[i] ??= '';

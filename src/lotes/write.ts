@@ -9,8 +9,8 @@
 import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import ExcelJS from 'exceljs';
 import type { Resultado } from './answer.js';
+import { loadExcelJS } from './excel.js';
 
 export const TABLE_COLUMNS = [
   'linea',
@@ -106,9 +106,10 @@ export async function* ndjsonChunks(pages: AsyncIterable<Resultado[]>): AsyncGen
 /** The XLSX workbook as a stream: one sheet, `resultados`, its rows committed as each page comes. */
 export function xlsxStream(pages: AsyncIterable<Resultado[]>, extraColumns: readonly string[]): Readable {
   const out = new PassThrough();
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
-  const sheet = workbook.addWorksheet('resultados');
   void (async () => {
+    const ExcelJS = await loadExcelJS();
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
+    const sheet = workbook.addWorksheet('resultados');
     sheet.addRow(header(extraColumns)).commit();
     for await (const page of pages) {
       // Text goes in as string values: ExcelJS writes them as string cells, never as formulas.
