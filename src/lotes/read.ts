@@ -6,6 +6,7 @@
  * and the line); a line's bad values are the line's business (columns.ts).
  */
 import { Readable, pipeline } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { parse } from 'csv-parse';
 import type { CellValue, Row } from 'exceljs';
 import type { Column, RawLine } from './columns.js';
@@ -79,7 +80,7 @@ export async function readFile(format: FileFormat, body: FileBytes, take: TakeLi
     case 'csv':
       return readCsv(bytes, chunks);
     case 'xlsx':
-      return readXlsx(Buffer.concat(await gather(bytes)), chunks);
+      return readXlsx(await buffer(bytes), chunks);
     case 'ndjson':
       return readNdjson(bytes, chunks);
   }
@@ -171,12 +172,6 @@ class Header {
  * source's own pieces are (the command line's is the whole file).
  */
 const PIECE_BYTES = 64 * 1024;
-
-async function gather(bytes: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
-  const all: Uint8Array[] = [];
-  for await (const piece of bytes) all.push(piece);
-  return all;
-}
 
 /** The file's text as it comes, a BOM dropped; refused unless it is UTF-8 (a character cut between pieces is read whole). */
 async function* utf8(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
