@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Running } from './helpers.js';
 import { fillDemo, serveFixture, storeKinds } from './helpers.js';
-import { fold } from '../src/search/analysis.js';
+import { fold } from '../src/buscar/analysis.js';
 
 let server: Running;
 
@@ -23,7 +23,7 @@ interface Suggestions {
   items: { SUGERENCIA: string; TIPO: string; FRACCION: string | null; NICO: string | null; DESCRIPCION: string | null }[];
 }
 
-/** Queries whose top hits both stores must give identically (from bench/search-queries.csv's kinds). */
+/** Queries whose top hits both stores must give identically (from bench/buscar-queries.csv's kinds). */
 const PARITY_QUERIES = [
   'caballos vivos',
   'llantas para automovil',

@@ -81,7 +81,7 @@ describe('PostgreSQL configuration', () => {
   test('service connections are read-only, time-limited and pooled; admin connections are not', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://u:pw@h/d?options=-c%20default_transaction_read_only%3Doff', PG_STATEMENT_TIMEOUT_MS: '1500' });
     const service = postgresPoolConfig(config, 'service');
-    // Last wins: the URL cannot turn read-only off. Generic plans keep the search on its GIN index (docs/search.md).
+    // Last wins: the URL cannot turn read-only off. Generic plans keep the search on its GIN index (docs/buscar.md).
     assert.equal(service.options, '-c default_transaction_read_only=off -c default_transaction_read_only=on -c plan_cache_mode=force_generic_plan');
     assert.equal(service.statement_timeout, 1500);
     assert.equal(service.max, poolSize(config));

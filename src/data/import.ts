@@ -17,7 +17,7 @@ import type { Info } from 'csv-parse';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Config } from '../config.js';
-import { REFERENCES_FILE, readReferences } from '../search/references.js';
+import { REFERENCES_FILE, readReferences } from '../buscar/references.js';
 import type { Fix } from '../tipos-cambio/series.js';
 import { TIPOS_CAMBIO_FILE, parseTiposCambio } from '../tipos-cambio/series.js';
 import { driverFor } from '../store/drivers.js';

@@ -1,12 +1,12 @@
 /**
  * `GET /api/v1/buscar?q=…`: which fraction is it? Search over the fraction and NICO descriptions, the
  * nomenclature texts in Spanish (English second) and the search references, ranked by relevance (see
- * docs/search.md); a query of digits is a code search. `GET /api/v1/buscar/sugerencias?q=…`:
+ * docs/buscar.md); a query of digits is a code search. `GET /api/v1/buscar/sugerencias?q=…`:
  * completions while typing.
  */
 import type { FullTextQuery } from '../store/fulltext.js';
 import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, buscar, queryCode } from '../store/fulltext.js';
-import { MAX_SUGGESTIONS } from '../search/vocabulary.js';
+import { MAX_SUGGESTIONS } from '../buscar/vocabulary.js';
 import { RequestValidationError } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { PAGING, parseParams } from './params.js';

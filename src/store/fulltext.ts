@@ -1,10 +1,10 @@
 /**
  * Search by description (`/api/v1/buscar`): the parts both stores share. What a person typed is
- * analysed by the service (search/analysis.ts) before any store sees it, so no search syntax of either
+ * analysed by the service (buscar/analysis.ts) before any store sees it, so no search syntax of either
  * engine can be typed in: quotes, operators and parentheses are just separators.
  */
-import { fold, stem } from '../search/analysis.js';
-import { DOCUMENT_COLUMNS } from '../search/documents.js';
+import { fold, stem } from '../buscar/analysis.js';
+import { DOCUMENT_COLUMNS } from '../buscar/documents.js';
 import { prefixUpperBound } from './sql.js';
 import type { Store } from './store.js';
 

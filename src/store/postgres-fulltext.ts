@@ -1,20 +1,20 @@
 /**
- * Search by description on PostgreSQL: the same search tables as on SQLite (search/index-build.ts),
+ * Search by description on PostgreSQL: the same search tables as on SQLite (buscar/index-build.ts),
  * written by every load in its transaction, plus a `tsvector` of each document's terms computed once
  * by the load and kept under a GIN index. The terms are already folded and stemmed by the service,
- * so the `simple` configuration keeps them as they are, and the shared ranking (search/ranking.ts)
+ * so the `simple` configuration keeps them as they are, and the shared ranking (buscar/ranking.ts)
  * orders the candidates exactly as SQLite does. No `to_tsvector` runs per row at query time.
  */
 import type { PoolClient, QueryResultRow } from 'pg';
-import type { EnglishRow, LineRow } from '../search/documents.js';
-import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../search/documents.js';
-import { SEARCH_TABLES, buildSearchIndex, shippedReferences } from '../search/index-build.js';
-import type { PhraseRow } from '../search/phrases.js';
-import type { RankingDialect, Tagged } from '../search/ranking.js';
-import { rankingSql, splitTotal } from '../search/ranking.js';
-import type { Reference } from '../search/references.js';
-import type { Suggestion } from '../search/vocabulary.js';
-import { Vocabulary } from '../search/vocabulary.js';
+import type { EnglishRow, LineRow } from '../buscar/documents.js';
+import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../buscar/documents.js';
+import { SEARCH_TABLES, buildSearchIndex, shippedReferences } from '../buscar/index-build.js';
+import type { PhraseRow } from '../buscar/phrases.js';
+import type { RankingDialect, Tagged } from '../buscar/ranking.js';
+import { rankingSql, splitTotal } from '../buscar/ranking.js';
+import type { Reference } from '../buscar/references.js';
+import type { Suggestion } from '../buscar/vocabulary.js';
+import { Vocabulary } from '../buscar/vocabulary.js';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
 import { codeSearchSql } from './fulltext.js';
 

@@ -15,7 +15,7 @@ import type { Config } from '../config.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { DATASET_SELECT, catalogOf, expectedTables, shapeProblem, toDatasetInfo, toUser, userSelect } from './core.js';
 import type { DatasetRow, UserRow } from './core.js';
-import type { Suggestion } from '../search/vocabulary.js';
+import type { Suggestion } from '../buscar/vocabulary.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { Connection, versionSchema } from './postgres-connection.js';
 import { PostgresFullText } from './postgres-fulltext.js';

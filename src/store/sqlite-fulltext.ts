@@ -1,19 +1,19 @@
 /**
- * Search by description on the embedded store. Every load writes the search tables (search/
+ * Search by description on the embedded store. Every load writes the search tables (buscar/
  * index-build.ts) and an FTS5 index over the documents' term fields; the terms are already folded and
  * stemmed by the service, so FTS5's plain unicode61 tokenizer keeps them as they are. FTS5 finds the
- * candidates, the shared ranking (search/ranking.ts) orders them.
+ * candidates, the shared ranking (buscar/ranking.ts) orders them.
  */
 import type Database from 'better-sqlite3';
-import type { EnglishRow, LineRow } from '../search/documents.js';
-import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../search/documents.js';
-import { buildSearchIndex, shippedReferences } from '../search/index-build.js';
-import type { PhraseRow } from '../search/phrases.js';
-import type { RankingDialect, Tagged } from '../search/ranking.js';
-import { rankingSql, splitTotal } from '../search/ranking.js';
-import type { Reference } from '../search/references.js';
-import type { Suggestion } from '../search/vocabulary.js';
-import { Vocabulary } from '../search/vocabulary.js';
+import type { EnglishRow, LineRow } from '../buscar/documents.js';
+import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../buscar/documents.js';
+import { buildSearchIndex, shippedReferences } from '../buscar/index-build.js';
+import type { PhraseRow } from '../buscar/phrases.js';
+import type { RankingDialect, Tagged } from '../buscar/ranking.js';
+import { rankingSql, splitTotal } from '../buscar/ranking.js';
+import type { Reference } from '../buscar/references.js';
+import type { Suggestion } from '../buscar/vocabulary.js';
+import { Vocabulary } from '../buscar/vocabulary.js';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
 import { codeSearchSql } from './fulltext.js';
 import type { StatementLimits } from './sqlite-statements.js';

@@ -6,7 +6,7 @@
  * answer cache, which is kept per store, from serving what it remembers.
  */
 import type { FullTextResult } from './fulltext.js';
-import type { Suggestion } from '../search/vocabulary.js';
+import type { Suggestion } from '../buscar/vocabulary.js';
 import type { DatasetInfo, Row, Store, User } from './store.js';
 import { StoreUnavailableError } from './store.js';
 import type { VersionInfo } from './versions.js';

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import type { RecordSet } from '../record-sets/define.js';
 import { DATASET_SELECT, catalogOf, shapeProblem, toDatasetInfo, toUser, userSelect } from './core.js';
 import type { DatasetRow, UserRow } from './core.js';
-import type { Suggestion } from '../search/vocabulary.js';
+import type { Suggestion } from '../buscar/vocabulary.js';
 import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { buildCount, buildLookup, buildLookupMany, buildSearch, sqliteDialect } from './sql.js';
 import type { Condition, SqlQuery } from './sql.js';

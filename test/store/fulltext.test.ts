@@ -1,7 +1,7 @@
 /** What a typed query becomes before either store sees it, and how matches are marked. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { fold, stem, terms, words } from '../../src/search/analysis.js';
+import { fold, stem, terms, words } from '../../src/buscar/analysis.js';
 import { MARK_CLOSE, MARK_OPEN, markTerms, queryCode } from '../../src/store/fulltext.js';
 
 const marked = (word: string): string => `${MARK_OPEN}${word}${MARK_CLOSE}`;

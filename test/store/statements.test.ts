@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { RankingDialect } from '../../src/search/ranking.js';
-import { rankingSql } from '../../src/search/ranking.js';
-import type { QueryGroup } from '../../src/search/vocabulary.js';
-import { MAX_CODES, MAX_GROUPS, MAX_PRIMARY, MAX_SECONDARY } from '../../src/search/vocabulary.js';
+import type { RankingDialect } from '../../src/buscar/ranking.js';
+import { rankingSql } from '../../src/buscar/ranking.js';
+import type { QueryGroup } from '../../src/buscar/vocabulary.js';
+import { MAX_CODES, MAX_GROUPS, MAX_PRIMARY, MAX_SECONDARY } from '../../src/buscar/vocabulary.js';
 import { StatementCache } from '../../src/store/sqlite-statements.js';
 
 describe('StatementCache', () => {

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { runImport } from '../src/data/import.js';
-import { editDistance, headTerms, phonetic, splitTerms, stem, terms } from '../src/search/analysis.js';
-import { shippedReferences } from '../src/search/index-build.js';
-import { REFERENCES_FILE, parseReferences } from '../src/search/references.js';
-import { PhraseIndex, textPhrases } from '../src/search/phrases.js';
-import { Vocabulary } from '../src/search/vocabulary.js';
+import { editDistance, headTerms, phonetic, splitTerms, stem, terms } from '../src/buscar/analysis.js';
+import { shippedReferences } from '../src/buscar/index-build.js';
+import { REFERENCES_FILE, parseReferences } from '../src/buscar/references.js';
+import { PhraseIndex, textPhrases } from '../src/buscar/phrases.js';
+import { Vocabulary } from '../src/buscar/vocabulary.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { tempDir } from './helpers.js';
 

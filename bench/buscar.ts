@@ -1,6 +1,6 @@
 /**
- * `npm run bench:search`: how well and how fast `/api/v1/buscar` finds the goods. Runs the project's
- * query set (bench/search-queries.csv: realistic queries with their correct HS codes, written before
+ * `npm run bench:buscar`: how well and how fast `/api/v1/buscar` finds the goods. Runs the project's
+ * query set (bench/buscar-queries.csv: realistic queries with their correct HS codes, written before
  * any result was seen) against the demo dataset on SQLite and, when one answers, PostgreSQL, beside a
  * plain SQL LIKE baseline computed in the same run, and prints hit@1, hit@5, hit@10, MRR, the share
  * of empty answers, and the latency of uncached searches and suggestions.
@@ -14,7 +14,7 @@ import { parse } from 'csv-parse/sync';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
-import { isStopWord, stem, words } from '../src/search/analysis.js';
+import { isStopWord, stem, words } from '../src/buscar/analysis.js';
 import { queryCode } from '../src/store/fulltext.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { SqliteStore } from '../src/store/sqlite.js';
@@ -40,12 +40,12 @@ interface Query {
 
 type Engine = (q: string) => Promise<string[]>;
 
-const queries: Query[] = parse<Record<string, string>>(readFileSync(new URL('../../bench/search-queries.csv', import.meta.url), 'utf8'), {
+const queries: Query[] = parse<Record<string, string>>(readFileSync(new URL('../../bench/buscar-queries.csv', import.meta.url), 'utf8'), {
   columns: true,
   skip_empty_lines: true,
 }).map((r) => {
   const group = r['group'] as Group;
-  if (!GROUPS.includes(group)) throw new Error(`bench/search-queries.csv: ${r['query']}: unknown group ${r['group']}`);
+  if (!GROUPS.includes(group)) throw new Error(`bench/buscar-queries.csv: ${r['query']}: unknown group ${r['group']}`);
   return { section: r['section'] ?? '', query: r['query'] ?? '', expected: (r['expected'] ?? '').split(';').filter(Boolean), group };
 });
 
@@ -131,7 +131,7 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 async function main(): Promise<void> {
   const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
   const path = join(tmpdir(), `tariff-bench-search-${process.pid}.sqlite`);
-  console.log(`${queries.length} queries (bench/search-queries.csv); building the demo dataset…`);
+  console.log(`${queries.length} queries (bench/buscar-queries.csv); building the demo dataset…`);
   await buildDemoDatabase(path);
   const typings: [string, Typing][] = [];
   const rows: [string, Measured, { p50: number; p99: number } | null, { p50: number; p99: number } | null][] = [];
