@@ -108,6 +108,7 @@ function lotesParts(
     answer,
     log,
     retentionDays: config.LOTES_RETENCION_DIAS,
+    leaseMs: config.LOTES_LEASE_S * 1000,
     ...(options.now && { now: options.now }),
   });
   return { tables, worker, close };

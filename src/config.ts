@@ -173,6 +173,13 @@ export const ConfigSchema = Type.Object({
     maximum: 3650,
     description: 'Days a finished, cancelled or failed batch and its results are kept before they are deleted',
   }),
+  LOTES_LEASE_S: Type.Integer({
+    default: 20,
+    minimum: 2,
+    maximum: 55,
+    description:
+      'Seconds a process holds a batch without committing a slice before another copy may take it over (a copy killed mid-batch is replaced within this plus 1 s; at most 55, so within the contract’s 60 s)',
+  }),
 });
 
 export type Config = Static<typeof ConfigSchema>;

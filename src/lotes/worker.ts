@@ -16,8 +16,6 @@ import type { LoteQuestion, Resultado } from './answer.js';
 import type { RawLine } from './columns.js';
 import type { Lote, LotesTables } from './tables.js';
 
-/** A holder that stops renewing (killed, cut off) loses the batch after this long; another copy takes it. */
-export const LEASE_MS = 20_000;
 /** How often a copy with nothing to do looks for a batch (one sent to this copy wakes it at once). */
 const POLL_MS = 1000;
 /** Lines per slice: one transaction each. */
@@ -39,6 +37,11 @@ export interface WorkerOptions {
   readonly answer: AnswerSlice;
   readonly log: FastifyBaseLogger;
   readonly retentionDays: number;
+  /**
+   * A holder that stops renewing (killed, cut off) loses the batch after this long (LOTES_LEASE_S); another
+   * copy takes it. Each committed slice renews it, so it must stay well above a slice's time.
+   */
+  readonly leaseMs: number;
   readonly now?: () => Date;
   /** Told of each slice committed (progress bars: the CLI). */
   readonly onSlice?: (lote: string, lines: number) => void;
@@ -113,7 +116,7 @@ export class LotesWorker {
 
   private take(): Promise<Lote | undefined> {
     const now = this.now();
-    return this.options.tables.take(this.owner, now.getTime(), now.getTime() + LEASE_MS, now.toISOString());
+    return this.options.tables.take(this.owner, now.getTime(), now.getTime() + this.options.leaseMs, now.toISOString());
   }
 
   /** The store of the batch's version: fixed the first time the batch is taken, kept by every later holder. */
@@ -149,7 +152,7 @@ export class LotesWorker {
       const saved = await tables.saveSlice(
         batch.id,
         this.owner,
-        now.getTime() + LEASE_MS,
+        now.getTime() + this.options.leaseMs,
         results.map((r) => ({ linea: r.linea, revisar: r.revisar, error: r.error !== null, datos: JSON.stringify(r) })),
         finished,
       );
