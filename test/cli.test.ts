@@ -1,9 +1,15 @@
-/** The command line, end to end: the built `tariff-lookup` entry run as a process against a real database file. */
+/**
+ * The command line: its commands run in the test's process (runCli, with the test's own standard streams),
+ * and the built `tariff-lookup` entry run as a process where the process is the subject (its exit status,
+ * its one line on stderr), against a real database.
+ */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
+import { runCli } from '../src/cli/run.js';
 import type { Outcome, Running, TestDatabase } from './helpers.js';
 import { login, outcomeOf, serveFixture, storeKinds, tempDir } from './helpers.js';
 
@@ -12,7 +18,21 @@ const tmp = tempDir();
 let db: TestDatabase;
 let server: Running;
 
-function run(args: string[], input = '', env: Record<string, string> = {}): Promise<Outcome> {
+/** `tariff-lookup ...args` in this process, `input` on its standard input. */
+async function run(args: string[], input = '', env: Record<string, string> = {}): Promise<Outcome> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    env: { ...process.env, DATABASE_URL: db.url, ...env },
+    stdin: Readable.from([Buffer.from(input)]),
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** `tariff-lookup ...args` as a process of its own. */
+function spawned(args: string[], input = '', env: Record<string, string> = {}): Promise<Outcome> {
   const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, DATABASE_URL: db.url, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.end(input);
   return outcomeOf(child);
@@ -85,19 +105,27 @@ for (const kind of await storeKinds()) {
           assert.match(outcome.stderr, message, args.join(' '));
           assert.equal(outcome.stderr.trim().split('\n').length, 1, `one line: ${outcome.stderr}`);
         }
-        const missing = await run(['users', 'list'], '', { DATABASE_URL: `sqlite:${join(tmp.dir, 'absent.sqlite')}` });
+        // As a process: the exit status and the one line are the process's own.
+        const unknown = await spawned(['frobnicate']);
+        assert.equal(unknown.code, 1);
+        assert.equal(unknown.stderr, 'tariff-lookup: unknown command "frobnicate" (see tariff-lookup --help)\n');
+        const missing = await spawned(['users', 'list'], '', { DATABASE_URL: `sqlite:${join(tmp.dir, 'absent.sqlite')}` });
         assert.notEqual(missing.code, 0);
         assert.match(missing.stderr, /not found/);
-        const badConfig = await run(['users', 'list'], '', { PORT: 'eighty' });
+        const badConfig = await spawned(['users', 'list'], '', { PORT: 'eighty' });
         assert.notEqual(badConfig.code, 0);
         assert.match(badConfig.stderr, /PORT/);
+        assert.equal(badConfig.stderr.trim().split('\n').length, 1, `one line: ${badConfig.stderr}`);
       });
 
       test('--help describes each command', async () => {
-        for (const args of [['--help'], ['users', '--help'], ['serve', '--help']]) {
+        const outcome = await spawned(['--help']);
+        assert.equal(outcome.code, 0);
+        assert.match(outcome.stdout, /Usage: tariff-lookup <command>/);
+        for (const args of [['users', '--help'], ['serve', '--help'], ['versions', '--help'], ['import', '--help']]) {
           const outcome = await run(args);
-          assert.equal(outcome.code, 0);
-          assert.match(outcome.stdout, /Usage: tariff-lookup/);
+          assert.equal(outcome.code, 0, args.join(' '));
+          assert.match(outcome.stdout, new RegExp(`^Usage: tariff-lookup ${args[0]}`), args.join(' '));
         }
       });
     });

@@ -262,7 +262,7 @@ const builtOnce = new Map<(writer: DatasetWriter) => void, string>([
   [fillDemo, 'demo'],
 ]);
 
-/** Beside the compiled tests: `npm test` removes dist first, so each run starts without originals. */
+/** Beside the compiled tests; kept between runs, each original named by what it is made from (originalsKey). */
 const ORIGINALS = fileURLToPath(new URL('../.test-originals/', import.meta.url));
 /** An original not made by this run (another key) is removed once it is this old: a run in progress may still copy it. */
 const STALE_AFTER_MS = 60 * 60 * 1000;

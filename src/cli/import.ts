@@ -54,9 +54,12 @@ function progressLine(): { show: (file: string, rows: number) => void; clear: ()
   };
 }
 
-export async function importCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
+export async function importCommand(args: string[], config: Config, out: (line: string) => void): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: flags });
-  if (values.help) return out(importHelp);
+  if (values.help) {
+    out(importHelp);
+    return 0;
+  }
   const directory = oneFolder('import', positionals);
   const vigenteDesde = values['vigente-desde'] ?? mexicoCityDate(new Date());
   if (!isIsoDate(vigenteDesde)) throw new CliError(`import: --vigente-desde must be a date written YYYY-MM-DD, not ${JSON.stringify(vigenteDesde)}`);
@@ -78,6 +81,7 @@ export async function importCommand(args: string[], config: Config, out: (line: 
     if (!values.json) out(`removed version ${removed} (DATASET_VERSIONS_KEEP=${config.DATASET_VERSIONS_KEEP})`);
   if (report.refusedRows > 0) {
     process.stderr.write(`tariff-lookup: ${report.refusedRows} rows refused (listed in the report); the other rows were imported\n`);
-    process.exitCode = 2;
+    return 2;
   }
+  return 0;
 }

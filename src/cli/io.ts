@@ -4,24 +4,35 @@ export class CliError extends Error {
   override readonly name = 'CliError';
 }
 
-async function readAllStdin(): Promise<string> {
+/** Where a command runs: its environment and standard streams (the process's own, or a test's). */
+export interface Terminal {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+}
+
+/** The process's own. */
+export const processTerminal = (): Terminal => ({ env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+
+async function readAll(stdin: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of stdin) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function promptHidden(question: string): Promise<string> {
+function promptHidden(terminal: Terminal, question: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const stdin = process.stdin;
-    process.stderr.write(question);
-    stdin.setRawMode(true);
+    const { stdin, stderr } = terminal;
+    stderr.write(question);
+    stdin.setRawMode?.(true);
     stdin.resume();
     let value = '';
     const finish = (error?: Error): void => {
-      stdin.setRawMode(false);
+      stdin.setRawMode?.(false);
       stdin.pause();
       stdin.off('data', onData);
-      process.stderr.write('\n');
+      stderr.write('\n');
       if (error) reject(error);
       else resolve(value);
     };
@@ -41,14 +52,14 @@ function promptHidden(question: string): Promise<string> {
  * A new password: asked twice at a terminal, or the first line of standard input when it is piped.
  * Never taken from the command line, where other users and shell history would see it.
  */
-export async function readNewPassword(): Promise<string> {
+export async function readNewPassword(terminal: Terminal): Promise<string> {
   let password: string;
-  if (process.stdin.isTTY) {
-    password = await promptHidden('Password: ');
-    const again = await promptHidden('Password again: ');
+  if (terminal.stdin.isTTY) {
+    password = await promptHidden(terminal, 'Password: ');
+    const again = await promptHidden(terminal, 'Password again: ');
     if (again !== password) throw new CliError('the two passwords differ');
   } else {
-    password = (await readAllStdin()).split(/\r?\n/)[0] ?? '';
+    password = (await readAll(terminal.stdin)).split(/\r?\n/)[0] ?? '';
   }
   if (password === '') throw new CliError('the password is empty');
   return password;

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { hashPassword } from '../auth/passwords.js';
 import type { Config } from '../config.js';
 import { withUserAdmin as withAdmin } from '../store/drivers.js';
+import type { Terminal } from './io.js';
 import { CliError, readNewPassword } from './io.js';
 
 export const usersHelp = `Usage: tariff-lookup users <command> [options]
@@ -32,7 +33,7 @@ function oneName(positionals: string[], command: string): string {
 
 const noSuchUser = (name: string): CliError => new CliError(`no user named ${JSON.stringify(name)}`);
 
-export async function usersCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
+export async function usersCommand(args: string[], config: Config, out: (line: string) => void, terminal: Terminal): Promise<void> {
   const [command, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -52,7 +53,7 @@ export async function usersCommand(args: string[], config: Config, out: (line: s
     case 'add': {
       const name = oneName(positionals, command);
       if (name.length > 150) throw new CliError('users add: the username is longer than 150 characters');
-      const hash = await hashPassword(await readNewPassword());
+      const hash = await hashPassword(await readNewPassword(terminal));
       const added = await withAdmin(config, (a) => a.add(name, hash, values['full-name'] ?? null, values.email ?? null));
       if (!added) throw new CliError(`a user named ${JSON.stringify(name)} already exists`);
       out(`added user ${name}`);
@@ -78,7 +79,7 @@ export async function usersCommand(args: string[], config: Config, out: (line: s
     case 'set-password': {
       const name = oneName(positionals, command);
       if (!(await withAdmin(config, async (a) => (await a.list()).some((u) => u.username === name)))) throw noSuchUser(name);
-      const hash = await hashPassword(await readNewPassword());
+      const hash = await hashPassword(await readNewPassword(terminal));
       if (!(await withAdmin(config, (a) => a.setPassword(name, hash)))) throw noSuchUser(name);
       out(`changed the password of ${name}`);
       return;
