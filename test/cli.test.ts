@@ -122,7 +122,12 @@ for (const kind of await storeKinds()) {
         const outcome = await spawned(['--help']);
         assert.equal(outcome.code, 0);
         assert.match(outcome.stdout, /Usage: tariff-lookup <command>/);
-        for (const args of [['users', '--help'], ['serve', '--help'], ['versions', '--help'], ['import', '--help']]) {
+        for (const args of [
+          ['users', '--help'],
+          ['serve', '--help'],
+          ['versions', '--help'],
+          ['import', '--help'],
+        ]) {
           const outcome = await run(args);
           assert.equal(outcome.code, 0, args.join(' '));
           assert.match(outcome.stdout, new RegExp(`^Usage: tariff-lookup ${args[0]}`), args.join(' '));
