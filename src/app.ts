@@ -36,7 +36,7 @@ import { sharedSerializers } from './http/serializers.js';
 import { startVigilancias } from './vigilancias/service.js';
 import { recordSets } from './record-sets/index.js';
 import { Datasets } from './store/datasets.js';
-import { StoreSlot } from './store/slot.js';
+import { MainStore } from './store/main-store.js';
 import type { Store, User } from './store/store.js';
 
 declare module 'fastify' {
@@ -154,16 +154,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The front door finds the routes it answers in a router of its own, holding every GET route as Fastify's does.
   const routes = new DirectRoutes(ROUTER_OPTIONS);
   app.addHook('onRoute', routes.onRoute);
-  const slot = new StoreSlot(config, app.log, options.store);
-  app.decorate('reloadStore', (reason: string) => slot.reload(reason));
-  const datasets = new Datasets(config, slot, app.log, options.now);
+  const mainStore = new MainStore(config, app.log, options.store);
+  app.decorate('reloadStore', (reason: string) => mainStore.reload(reason));
+  const datasets = new Datasets(config, mainStore, app.log, options.now);
   await datasets.refresh();
   // Watch lists, their events and deliveries; a watch list is made only once the versions already there are claimed (src/vigilancias/).
   const vigilancias = startVigilancias(config, datasets, app.log);
   app.addHook('onClose', async () => {
     await vigilancias.close();
     await datasets.close();
-    await slot.close();
+    await mainStore.close();
   });
   registerErrorHandling(app);
   const protection = await registerProtection(app, { config, tokens });
@@ -176,7 +176,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     app.decorate(CORS_PREFLIGHT, true);
   }
 
-  const current = slot.current;
+  const current = mainStore.current;
   const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000, options.internalUser);
   // The document's common parts come from what each route is: its guard, its limit, its parameters (src/http/openapi.ts).
   await app.register(swagger, openapiOptions({ recordSets, protect: guard.hook, webhooks: WEBHOOKS }));

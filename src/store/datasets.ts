@@ -9,7 +9,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import { driverFor } from './drivers.js';
-import type { StoreSlot } from './slot.js';
+import type { MainStore } from './main-store.js';
 import type { RecordSet } from '../record-sets/define.js';
 import type { Store, Values } from './store.js';
 import type { Coverage } from './rates-coverage.js';
@@ -31,7 +31,7 @@ export interface ServedVersion {
 
 export class Datasets {
   private catalog: readonly VersionInfo[] = [];
-  /** The served store the catalog was read from: when the slot serves another, the catalog is read again. */
+  /** The served store the catalog was read from: when the main store is replaced, the catalog is read again. */
   private readFrom: Store | null = null;
   private readonly aside = new Map<string, Store>();
   private readonly check: NodeJS.Timeout;
@@ -39,7 +39,7 @@ export class Datasets {
 
   constructor(
     private readonly config: Config,
-    private readonly slot: StoreSlot,
+    private readonly mainStore: MainStore,
     private readonly log: FastifyBaseLogger,
     /** The clock: tests move it to midnight instead of waiting for it. */
     private readonly now: () => Date = () => new Date(),
@@ -56,7 +56,7 @@ export class Datasets {
   }
 
   private async read(): Promise<void> {
-    const store = this.slot.current();
+    const store = this.mainStore.current();
     let catalog: VersionInfo[];
     try {
       catalog = await store.versions();
@@ -95,12 +95,12 @@ export class Datasets {
 
   /** The version in force today, and its store. */
   current(): ServedVersion {
-    return this.on(this.today()) ?? { store: this.slot.current(), version: null };
+    return this.on(this.today()) ?? { store: this.mainStore.current(), version: null };
   }
 
   /** The version in force on `date`, or undefined when none is (a date before the earliest version). */
   on(date: string): ServedVersion | undefined {
-    const main = this.slot.current();
+    const main = this.mainStore.current();
     const last = this.served;
     if (last !== null && last.date === date && last.catalog === this.catalog && last.main === main) return last.answer;
     if (main !== this.readFrom) void this.refresh();
@@ -131,7 +131,7 @@ export class Datasets {
    * the served store when there is no catalog (null), undefined when the version is no longer kept.
    */
   storeFor(version: string | null): Store | undefined {
-    const main = this.slot.current();
+    const main = this.mainStore.current();
     if (version === null) return this.catalog.length === 0 ? main : undefined;
     const info = this.catalog.find((v) => v.version === version);
     return info === undefined ? undefined : this.storeOf(info, main);
@@ -160,7 +160,7 @@ export class Datasets {
     const key = `${version.version} ${version.seq} ${version.hash}`;
     let known = this.covered.get(key);
     if (!known) {
-      known = this.storeOf(version, this.slot.current()).coverage();
+      known = this.storeOf(version, this.mainStore.current()).coverage();
       this.covered.set(key, known);
       known.catch(() => this.covered.delete(key));
     }

@@ -155,7 +155,7 @@ export class SqliteStore implements Store {
     try {
       if (this.db.inTransaction) this.end.run();
     } catch {
-      // Nothing was written; a read that failed on the file has said so (run) and the slot reopens it.
+      // Nothing was written; a read that failed on the file has said so (run) and the main store reopens it (src/store/main-store.ts).
     }
   };
 
@@ -179,7 +179,7 @@ export class SqliteStore implements Store {
       const missingTable = code === 'SQLITE_ERROR' && /^no such table/.test((error as Error).message);
       if (!missingTable && !/^SQLITE_(CANTOPEN|CORRUPT|NOTADB|IOERR)/.test(code)) throw error;
       // The file itself failed (emptied, overwritten or damaged in place). This connection may go on
-      // failing once the file is put right, so the service opens the file anew (src/store/slot.ts).
+      // failing once the file is put right, so the service opens the file anew (src/store/main-store.ts).
       this.failedOnFile = true;
       throw new StoreUnavailableError(missingTable ? (error as Error).message : code);
     }

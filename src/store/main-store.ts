@@ -16,7 +16,7 @@ const RELOAD_CHECK_MS = 2000;
 /** How long a replaced store stays open for the requests that began on it (they need milliseconds). */
 const RETIRE_AFTER_MS = 5000;
 
-export class StoreSlot {
+export class MainStore {
   private store: Store;
   private readonly retiring = new Map<Store, NodeJS.Timeout>();
   private readonly check: NodeJS.Timeout | undefined;
