@@ -41,7 +41,7 @@ import type { Store, User } from './store/store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Opens the served store anew and serves it from now on (SIGHUP); false when there is nothing to reopen. */
+    /** Opens the main store anew and serves it from now on (SIGHUP); false when there is nothing to reopen. */
     reloadStore(reason: string): Promise<boolean>;
   }
 }
@@ -80,7 +80,7 @@ const ROUTER_OPTIONS = { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true
  * The batches' tables (in the working tables of ADR 10) and their worker, over the versions the service
  * serves. On SQLite, whose reads are synchronous, lines are answered in a worker thread with stores of
  * its own (docs/adr/0011-lotes.md); on PostgreSQL, whose reads wait without holding the event loop, and
- * when the app was given a store object (a test's or a benchmark's), on the served store itself.
+ * when the app was given a store object (a test's or a benchmark's), on the main store itself.
  */
 function lotesParts(
   config: Config,

@@ -1,9 +1,9 @@
 /**
  * Which version answers: the one in force today in Mexico City (the current version), or on the date
- * a request names with `as_of`. The catalog is read from the served store every few seconds, so a
+ * a request names with `as_of`. The catalog is read from the main store every few seconds, so a
  * version added or removed by another process shows within that time; today's date is read from the
  * clock on every request, so a version loaded ahead takes over by itself when its day comes, with no
- * restart and no failed request. The newest import is the served store itself; another version is a
+ * restart and no failed request. The newest import is the main store itself; another version is a
  * store of its own, opened when first asked for and closed when the version is removed.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -24,14 +24,14 @@ const RETIRE_AFTER_MS = 5000;
 const CHANGES_KEPT = 4;
 
 /** The store that answers and the version it holds (null while the catalog is unknown: the store is down, or empty). */
-export interface ServedVersion {
+export interface VersionInForce {
   readonly store: Store;
   readonly version: VersionInfo | null;
 }
 
 export class Datasets {
   private catalog: readonly VersionInfo[] = [];
-  /** The served store the catalog was read from: when the main store is replaced, the catalog is read again. */
+  /** The store the catalog was read from: when the main store is replaced, the catalog is read again. */
   private readFrom: Store | null = null;
   private readonly aside = new Map<string, Store>();
   private readonly check: NodeJS.Timeout;
@@ -91,25 +91,26 @@ export class Datasets {
     return this.date;
   }
 
-  private served: { date: string; catalog: readonly VersionInfo[]; main: Store; answer: ServedVersion | undefined } | null = null;
+  /** The last call of `on()` and its result, given again while the date, the catalog and the main store are the same. */
+  private lastOn: { date: string; catalog: readonly VersionInfo[]; main: Store; answer: VersionInForce | undefined } | null = null;
 
   /** The version in force today, and its store. */
-  current(): ServedVersion {
+  current(): VersionInForce {
     return this.on(this.today()) ?? { store: this.mainStore.current(), version: null };
   }
 
   /** The version in force on `date`, or undefined when none is (a date before the earliest version). */
-  on(date: string): ServedVersion | undefined {
+  on(date: string): VersionInForce | undefined {
     const main = this.mainStore.current();
-    const last = this.served;
+    const last = this.lastOn;
     if (last !== null && last.date === date && last.catalog === this.catalog && last.main === main) return last.answer;
     if (main !== this.readFrom) void this.refresh();
     const answer = this.resolve(date, main);
-    this.served = { date, catalog: this.catalog, main, answer };
+    this.lastOn = { date, catalog: this.catalog, main, answer };
     return answer;
   }
 
-  private resolve(date: string, main: Store): ServedVersion | undefined {
+  private resolve(date: string, main: Store): VersionInForce | undefined {
     if (this.catalog.length === 0) return { store: main, version: null };
     const version = inForce(this.catalog, date);
     if (!version) return undefined;
@@ -128,7 +129,7 @@ export class Datasets {
 
   /**
    * The store of a version by its identifier, for work that fixed its version when it began (a batch):
-   * the served store when there is no catalog (null), undefined when the version is no longer kept.
+   * the main store when there is no catalog (null), undefined when the version is no longer kept.
    */
   storeFor(version: string | null): Store | undefined {
     const main = this.mainStore.current();

@@ -50,7 +50,7 @@ const META_DDL = metaDdl({ keyText: 'TEXT COLLATE "C"', boolean: 'BOOLEAN', fals
 export const SCHEMA_LOCK = 0x7461726966;
 export const LOAD_LOCK = 0x7461726967;
 
-/** Where a load builds the new tables before they replace the served ones. */
+/** Where a load builds the new tables before they replace the main ones. */
 export const STAGING_SCHEMA = 'tariff_lookup_loading';
 
 /** Where the record sets of a version that is not the newest import are: a schema of its own. */

@@ -87,7 +87,7 @@ export class PostgresFullText {
   constructor(private readonly query: Query) {}
 
   /**
-   * What identifies the dataset the index belongs to: the served one's hash, which a load changes. A
+   * What identifies the dataset the index belongs to: the main one's hash, which a load changes. A
    * version set aside (a schema of its own, searched `as_of` a date) has no `dataset_info` and never
    * changes, so its vocabulary is read once.
    */

@@ -15,7 +15,7 @@ import { StoreUnavailableError } from './store.js';
 
 const notFound = (path: string): StoreUnavailableError => new StoreUnavailableError(`SQLite database not found: ${path}`);
 
-/** User administration writes the served file in place: the one writer of it besides a load. */
+/** User administration writes the main file in place: the one writer of it besides a load. */
 function sqliteUserAdmin(path: string): UserAdmin {
   if (!existsSync(path)) throw notFound(path);
   const db = new Database(path, { fileMustExist: true });
@@ -34,7 +34,7 @@ function sqliteUserAdmin(path: string): UserAdmin {
 }
 
 /**
- * Removes a version from the catalog of the served file, in place (as user changes are made), then its
+ * Removes a version from the catalog of the main file, in place (as user changes are made), then its
  * file. The write lock refuses it while an import runs, so the two never interleave.
  */
 function removeSqliteVersion(path: string, version: string, today: string): void {
@@ -63,7 +63,7 @@ function removeSqliteVersion(path: string, version: string, today: string): void
   }
 }
 
-/** Why the served store should be opened anew, or null when it should not. */
+/** Why the main store should be opened anew, or null when it should not. */
 function reopenReason(open: Store, force: boolean): string | null {
   if (open instanceof MissingSqliteFile) return existsSync(open.path) || force ? 'a file is at the path again' : null;
   if (!(open instanceof SqliteStore)) return null;
@@ -96,18 +96,18 @@ export const sqliteDriver: StoreDriver = {
     if (!existsSync(path)) throw notFound(path);
     return readSqliteDataset(path, visit);
   },
-  replacement: (config, served, force): Replacement | null => {
-    if (served instanceof SqliteStore && !existsSync(served.path)) {
-      const { path } = served;
+  replacement: (config, main, force): Replacement | null => {
+    if (main instanceof SqliteStore && !existsSync(main.path)) {
+      const { path } = main;
       return {
         reason: 'the SQLite file is gone from its path: answering 503 until a file is there again',
         open: () => new MissingSqliteFile(path),
         failing: true,
       };
     }
-    const reason = reopenReason(served, force);
+    const reason = reopenReason(main, force);
     if (reason === null) return null;
-    const { path } = served as SqliteStore | MissingSqliteFile;
+    const { path } = main as SqliteStore | MissingSqliteFile;
     return { reason, open: () => new SqliteStore(path, statementLimits(config), config.SQLITE_CACHE_KB) };
   },
   describe: (config) => resolve(sqlitePath(config)),

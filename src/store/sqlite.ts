@@ -1,6 +1,6 @@
 /**
  * The embedded store: one SQLite file, opened read-only by the service. Statements are prepared
- * once per SQL text and reused. Data is written only by building a new file beside the served one
+ * once per SQL text and reused. Data is written only by building a new file beside the main one
  * and renaming it into place (sqlite-build.ts), so a reader never sees a half-written load.
  */
 import { statSync } from 'node:fs';
@@ -52,7 +52,7 @@ const noSearchIndex = (): StoreUnavailableError => new StoreUnavailableError('th
 /** Stores of this process with a read transaction open (SqliteStore.beginRead). */
 const openReads = new Set<SqliteStore>();
 
-/** Ends every read transaction open in this process: called before writing a served file in place. */
+/** Ends every read transaction open in this process: called before writing the main file in place. */
 export function endReads(): void {
   for (const store of openReads) store.endRead();
 }

@@ -95,11 +95,11 @@ export interface DatasetWriter {
 }
 
 /**
- * A new dataset being built beside the served one (SQLite: a new file; PostgreSQL: a staging schema in
- * one transaction). Nothing is visible until commit; abandon leaves the served data as it was.
+ * A new dataset being built beside the main one (SQLite: a new file; PostgreSQL: a staging schema in
+ * one transaction). Nothing is visible until commit; abandon leaves the main store as it was.
  */
 export interface DatasetBuild extends DatasetWriter {
-  /** Whether there is a served dataset whose record sets can be kept. */
+  /** Whether the main store holds a dataset whose record sets can be kept. */
   readonly replacesExisting: boolean;
   /** Completes the dataset and adds it as a new version; `source` is its `fuente`. */
   commit(source: string): Promise<CommittedDataset>;
@@ -141,7 +141,7 @@ export interface UserAdmin {
   close(): Promise<void>;
 }
 
-/** A store the served one should be replaced by, and why (a new file at the path, say). */
+/** A store the main one should be replaced by, and why (a new file at the path, say). */
 export interface Replacement {
   readonly reason: string;
   open(): Store;
@@ -176,8 +176,8 @@ export interface StoreDriver {
   openVersion(config: Config, version: VersionInfo): Store;
   /** Removes a version that is neither in force on `today` nor the newest import; refused while a load runs. */
   removeVersion(config: Config, version: string, today: string): Promise<void>;
-  /** Called every few seconds with the served store: what should replace it, if anything (a reload). */
-  replacement(config: Config, served: Store, force: boolean): Replacement | null;
+  /** Called every few seconds with the main store: what should replace it, if anything (a reload). */
+  replacement(config: Config, main: Store, force: boolean): Replacement | null;
   /** How the database is named in reports (a path, a URL without its password). */
   describe(config: Config): string;
 }
