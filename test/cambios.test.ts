@@ -2,7 +2,7 @@
  * `/api/v1/cambios` over whole record sets (../shared/spec/versiones.md), on both stores: the store
  * compares two versions and a page reads only its own records (src/http/cambios.ts). Its answers are
  * checked against an independent reckoning, a merge of both versions read whole in identifier order
- * (diffRecordSet), for every place a version can be kept (the main tables or set aside), page by page
+ * (diffRecordSet), for every place a version can be kept (the main tables or an older version's own file or schema), page by page
  * and record set by record set; and the two stores must give the same answers.
  */
 import assert from 'node:assert/strict';
@@ -71,7 +71,7 @@ for (const kind of await storeKinds()) {
         driverFor(s.config).readRecordSet(s.config, rs, v.version === newest.version ? undefined : v);
 
       const pairs = [
-        ['2005-01-01', '2021-01-01', 'both set aside'],
+        ['2005-01-01', '2021-01-01', 'both older versions'],
         ['2011-01-01', '2021-01-01', 'from the main tables'],
         ['2005-01-01', '2011-01-01', 'to the main tables'],
         ['2021-01-01', '2100-01-01', 'to a version loaded ahead'],

@@ -233,7 +233,7 @@ export function catalogOf(rows: readonly VersionRow[], legacy: DatasetInfo | nul
 /** What a build needs to know of the versions already there: where its kept record sets come from, and what it adds. */
 export interface VersionPlan {
   readonly catalog: readonly VersionInfo[];
-  /** The newest import before this one: its record sets are moved aside by this build's commit. */
+  /** The newest import before this one: its record sets become an older version, moved to a file or schema of their own by this build's commit. */
   readonly main: VersionInfo | undefined;
   /** The version in force on the new one's date, whose record sets a build keeps. */
   readonly keepFrom: VersionInfo | undefined;

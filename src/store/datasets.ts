@@ -33,7 +33,7 @@ export class Datasets {
   private catalog: readonly VersionInfo[] = [];
   /** The store the catalog was read from: when the main store is replaced, the catalog is read again. */
   private readFrom: Store | null = null;
-  private readonly aside = new Map<string, Store>();
+  private readonly olderStores = new Map<string, Store>();
   private readonly check: NodeJS.Timeout;
   private refreshing: Promise<void> | null = null;
 
@@ -65,10 +65,10 @@ export class Datasets {
     }
     this.catalog = catalog.sort(byRecency);
     this.readFrom = store;
-    for (const [version, aside] of this.aside) {
+    for (const [version, older] of this.olderStores) {
       if (catalog.some((v) => v.version === version) && newestImport(catalog)?.version !== version) continue;
-      this.aside.delete(version);
-      setTimeout(() => void aside.close(), RETIRE_AFTER_MS).unref();
+      this.olderStores.delete(version);
+      setTimeout(() => void older.close(), RETIRE_AFTER_MS).unref();
       this.log.info({ version }, 'version no longer served from its own store');
     }
   }
@@ -119,10 +119,10 @@ export class Datasets {
 
   private storeOf(version: VersionInfo, main: Store): Store {
     if (version.version === newestImport(this.catalog)?.version) return main;
-    let store = this.aside.get(version.version);
+    let store = this.olderStores.get(version.version);
     if (!store) {
       store = driverFor(this.config).openVersion(this.config, version);
-      this.aside.set(version.version, store);
+      this.olderStores.set(version.version, store);
     }
     return store;
   }
@@ -146,8 +146,8 @@ export class Datasets {
 
   /** The rows of one record set of a version, in identifier order, read while the caller goes on (a download). */
   rows(rs: RecordSet, version: VersionInfo): AsyncGenerator<Values> {
-    const aside = version.version === newestImport(this.catalog)?.version ? undefined : version;
-    return driverFor(this.config).readRecordSet(this.config, rs, aside);
+    const olderVersion = version.version === newestImport(this.catalog)?.version ? undefined : version;
+    return driverFor(this.config).readRecordSet(this.config, rs, olderVersion);
   }
 
   /** Per version (identified with its import and content): its coverage, worked out once. */
@@ -201,7 +201,7 @@ export class Datasets {
   async close(): Promise<void> {
     clearInterval(this.check);
     await this.refreshing;
-    for (const store of this.aside.values()) await store.close();
-    this.aside.clear();
+    for (const store of this.olderStores.values()) await store.close();
+    this.olderStores.clear();
   }
 }

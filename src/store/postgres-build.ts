@@ -253,7 +253,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
     }
     for (const table of [...SEARCH_TABLES, TIPOS_CAMBIO_TABLE]) {
       const grants = await grantsOf(client, this.schema, table);
-      // The search index goes aside with its version, so that buscar as of an older date finds it.
+      // The search index moves with its version into the version's schema, so that buscar as of an older date finds it.
       if (main) await client.query(`ALTER TABLE IF EXISTS ${target}.${quote(table)} SET SCHEMA ${quote(versionSchema(main))}`);
       else await client.query(`DROP TABLE IF EXISTS ${target}.${quote(table)}`);
       await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(table)} SET SCHEMA ${target}`);
@@ -331,9 +331,9 @@ async function insertTiposCambio(client: PoolClient, series: readonly Fix[]): Pr
 export async function readPostgresDataset(
   config: Config,
   visit: (rs: RecordSet, rows: AsyncIterable<Values>) => void | Promise<void>,
-  aside?: VersionInfo,
+  olderVersion?: VersionInfo,
 ): Promise<void> {
-  const pool = createPostgresPool(config, 'admin', aside && versionSchema(aside));
+  const pool = createPostgresPool(config, 'admin', olderVersion && versionSchema(olderVersion));
   const client = await pool.connect().catch(async (error: unknown) => {
     await pool.end();
     throw error;
@@ -379,8 +379,8 @@ export async function removePostgresVersion(config: Config, version: string, tod
 }
 
 /** One record set, in identifier order, in one read-only snapshot on a connection of its own that ends when the reading stops. */
-export async function* postgresRecordSet(config: Config, rs: RecordSet, aside?: VersionInfo): AsyncGenerator<Values> {
-  const pool = createPostgresPool(config, 'service', aside && versionSchema(aside));
+export async function* postgresRecordSet(config: Config, rs: RecordSet, olderVersion?: VersionInfo): AsyncGenerator<Values> {
+  const pool = createPostgresPool(config, 'service', olderVersion && versionSchema(olderVersion));
   try {
     const client = await pool.connect();
     try {
@@ -398,7 +398,7 @@ export async function* postgresRecordSet(config: Config, rs: RecordSet, aside?: 
 /**
  * What differs between two versions in each of `sets` (selectChanges), compared by PostgreSQL over
  * both identifier indexes in one read-only snapshot. The main tables are locked for reading before
- * the snapshot is taken, so a load cannot move them aside between reading the catalog (which says
+ * the snapshot is taken, so a load cannot move them to an older version's schema between reading the catalog (which says
  * which version they hold) and reading them.
  */
 export async function postgresChanges(config: Config, sets: readonly RecordSet[], desde: VersionInfo, hasta: VersionInfo): Promise<Values[][]> {

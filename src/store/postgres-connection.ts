@@ -121,7 +121,7 @@ function tlsOptions(settings: PostgresSettings): PoolConfig['ssl'] {
 export type Purpose = 'service' | 'admin';
 
 /**
- * `versionSchema`: a service pool reading a version moved aside (src/store/versions.ts), whose tables
+ * `versionSchema`: a service pool reading an older version in its own schema (src/store/versions.ts), whose tables
  * are found first in that schema. Pools connect on demand, so one for a version never asked costs nothing.
  */
 export function postgresPoolConfig(config: Config, purpose: Purpose, versionSchema?: string): PoolConfig {

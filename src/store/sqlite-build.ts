@@ -132,8 +132,8 @@ export class SqliteDatasetBuild implements DatasetBuild {
     db.close();
     // Without these a power failure right after the rename could leave a renamed but incomplete file.
     syncToDisk(this.building);
-    // The main file becomes the file of its version, aside; a link, so that the rename below is still the one switch.
-    if (this.plan.main) keepAside(this.path, this.plan.main);
+    // The main file becomes its version's own file, an older version now; a link, so that the rename below is still the one switch.
+    if (this.plan.main) keepAsOlderVersion(this.path, this.plan.main);
     renameSync(this.building, this.path);
     try {
       syncToDisk(dirname(this.path));
@@ -245,7 +245,7 @@ export async function readSqliteDataset(path: string, visit: (rs: RecordSet, row
 export const versionFile = (path: string, version: VersionInfo): string => join(`${path}.versions`, `${version.version}.sqlite`);
 
 /** Links the main file as its version's file (once: a build that died after linking left the same file). */
-function keepAside(path: string, version: VersionInfo): void {
+function keepAsOlderVersion(path: string, version: VersionInfo): void {
   const file = versionFile(path, version);
   if (existsSync(file)) return;
   mkdirSync(dirname(file), { recursive: true });
@@ -254,7 +254,7 @@ function keepAside(path: string, version: VersionInfo): void {
 
 /**
  * Puts complete one-version files, built side by side (the demo build), in place as versions of the
- * file at `path` imported before its own: each becomes its version's file aside, and the catalog of
+ * file at `path` imported before its own: each becomes an older version in its version's own file, and the catalog of
  * `path` names them, oldest import first. `path` is not served yet.
  */
 export function adoptOlderVersions(path: string, older: readonly { readonly file: string; readonly version: VersionInfo }[]): void {

@@ -89,10 +89,10 @@ export const sqliteDriver: StoreDriver = {
   openVersion: (config, version) => new SqliteStore(versionFile(sqlitePath(config), version), statementLimits(config), config.SQLITE_CACHE_KB),
   // A refusal is a rejected promise, never a throw before there is one.
   removeVersion: (config, version, today) => new Promise<void>((resolve) => resolve(removeSqliteVersion(sqlitePath(config), version, today))),
-  readRecordSet: (config, rs, aside) => sqliteRecordSet(aside ? versionFile(sqlitePath(config), aside) : sqlitePath(config), rs),
+  readRecordSet: (config, rs, olderVersion) => sqliteRecordSet(olderVersion ? versionFile(sqlitePath(config), olderVersion) : sqlitePath(config), rs),
   changes: (config, sets, desde, hasta) => sqliteChanges(sqlitePath(config), sets, desde, hasta),
-  readDataset: (config, visit, aside) => {
-    const path = aside ? versionFile(sqlitePath(config), aside) : sqlitePath(config);
+  readDataset: (config, visit, olderVersion) => {
+    const path = olderVersion ? versionFile(sqlitePath(config), olderVersion) : sqlitePath(config);
     if (!existsSync(path)) throw notFound(path);
     return readSqliteDataset(path, visit);
   },

@@ -159,12 +159,12 @@ export interface StoreDriver {
   openUserAdmin(config: Config): Promise<UserAdmin>;
   startBuild(config: Config, options: BuildOptions): Promise<DatasetBuild>;
   /** One record set as readDataset reads it, while the caller reads on (a download); stopping early closes what it opened. */
-  readRecordSet(config: Config, rs: RecordSet, aside?: VersionInfo): AsyncGenerator<Values>;
-  /** Every row of every record set, in identifier order, as stored: of the newest import, or of `aside`, a version moved aside. */
+  readRecordSet(config: Config, rs: RecordSet, olderVersion?: VersionInfo): AsyncGenerator<Values>;
+  /** Every row of every record set, in identifier order, as stored: of the newest import, or of `olderVersion`, an older version in a file or schema of its own. */
   readDataset(
     config: Config,
     visit: (rs: RecordSet, rows: AsyncIterable<Values> | Iterable<Values>) => Promise<void> | void,
-    aside?: VersionInfo,
+    olderVersion?: VersionInfo,
   ): Promise<void>;
   /**
    * What differs between two versions in each of `sets` (core.ts selectChanges): per record set, one
@@ -172,7 +172,7 @@ export interface StoreDriver {
    * identifier order. Where each version's tables are is read in the same snapshot as the tables.
    */
   changes(config: Config, sets: readonly RecordSet[], desde: VersionInfo, hasta: VersionInfo): Promise<Values[][]>;
-  /** The store of a version whose record sets are not the main tables (moved aside by a later import). */
+  /** The store of a version whose record sets are not the main tables (an older version, moved to a file or schema of its own by a later import). */
   openVersion(config: Config, version: VersionInfo): Store;
   /** Removes a version that is neither in force on `today` nor the newest import; refused while a load runs. */
   removeVersion(config: Config, version: string, today: string): Promise<void>;
