@@ -36,12 +36,12 @@ import { sharedSerializers } from './http/serializers.js';
 import { startVigilancias } from './vigilancias/service.js';
 import { recordSets } from './record-sets/index.js';
 import { Datasets } from './store/datasets.js';
-import { StoreSlot } from './store/slot.js';
+import { MainStore } from './store/main-store.js';
 import type { Store, User } from './store/store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Opens the served store anew and serves it from now on (SIGHUP); false when there is nothing to reopen. */
+    /** Opens the main store anew and serves it from now on (SIGHUP); false when there is nothing to reopen. */
     reloadStore(reason: string): Promise<boolean>;
   }
 }
@@ -80,7 +80,7 @@ const ROUTER_OPTIONS = { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true
  * The batches' tables (in the working tables of ADR 10) and their worker, over the versions the service
  * serves. On SQLite, whose reads are synchronous, lines are answered in a worker thread with stores of
  * its own (docs/adr/0011-lotes.md); on PostgreSQL, whose reads wait without holding the event loop, and
- * when the app was given a store object (a test's or a benchmark's), on the served store itself.
+ * when the app was given a store object (a test's or a benchmark's), on the main store itself.
  */
 function lotesParts(
   config: Config,
@@ -155,16 +155,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The front door finds the routes it answers in a router of its own, holding every GET route as Fastify's does.
   const routes = new DirectRoutes(ROUTER_OPTIONS);
   app.addHook('onRoute', routes.onRoute);
-  const slot = new StoreSlot(config, app.log, options.store);
-  app.decorate('reloadStore', (reason: string) => slot.reload(reason));
-  const datasets = new Datasets(config, slot, app.log, options.now);
+  const mainStore = new MainStore(config, app.log, options.store);
+  app.decorate('reloadStore', (reason: string) => mainStore.reload(reason));
+  const datasets = new Datasets(config, mainStore, app.log, options.now);
   await datasets.refresh();
   // Watch lists, their events and deliveries; a watch list is made only once the versions already there are claimed (src/vigilancias/).
   const vigilancias = startVigilancias(config, datasets, app.log);
   app.addHook('onClose', async () => {
     await vigilancias.close();
     await datasets.close();
-    await slot.close();
+    await mainStore.close();
   });
   registerErrorHandling(app);
   const protection = await registerProtection(app, { config, tokens });
@@ -177,7 +177,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     app.decorate(CORS_PREFLIGHT, true);
   }
 
-  const current = slot.current;
+  const current = mainStore.current;
   const guard = bearerGuard(current, tokens, config.AUTH_USER_CACHE_SECONDS * 1000, options.internalUser);
   // The document's common parts come from what each route is: its guard, its limit, its parameters (src/http/openapi.ts).
   await app.register(swagger, openapiOptions({ recordSets, protect: guard.hook, webhooks: WEBHOOKS }));

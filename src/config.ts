@@ -93,7 +93,7 @@ export const ConfigSchema = Type.Object({
   SQLITE_CACHE_KB: Type.Integer({
     default: 16384,
     minimum: 0,
-    description: "Page cache of each connection to the served SQLite file (better-sqlite3's default); the batches' worker thread keeps at most 4096",
+    description: "Page cache of each connection to the main SQLite file (better-sqlite3's default); the batches' worker thread keeps at most 4096",
   }),
   METRICS_ENABLED: Type.Boolean({ default: true, description: 'Serve Prometheus metrics at /metrics' }),
   METRICS_TOKEN: Type.String({ default: '', description: 'When set, /metrics requires Authorization: Bearer <this token>' }),

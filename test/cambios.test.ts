@@ -2,7 +2,7 @@
  * `/api/v1/cambios` over whole record sets (../shared/spec/versiones.md), on both stores: the store
  * compares two versions and a page reads only its own records (src/http/cambios.ts). Its answers are
  * checked against an independent reckoning, a merge of both versions read whole in identifier order
- * (diffRecordSet), for every place a version can be kept (the served tables or set aside), page by page
+ * (diffRecordSet), for every place a version can be kept (the main tables or an older version's own file or schema), page by page
  * and record set by record set; and the two stores must give the same answers.
  */
 import assert from 'node:assert/strict';
@@ -59,7 +59,7 @@ for (const kind of await storeKinds()) {
       const db = await database(t, kind);
       await writeDatabase(db.url, 'DOF 2020', changed(0), { vigenteDesde: '2020-01-01' });
       await writeDatabase(db.url, 'DOF 2099', changed(5), { vigenteDesde: '2099-01-01' });
-      // Imported last, so its record sets are the served tables, though other versions are in force later.
+      // Imported last, so its record sets are the main tables, though other versions are in force later.
       await writeDatabase(db.url, 'DOF 2010', changed(2), { vigenteDesde: '2010-01-01' });
       const s = await serve(t, { DATABASE_URL: db.url });
       const store = openStore(s.config);
@@ -71,9 +71,9 @@ for (const kind of await storeKinds()) {
         driverFor(s.config).readRecordSet(s.config, rs, v.version === newest.version ? undefined : v);
 
       const pairs = [
-        ['2005-01-01', '2021-01-01', 'both set aside'],
-        ['2011-01-01', '2021-01-01', 'from the served tables'],
-        ['2005-01-01', '2011-01-01', 'to the served tables'],
+        ['2005-01-01', '2021-01-01', 'both older versions'],
+        ['2011-01-01', '2021-01-01', 'from the main tables'],
+        ['2005-01-01', '2011-01-01', 'to the main tables'],
         ['2021-01-01', '2100-01-01', 'to a version loaded ahead'],
       ] as const;
       const seen = new Set<string>();

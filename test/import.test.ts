@@ -66,19 +66,19 @@ function folder(files: Record<string, string | Buffer>): string {
 }
 
 let copies = 0;
-/** A served database: a fresh copy of the fixture. */
-function servedCopy(): string {
-  const path = join(tmp.dir, `served-${++copies}.sqlite`);
+/** A main file: a fresh copy of the fixture. */
+function mainFileCopy(): string {
+  const path = join(tmp.dir, `main-${++copies}.sqlite`);
   copyFileSync(fixture, path);
   return path;
 }
 
-/** A fresh served copy of the fixture with a real server over it, for the tests of one describe. */
-function serving(): { served: string; server: Running } {
-  const ctx = {} as { served: string; server: Running };
+/** A fresh copy of the fixture as the main file, with a real server over it, for the tests of one describe. */
+function serving(): { mainFile: string; server: Running } {
+  const ctx = {} as { mainFile: string; server: Running };
   before(async () => {
-    ctx.served = servedCopy();
-    ctx.server = await startServer({ DATABASE_URL: `sqlite:${ctx.served}` });
+    ctx.mainFile = mainFileCopy();
+    ctx.server = await startServer({ DATABASE_URL: `sqlite:${ctx.mainFile}` });
   });
   after(() => ctx.server.close());
   return ctx;
@@ -92,7 +92,7 @@ function startCli(args: string[], database: string, env: Record<string, string> 
 
 const runCli = (args: string[], database: string): Promise<Outcome> => outcomeOf(startCli(args, database));
 
-async function servedHash(server: Running): Promise<string | undefined> {
+async function mainStoreHash(server: Running): Promise<string | undefined> {
   const health = (await (await server.get('/health')).json()) as { dataset: { hash: string } | null };
   return health.dataset?.hash;
 }
@@ -154,9 +154,9 @@ describe('a good import', () => {
   const ctx = serving();
 
   test('replaces the record sets it has files for, keeps the others and the users, and the service switches by itself', async () => {
-    const { served, server } = ctx;
-    const before = await servedHash(server);
-    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD, 'fracciones-usa.jsonl': USA_GOOD, 'notes.txt': 'x' }), served, {
+    const { mainFile, server } = ctx;
+    const before = await mainStoreHash(server);
+    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD, 'fracciones-usa.jsonl': USA_GOOD, 'notes.txt': 'x' }), mainFile, {
       source: 'vendor drop 2026-06',
     });
     assert.equal(report.failure, null, summary(report));
@@ -171,7 +171,7 @@ describe('a good import', () => {
     assert.equal(report.kept.length, recordSets.length - 2);
     assert.ok(report.rowsPerSecond > 0);
 
-    await waitFor('the service to switch', async () => (await servedHash(server)) === report.dataset?.hash);
+    await waitFor('the service to switch', async () => (await mainStoreHash(server)) === report.dataset?.hash);
     assert.notEqual(report.dataset?.hash, before);
     const health = (await (await server.get('/health')).json()) as { dataset: { source: string; counts: Record<string, number> } };
     assert.equal(health.dataset.source, 'vendor drop 2026-06');
@@ -196,8 +196,8 @@ describe('a good import', () => {
   });
 
   test('--empty-missing empties the record sets that have no file', async () => {
-    const { served } = ctx;
-    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), served, { emptyMissing: true });
+    const { mainFile } = ctx;
+    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), mainFile, { emptyMissing: true });
     assert.equal(report.failure, null, summary(report));
     assert.equal(report.emptied.length, recordSets.length - 1);
     assert.deepEqual(report.kept, []);
@@ -206,13 +206,13 @@ describe('a good import', () => {
   });
 
   test('characters cut across read chunks arrive whole', async (t) => {
-    const { served } = ctx;
+    const { mainFile } = ctx;
     const notes = 'Ñandú café ü 🐎 '.repeat(25);
     const rows = Array.from({ length: 400 }, (_, i) => `${i + 1},01012101,"${notes}"`);
-    const report = await imported(folder({ 'aladi2.csv': ['SYSID,FRACCION,OBSERVACIONES', ...rows].join('\n') }), served);
+    const report = await imported(folder({ 'aladi2.csv': ['SYSID,FRACCION,OBSERVACIONES', ...rows].join('\n') }), mainFile);
     assert.equal(report.failure, null, summary(report));
     assert.equal(report.files[0]?.imported, 400);
-    const db = new Database(served, { readonly: true });
+    const db = new Database(mainFile, { readonly: true });
     defer(t, () => db.close());
     const values = db.prepare('SELECT DISTINCT "OBSERVACIONES" FROM "aladi2"').pluck().all();
     assert.deepEqual(values, [notes]);
@@ -220,13 +220,13 @@ describe('a good import', () => {
 });
 
 describe('refused rows', () => {
-  let served: string;
+  let mainFile: string;
   before(() => {
-    served = servedCopy();
+    mainFile = mainFileCopy();
   });
 
   test('each kind is listed with its file, line, field and reason; the valid rows are imported', async () => {
-    const report = await imported(folder({ 'aladi2.csv': ALADI2_MIXED }), served);
+    const report = await imported(folder({ 'aladi2.csv': ALADI2_MIXED }), mainFile);
     assert.equal(report.failure, null);
     assert.equal(report.imported, true);
     assert.deepEqual(
@@ -243,7 +243,7 @@ describe('refused rows', () => {
   });
 
   test('unknown columns are reported and ignored; absent ones are reported and stored empty', async () => {
-    const report = await imported(folder({ 'aladi2.csv': 'SYSID,FRACCION,COLOR\n1,01012101,azul\n' }), served);
+    const report = await imported(folder({ 'aladi2.csv': 'SYSID,FRACCION,COLOR\n1,01012101,azul\n' }), mainFile);
     assert.equal(report.failure, null);
     assert.deepEqual(report.files[0]?.unknownColumns, ['COLOR']);
     assert.ok(report.files[0]?.absentColumns.includes('PAIS'));
@@ -261,7 +261,7 @@ describe('refused rows', () => {
       '{"FRACCION_SIN_PUNTO": "01"}',
       '{"CONSECUTIVO": 3, "EXTRA": true}',
     ];
-    const report = await imported(folder({ 'fracciones-usa.jsonl': lines.join('\n') }), served);
+    const report = await imported(folder({ 'fracciones-usa.jsonl': lines.join('\n') }), mainFile);
     assert.equal(report.failure, null);
     assert.deepEqual(
       report.refusals.map((r) => [r.line, r.field]),
@@ -277,7 +277,7 @@ describe('refused rows', () => {
   });
 
   test('the CLI prints the report, one line on stderr, and exits 2', async () => {
-    const outcome = await runCli(['import', folder({ 'aladi2.csv': ALADI2_MIXED })], served);
+    const outcome = await runCli(['import', folder({ 'aladi2.csv': ALADI2_MIXED })], mainFile);
     assert.equal(outcome.code, 2, outcome.stderr);
     assert.match(outcome.stdout, /^ {2}aladi2\.csv:3: TIPOTASA: not an integer: x$/m);
     assert.match(outcome.stdout, /rows\/s/);
@@ -286,10 +286,10 @@ describe('refused rows', () => {
   });
 });
 
-describe('refused files: nothing is imported and the served file is untouched', () => {
-  let served: string;
+describe('refused files: nothing is imported and the main file is untouched', () => {
+  let mainFile: string;
   before(() => {
-    served = servedCopy();
+    mainFile = mainFileCopy();
   });
   const latin1 = Buffer.concat([Buffer.from('SYSID,NOTAS\n1,ok\n2,'), Buffer.from('café', 'latin1'), Buffer.from('\n3,ok\n')]);
   // More than one 64 KiB read chunk before the bad byte.
@@ -321,11 +321,11 @@ describe('refused files: nothing is imported and the served file is untouched', 
 
   for (const [name, files, message] of cases) {
     test(name, async () => {
-      const before = fileHash(served);
-      const report = await imported(folder(files), served);
+      const before = fileHash(mainFile);
+      const report = await imported(folder(files), mainFile);
       assert.equal(report.imported, false);
       assert.match(report.failure ?? '', message);
-      assert.equal(fileHash(served), before);
+      assert.equal(fileHash(mainFile), before);
       assert.deepEqual(
         readdirSync(tmp.dir).filter((f) => f.includes('.building')),
         [],
@@ -335,65 +335,65 @@ describe('refused files: nothing is imported and the served file is untouched', 
   }
 
   test('the CLI says it in one line on stderr and exits 1', async () => {
-    const before = fileHash(served);
-    const outcome = await runCli(['import', folder({ 'aladi2.csv': latin1 })], served);
+    const before = fileHash(mainFile);
+    const outcome = await runCli(['import', folder({ 'aladi2.csv': latin1 })], mainFile);
     assert.equal(outcome.code, 1);
     assert.equal(
       outcome.stderr,
       'tariff-lookup: import failed, nothing changed: aladi2.csv:3: not valid UTF-8 (a file saved as Latin-1, Windows-1252 or UTF-16 must be converted to UTF-8)\n',
     );
-    assert.equal(fileHash(served), before);
+    assert.equal(fileHash(mainFile), before);
   });
 
   test('a folder that does not exist', async () => {
-    const outcome = await runCli(['import', join(tmp.dir, 'nowhere')], served);
+    const outcome = await runCli(['import', join(tmp.dir, 'nowhere')], mainFile);
     assert.equal(outcome.code, 1);
     assert.match(outcome.stderr, /^tariff-lookup: import failed, nothing changed: .*nowhere: cannot read the folder/);
   });
 
   test('a second import while one runs is refused', async (t) => {
-    const running = await startBuild(loadConfig({ DATABASE_URL: `sqlite:${served}` }));
+    const running = await startBuild(loadConfig({ DATABASE_URL: `sqlite:${mainFile}` }));
     defer(t, () => running.abandon());
-    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), served);
+    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), mainFile);
     assert.match(report.failure ?? '', /is locked: another import is running/);
   });
 });
 
 describe('--strict', () => {
-  test('the first refused row fails the whole import: exit 1, the served file untouched', async () => {
-    const served = servedCopy();
-    const before = fileHash(served);
-    const outcome = await runCli(['import', folder({ 'aladi2.csv': ALADI2_MIXED }), '--strict', '--json'], served);
+  test('the first refused row fails the whole import: exit 1, the main file untouched', async () => {
+    const mainFile = mainFileCopy();
+    const before = fileHash(mainFile);
+    const outcome = await runCli(['import', folder({ 'aladi2.csv': ALADI2_MIXED }), '--strict', '--json'], mainFile);
     assert.equal(outcome.code, 1);
     assert.match(outcome.stderr, /^tariff-lookup: import failed, nothing changed: aladi2\.csv:3: TIPOTASA: not an integer: x \(--strict/);
     const report = JSON.parse(outcome.stdout) as ImportReport;
     assert.equal(report.imported, false);
     assert.equal(report.refusals.length, 1);
-    assert.equal(fileHash(served), before);
+    assert.equal(fileHash(mainFile), before);
   });
 });
 
 describe('an import killed half-way', () => {
   const ctx = serving();
 
-  test('leaves the served file and the data served exactly as they were; the next import succeeds', async () => {
-    const { served, server } = ctx;
-    const before = fileHash(served);
-    const hashBefore = await servedHash(server);
-    const child = startCli(['import', demoCsv], served);
+  test('leaves the main file and the data served exactly as they were; the next import succeeds', async () => {
+    const { mainFile, server } = ctx;
+    const before = fileHash(mainFile);
+    const hashBefore = await mainStoreHash(server);
+    const child = startCli(['import', demoCsv], mainFile);
     const outcome = outcomeOf(child);
-    const building = `${served}.building-${child.pid}`;
+    const building = `${mainFile}.building-${child.pid}`;
     await waitFor('the import to start building', () => existsSync(building));
     // The whole demo takes seconds to load: a fraction of a second in, it is half-way.
     await new Promise((r) => setTimeout(r, 300));
     child.kill('SIGKILL');
     assert.equal((await outcome).code, null, 'killed, not finished');
     assert.ok(existsSync(building), 'a stale build file is left behind');
-    assert.equal(fileHash(served), before);
-    assert.equal(await servedHash(server), hashBefore);
+    assert.equal(fileHash(mainFile), before);
+    assert.equal(await mainStoreHash(server), hashBefore);
     assert.equal((await server.json('/api/v1/aladi2/')).status, 200);
 
-    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), served);
+    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), mainFile);
     assert.equal(report.failure, null, summary(report));
     assert.equal(existsSync(building), false, 'the stale build file is removed');
   });
@@ -403,7 +403,7 @@ describe('switching under load', () => {
   const ctx = serving();
 
   test('requests running through an import and the switch all succeed', async (t) => {
-    const { served, server } = ctx;
+    const { mainFile, server } = ctx;
     const paths = ['/api/v1/fracciones/?fraccion=0101&limit=5', '/api/v1/aladi2/?fraccion=01', '/api/v1/fracciones-usa/?fraccion=0101', '/health'];
     const statuses = new Map<string, number>();
     let running = true;
@@ -427,10 +427,10 @@ describe('switching under load', () => {
       await Promise.all(workers);
     };
     defer(t, stopWorkers);
-    const outcome = await runCli(['import', folder({ 'fracciones.csv': readFileSync(join(demoCsv, 'fracciones.csv')) }), '--json'], served);
+    const outcome = await runCli(['import', folder({ 'fracciones.csv': readFileSync(join(demoCsv, 'fracciones.csv')) }), '--json'], mainFile);
     assert.equal(outcome.code, 0, outcome.stderr);
     const report = JSON.parse(outcome.stdout) as ImportReport;
-    await waitFor('the service to switch', async () => (await servedHash(server)) === report.dataset?.hash);
+    await waitFor('the service to switch', async () => (await mainStoreHash(server)) === report.dataset?.hash);
     const answered = (): number => [...statuses.values()].reduce((a, b) => a + b, 0);
     const atSwitch = answered();
     await waitFor('requests answered from the new file', () => answered() >= atSwitch + 50);
@@ -443,8 +443,8 @@ describe('switching under load', () => {
 
 describe('serve reloads on SIGHUP', () => {
   test('the served process switches to the imported file at once', async (t) => {
-    const served = servedCopy();
-    const child = startCli(['serve'], served, { ...TEST_ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    const mainFile = mainFileCopy();
+    const child = startCli(['serve'], mainFile, { ...TEST_ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
     const logs: Record<string, unknown>[] = [];
     let buffered = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -460,7 +460,7 @@ describe('serve reloads on SIGHUP', () => {
     });
     await waitFor('the server to listen', () => logs.some((l) => String(l['msg']).startsWith('Server listening at')));
     const base = /http:\/\/[\d.:]+/.exec(String(logs.find((l) => String(l['msg']).startsWith('Server listening at'))?.['msg']))?.[0];
-    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), served);
+    const report = await imported(folder({ 'aladi2.csv': ALADI2_GOOD }), mainFile);
     assert.equal(report.failure, null, summary(report));
     child.kill('SIGHUP');
     await waitFor('the SIGHUP reload', () => logs.some((l) => l['reason'] === 'SIGHUP' && l['hash'] === report.dataset?.hash));

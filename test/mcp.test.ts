@@ -169,7 +169,7 @@ function behavesAsRest(setup: () => { client: Client; server: Running }): void {
         assert.ok(texts(result)[0]!.length > 0, label);
         assert.deepEqual(JSON.parse(texts(result).at(-1)!), expected.body, label);
       } else {
-        // Besides 404 and 422, PostgreSQL answers a full-text search on a version kept aside with 503 (a REST matter, see the report).
+        // Besides 404 and 422, PostgreSQL answers a full-text search on an older version (a schema of its own) with 503 (a REST matter, see the report).
         assert.equal(result.isError, true, label);
         assert.deepEqual(result.structuredContent, expected.body, label);
         const detail = (expected.body as { detail: unknown }).detail;

@@ -403,7 +403,7 @@ if (kinds.includes('postgres')) {
         assert.ok(build.insert(aladi2, recordToRow(aladi2, first!)));
         assert.equal(build.insert(aladi2, recordToRow(aladi2, first!)), false, 'a second row with one identifier is refused');
         await build.ready();
-        assert.equal((await server.json<unknown[]>('/api/v1/aladi2/')).body.length, 8, 'the served dataset is untouched meanwhile');
+        assert.equal((await server.json<unknown[]>('/api/v1/aladi2/')).body.length, 8, 'the dataset in the main store is untouched meanwhile');
         const info = await build.commit('one row');
         assert.equal(info.counts['aladi2'], 1);
         assert.equal(info.counts['tlcs'], 0);

@@ -100,7 +100,7 @@ for (const kind of await storeKinds()) {
       assert.equal(await contribuciones(), '2029-12-31');
       assert.deepEqual(await count(s, '/api/v1/aladi2/?as_of=2019-12-31'), { n: 8, version: '1900-01-01.1' });
       assert.deepEqual(await count(s, '/api/v1/aladi2/?as_of=2030-01-01'), { n: 1, version: '2030-01-01.1' });
-      // A search as of a date answers from that version's own index (on PostgreSQL, a schema set aside).
+      // A search as of a date answers from that version's own index (on PostgreSQL, the older version's schema).
       for (const [date, version] of [
         ['2019-12-31', '1900-01-01.1'],
         ['2020-06-01', '2020-01-01.1'],

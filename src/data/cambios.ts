@@ -7,7 +7,7 @@ import type { RecordSet } from '../record-sets/define.js';
 import { ownFractionFilter } from '../record-sets/define.js';
 import { filterConditions } from '../record-sets/filters.js';
 import { CHANGE_KINDS } from '../store/core.js';
-import type { Datasets, ServedVersion } from '../store/datasets.js';
+import type { Datasets, VersionInForce } from '../store/datasets.js';
 import type { Store, Values } from '../store/store.js';
 
 type Value = string | number | null;
@@ -131,7 +131,7 @@ async function fractionRows(rs: RecordSet, digits: string, desde: Store, hasta: 
 }
 
 /** The changes of the records of one fraction (or prefix) in each of `sets`: `/api/v1/cambios?fraccion=`, and the changes a watch list is told of. */
-export async function* fractionChanges(sets: readonly RecordSet[], from: ServedVersion, to: ServedVersion, digits: string): AsyncGenerator<Cambio> {
+export async function* fractionChanges(sets: readonly RecordSet[], from: VersionInForce, to: VersionInForce, digits: string): AsyncGenerator<Cambio> {
   for (const rs of sets) {
     if (!ownFractionFilter(rs)) continue;
     const [before, after] = await fractionRows(rs, digits, from.store, to.store);
@@ -165,8 +165,8 @@ async function changesOf(rs: RecordSet, found: readonly Values[], from: Store, t
 export async function wholePage(
   datasets: Datasets,
   sets: readonly RecordSet[],
-  from: ServedVersion,
-  to: ServedVersion,
+  from: VersionInForce,
+  to: VersionInForce,
   skip: number,
   limit: number,
 ): Promise<{ items: Cambio[]; total: number }> {

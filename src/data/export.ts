@@ -18,7 +18,7 @@ export interface ExportReport {
 }
 
 /** The version `wanted` names (the one in force today when not given) if it is not the newest import, whose record sets are the main tables. */
-async function asideVersion(config: Config, wanted: string | undefined): Promise<VersionInfo | undefined> {
+async function olderVersionOf(config: Config, wanted: string | undefined): Promise<VersionInfo | undefined> {
   const store = driverFor(config).open(config);
   let catalog: VersionInfo[];
   try {
@@ -33,7 +33,7 @@ async function asideVersion(config: Config, wanted: string | undefined): Promise
 
 /** Writes a dataset version (the current one unless `version` names another) of the database `config` names (SQLite or PostgreSQL). */
 export async function exportDatabase(config: Config, directory: string, version?: string): Promise<ExportReport> {
-  const aside = await asideVersion(config, version);
+  const olderVersion = await olderVersionOf(config, version);
   const started = performance.now();
   const report: ExportReport = { directory: resolve(directory), files: [], rows: 0, seconds: 0 };
   mkdirSync(report.directory, { recursive: true });
@@ -51,7 +51,7 @@ export async function exportDatabase(config: Config, directory: string, version?
     renameSync(partial, join(report.directory, file));
     report.files.push({ file, rows: count });
     report.rows += count;
-  }, aside);
+  }, olderVersion);
   report.seconds = (performance.now() - started) / 1000;
   return report;
 }

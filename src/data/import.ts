@@ -1,11 +1,11 @@
 /**
  * The import pipeline: a folder with one CSV or JSON-lines file per record set, each row checked
  * against the registry (checkValue through recordToRow) and loaded into a new dataset that takes the
- * place of the served one all at once (the store's DatasetBuild).
+ * place of the main one all at once (the store's DatasetBuild).
  *
  * Files are streamed in chunks, never read whole, so their size is bounded by the disk, not memory.
  * A problem with a whole file (its encoding, its CSV syntax, a header without the identifier) stops
- * the import and leaves the served data untouched; a problem with one row refuses that row, which is
+ * the import and leaves the main store untouched; a problem with one row refuses that row, which is
  * reported with its file, line, field and reason (and stops the import too with `strict`).
  */
 import { isUtf8 } from 'node:buffer';
@@ -72,7 +72,7 @@ export interface ImportReport {
   readonly directory: string;
   readonly database: string;
   readonly source: string;
-  /** Whether the served data was replaced. */
+  /** Whether the main store's data was replaced. */
   imported: boolean;
   /** Why nothing was imported, naming file and line where there is one. */
   failure: string | null;

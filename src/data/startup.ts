@@ -26,7 +26,7 @@ const byPath = new Map(recordSets.map((rs) => [rs.path, rs]));
  * Builds the demo dataset into a SQLite file that does not exist yet, all of it or nothing, in a
  * folder of its own beside the path: its versions (demoVersions) are written side by side, each in a
  * worker thread into a file of its own through the usual load, then put together as one database
- * with its older versions aside; at the end the older versions' folder is moved into place first,
+ * with its older versions in files of their own; at the end the older versions' folder is moved into place first,
  * then the database file, whose rename is the one switch. A build that dies before it leaves no file
  * at the path, so the next start builds again. `versions` given (tests) are loaded one after the
  * other instead. Gives the current version's dataset.

@@ -31,13 +31,13 @@ export interface ContribucionesContext {
   /**
    * The store holding the dataset in force on `fecha` (Ley Aduanera art. 56) and that version's name,
    * which the answer carries in `X-Dataset-Version` as every business answer does. Without it the
-   * served dataset answers for every date.
+   * main store's dataset answers for every date.
    */
   readonly storeOn?: (fecha: string) => { readonly store: Store; readonly version: string | undefined };
   readonly tables?: Tables;
   /**
    * The store whose exchange-rate series gives the rate of `fecha` when a request needs one and gives
-   * none: the current version's (docs/contribuciones.md says why); the served store when not given.
+   * none: the current version's (docs/contribuciones.md says why); the main store when not given.
    */
   readonly ratesStore?: () => Store;
   /** Today in Mexico City (`YYYY-MM-DD`) by the app's clock: the `fecha` of a request that names none. */

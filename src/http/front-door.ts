@@ -16,7 +16,7 @@ import type { IncomingMessage, OutgoingHttpHeader, RequestListener, Server, Serv
 import type { FastifyServerFactory, RouteOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { Config as RouterConfig, HTTPVersion } from 'find-my-way';
-import type { Datasets, ServedVersion } from '../store/datasets.js';
+import type { Datasets, VersionInForce } from '../store/datasets.js';
 import type { User } from '../store/store.js';
 import type { BearerGuard } from './auth.js';
 import type { CachedAnswer, ResponseCache } from './cache.js';
@@ -135,13 +135,13 @@ export class FrontDoor {
     if (parts.cors && headers.origin !== undefined) return false;
     if (parts.underPressure?.() === true) return false;
     const url = request.url ?? '';
-    const served = this.served(parts.datasets, url);
-    if (served === undefined) return false;
+    const inForce = this.versionInForce(parts.datasets, url);
+    if (inForce === undefined) return false;
     const now = Date.now();
     const user = parts.guard.admitted(headers.authorization, now);
     if (user === null) return false;
-    const found = parts.cache.byUrl(served.store, url, served.version?.version ?? '');
-    if (found === undefined) return this.lookup(parts, user, served, request, response, ordinary, started);
+    const found = parts.cache.byUrl(inForce.store, url, inForce.version?.version ?? '');
+    if (found === undefined) return this.lookup(parts, user, inForce, request, response, ordinary, started);
     return this.write(parts, user, request, response, found.answer, found.route, started, now);
   }
 
@@ -186,7 +186,7 @@ export class FrontDoor {
   private lookup(
     parts: FrontDoorParts,
     user: User,
-    served: ServedVersion,
+    inForce: VersionInForce,
     request: IncomingMessage,
     response: ServerResponse,
     ordinary: RequestListener,
@@ -203,7 +203,7 @@ export class FrontDoor {
     } catch {
       return false;
     }
-    const { store, version } = served;
+    const { store, version } = inForce;
     const written = (answer: CachedAnswer): void => {
       let done: boolean;
       try {
@@ -231,7 +231,7 @@ export class FrontDoor {
    * given once, plainly (`as_of=YYYY-MM-DD`, as a parameter of its own, nothing percent-encoded) and
    * is a date by the route's own check; undefined for anything else.
    */
-  private served(datasets: Datasets, url: string): ServedVersion | undefined {
+  private versionInForce(datasets: Datasets, url: string): VersionInForce | undefined {
     const at = url.indexOf(AS_OF);
     if (at < 0) return datasets.current();
     const before = url[at - 1];

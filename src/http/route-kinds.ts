@@ -4,7 +4,7 @@
  * route). Which URL is which kind is the routing table's business (routes.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestHookHandler } from 'fastify';
-import type { Datasets, ServedVersion } from '../store/datasets.js';
+import type { Datasets, VersionInForce } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
 import { sendCached } from './cache.js';
@@ -143,12 +143,12 @@ const parseAsOf = (request: FastifyRequest): string | undefined => asOfOf(reques
  * The version a business request is answered from, named in `X-Dataset-Version`. `parse` is the
  * route's own parsing: a bad `as_of` joins its 422, after the route's parameters, as FastAPI orders them.
  */
-export function servedVersion<P>(
+export function versionInForce<P>(
   request: FastifyRequest,
   reply: FastifyReply,
   datasets: Datasets,
   parse: (request: FastifyRequest) => P,
-): { question: P; served: ServedVersion } {
+): { question: P; inForce: VersionInForce } {
   let question: P;
   try {
     question = parse(request);
@@ -162,10 +162,10 @@ export function servedVersion<P>(
     throw error;
   }
   const asOf = parseAsOf(request);
-  const served = asOf === undefined ? datasets.current() : datasets.on(asOf);
-  if (!served) throw notFound(`No dataset in force on ${asOf}`);
-  if (served.version) void reply.header('x-dataset-version', served.version.version);
-  return { question, served };
+  const inForce = asOf === undefined ? datasets.current() : datasets.on(asOf);
+  if (!inForce) throw notFound(`No dataset in force on ${asOf}`);
+  if (inForce.version) void reply.header('x-dataset-version', inForce.version.version);
+  return { question, inForce };
 }
 
 /** The cache key of a route's question: equal questions share one answer. */
@@ -201,8 +201,8 @@ export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url
       response: { ...route.responses, ...errorResponses },
     },
     handler: async (request, reply) => {
-      const { question, served } = servedVersion(request, reply, ctx.datasets, parse);
-      const { store, version } = served;
+      const { question, inForce } = versionInForce(request, reply, ctx.datasets, parse);
+      const { store, version } = inForce;
       const failed = (request.raw as { [ANSWER_FAILED]?: Error })[ANSWER_FAILED];
       if (failed !== undefined) throw failed;
       const key = questionKey(route.operationId, question);

@@ -83,9 +83,9 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   // What an import will pay.
   // `fecha` selects the dataset version in force that day (Ley Aduanera art. 56).
   const storeOn = (fecha: string): { store: Store; version: string | undefined } => {
-    const served = services.datasets.on(fecha);
-    if (!served) throw notFound(`No dataset in force on ${fecha}`);
-    return { store: served.store, version: served.version?.version };
+    const inForce = services.datasets.on(fecha);
+    if (!inForce) throw notFound(`No dataset in force on ${fecha}`);
+    return { store: inForce.store, version: inForce.version?.version };
   };
   post(
     '/api/v1/contribuciones',

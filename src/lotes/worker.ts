@@ -10,7 +10,7 @@ import { setImmediate } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import type { ServedVersion } from '../store/datasets.js';
+import type { VersionInForce } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { LoteQuestion, Resultado } from './answer.js';
 import type { RawLine } from './columns.js';
@@ -24,7 +24,7 @@ const CLEANUP_EVERY_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface Versions {
-  on(fecha: string): ServedVersion | undefined;
+  on(fecha: string): VersionInForce | undefined;
   storeFor(version: string | null): Store | undefined;
 }
 
@@ -127,9 +127,9 @@ export class LotesWorker {
       return store === undefined ? undefined : { version, store };
     };
     if (batch.version !== null || batch.procesadas > 0) return kept(batch.version);
-    const served = versions.on(batch.fecha);
-    if (served === undefined) return undefined;
-    await tables.fixVersion(batch.id, this.owner, served.version?.version ?? null);
+    const inForce = versions.on(batch.fecha);
+    if (inForce === undefined) return undefined;
+    await tables.fixVersion(batch.id, this.owner, inForce.version?.version ?? null);
     const fixed = await tables.byId(batch.id);
     return fixed === undefined ? undefined : kept(fixed.version);
   }

@@ -1,7 +1,7 @@
 /**
  * What every store does the same way, written once: the tables besides the record sets (users,
  * dataset info), reading them back, the content hash, the per-set counts, the checks before a record
- * set is kept from the served dataset or a dataset is served at all, writing a whole dataset, and user
+ * set is kept from the main store's dataset or a dataset is served at all, writing a whole dataset, and user
  * administration over a small executor. A driver adds only what differs: connection, dialect, bulk
  * load and full text.
  */
@@ -175,7 +175,7 @@ export async function describeDataset(
   return { source, importedAt: new Date().toISOString(), hash: await contentHash(rowsOf, rates), counts };
 }
 
-/** A record set is kept from the served dataset only when that one has all its columns: never silently half. */
+/** A record set is kept from the main store's dataset only when that one has all its columns: never silently half. */
 export function checkKeepable(rs: RecordSet, present: ReadonlySet<string>): void {
   if (present.size === 0) throw new Error(`cannot keep ${rs.path}: the current database has no table ${rs.table}`);
   const missing = rs.fields.filter((f) => !present.has(f.name)).map((f) => f.name);
@@ -233,7 +233,7 @@ export function catalogOf(rows: readonly VersionRow[], legacy: DatasetInfo | nul
 /** What a build needs to know of the versions already there: where its kept record sets come from, and what it adds. */
 export interface VersionPlan {
   readonly catalog: readonly VersionInfo[];
-  /** The newest import before this one: its record sets are moved aside by this build's commit. */
+  /** The newest import before this one: its record sets become an older version, moved to a file or schema of their own by this build's commit. */
   readonly main: VersionInfo | undefined;
   /** The version in force on the new one's date, whose record sets a build keeps. */
   readonly keepFrom: VersionInfo | undefined;

@@ -1,15 +1,15 @@
 /**
  * Which version answers: the one in force today in Mexico City (the current version), or on the date
- * a request names with `as_of`. The catalog is read from the served store every few seconds, so a
+ * a request names with `as_of`. The catalog is read from the main store every few seconds, so a
  * version added or removed by another process shows within that time; today's date is read from the
  * clock on every request, so a version loaded ahead takes over by itself when its day comes, with no
- * restart and no failed request. The newest import is the served store itself; another version is a
+ * restart and no failed request. The newest import is the main store itself; another version is a
  * store of its own, opened when first asked for and closed when the version is removed.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import { driverFor } from './drivers.js';
-import type { StoreSlot } from './slot.js';
+import type { MainStore } from './main-store.js';
 import type { RecordSet } from '../record-sets/define.js';
 import type { Store, Values } from './store.js';
 import type { Coverage } from './rates-coverage.js';
@@ -24,22 +24,22 @@ const RETIRE_AFTER_MS = 5000;
 const CHANGES_KEPT = 4;
 
 /** The store that answers and the version it holds (null while the catalog is unknown: the store is down, or empty). */
-export interface ServedVersion {
+export interface VersionInForce {
   readonly store: Store;
   readonly version: VersionInfo | null;
 }
 
 export class Datasets {
   private catalog: readonly VersionInfo[] = [];
-  /** The served store the catalog was read from: when the slot serves another, the catalog is read again. */
+  /** The store the catalog was read from: when the main store is replaced, the catalog is read again. */
   private readFrom: Store | null = null;
-  private readonly aside = new Map<string, Store>();
+  private readonly olderStores = new Map<string, Store>();
   private readonly check: NodeJS.Timeout;
   private refreshing: Promise<void> | null = null;
 
   constructor(
     private readonly config: Config,
-    private readonly slot: StoreSlot,
+    private readonly mainStore: MainStore,
     private readonly log: FastifyBaseLogger,
     /** The clock: tests move it to midnight instead of waiting for it. */
     private readonly now: () => Date = () => new Date(),
@@ -56,7 +56,7 @@ export class Datasets {
   }
 
   private async read(): Promise<void> {
-    const store = this.slot.current();
+    const store = this.mainStore.current();
     let catalog: VersionInfo[];
     try {
       catalog = await store.versions();
@@ -65,10 +65,10 @@ export class Datasets {
     }
     this.catalog = catalog.sort(byRecency);
     this.readFrom = store;
-    for (const [version, aside] of this.aside) {
+    for (const [version, older] of this.olderStores) {
       if (catalog.some((v) => v.version === version) && newestImport(catalog)?.version !== version) continue;
-      this.aside.delete(version);
-      setTimeout(() => void aside.close(), RETIRE_AFTER_MS).unref();
+      this.olderStores.delete(version);
+      setTimeout(() => void older.close(), RETIRE_AFTER_MS).unref();
       this.log.info({ version }, 'version no longer served from its own store');
     }
   }
@@ -91,25 +91,26 @@ export class Datasets {
     return this.date;
   }
 
-  private served: { date: string; catalog: readonly VersionInfo[]; main: Store; answer: ServedVersion | undefined } | null = null;
+  /** The last call of `on()` and its result, given again while the date, the catalog and the main store are the same. */
+  private lastOn: { date: string; catalog: readonly VersionInfo[]; main: Store; answer: VersionInForce | undefined } | null = null;
 
   /** The version in force today, and its store. */
-  current(): ServedVersion {
-    return this.on(this.today()) ?? { store: this.slot.current(), version: null };
+  current(): VersionInForce {
+    return this.on(this.today()) ?? { store: this.mainStore.current(), version: null };
   }
 
   /** The version in force on `date`, or undefined when none is (a date before the earliest version). */
-  on(date: string): ServedVersion | undefined {
-    const main = this.slot.current();
-    const last = this.served;
+  on(date: string): VersionInForce | undefined {
+    const main = this.mainStore.current();
+    const last = this.lastOn;
     if (last !== null && last.date === date && last.catalog === this.catalog && last.main === main) return last.answer;
     if (main !== this.readFrom) void this.refresh();
     const answer = this.resolve(date, main);
-    this.served = { date, catalog: this.catalog, main, answer };
+    this.lastOn = { date, catalog: this.catalog, main, answer };
     return answer;
   }
 
-  private resolve(date: string, main: Store): ServedVersion | undefined {
+  private resolve(date: string, main: Store): VersionInForce | undefined {
     if (this.catalog.length === 0) return { store: main, version: null };
     const version = inForce(this.catalog, date);
     if (!version) return undefined;
@@ -118,20 +119,20 @@ export class Datasets {
 
   private storeOf(version: VersionInfo, main: Store): Store {
     if (version.version === newestImport(this.catalog)?.version) return main;
-    let store = this.aside.get(version.version);
+    let store = this.olderStores.get(version.version);
     if (!store) {
       store = driverFor(this.config).openVersion(this.config, version);
-      this.aside.set(version.version, store);
+      this.olderStores.set(version.version, store);
     }
     return store;
   }
 
   /**
    * The store of a version by its identifier, for work that fixed its version when it began (a batch):
-   * the served store when there is no catalog (null), undefined when the version is no longer kept.
+   * the main store when there is no catalog (null), undefined when the version is no longer kept.
    */
   storeFor(version: string | null): Store | undefined {
-    const main = this.slot.current();
+    const main = this.mainStore.current();
     if (version === null) return this.catalog.length === 0 ? main : undefined;
     const info = this.catalog.find((v) => v.version === version);
     return info === undefined ? undefined : this.storeOf(info, main);
@@ -145,8 +146,8 @@ export class Datasets {
 
   /** The rows of one record set of a version, in identifier order, read while the caller goes on (a download). */
   rows(rs: RecordSet, version: VersionInfo): AsyncGenerator<Values> {
-    const aside = version.version === newestImport(this.catalog)?.version ? undefined : version;
-    return driverFor(this.config).readRecordSet(this.config, rs, aside);
+    const olderVersion = version.version === newestImport(this.catalog)?.version ? undefined : version;
+    return driverFor(this.config).readRecordSet(this.config, rs, olderVersion);
   }
 
   /** Per version (identified with its import and content): its coverage, worked out once. */
@@ -160,7 +161,7 @@ export class Datasets {
     const key = `${version.version} ${version.seq} ${version.hash}`;
     let known = this.covered.get(key);
     if (!known) {
-      known = this.storeOf(version, this.slot.current()).coverage();
+      known = this.storeOf(version, this.mainStore.current()).coverage();
       this.covered.set(key, known);
       known.catch(() => this.covered.delete(key));
     }
@@ -200,7 +201,7 @@ export class Datasets {
   async close(): Promise<void> {
     clearInterval(this.check);
     await this.refreshing;
-    for (const store of this.aside.values()) await store.close();
-    this.aside.clear();
+    for (const store of this.olderStores.values()) await store.close();
+    this.olderStores.clear();
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Loading PostgreSQL: a new dataset built in a staging schema inside one transaction and switched in
- * place of the served tables at commit, so readers see the old dataset or the whole new one.
+ * place of the main tables at commit, so readers see the old dataset or the whole new one.
  */
 import type { PoolClient } from 'pg';
 import type { Config } from '../config.js';
@@ -95,7 +95,7 @@ async function grantsOf(client: PoolClient, schema: string, table: string): Prom
 
 /**
  * A new dataset, built in one transaction: the rows go into tables of a staging schema beside the
- * served ones, and commit() puts them in place of the served tables and commits, so readers (every
+ * main ones, and commit() puts them in place of the main tables and commits, so readers (every
  * copy of the service) see the old dataset until then, and a failed or abandoned build changes
  * nothing. The PostgreSQL counterpart of SqliteDatasetBuild, with the same `insert`; only start,
  * commit and abandon are asynchronous, and `ready()` lets a long load wait for the rows it has sent
@@ -137,7 +137,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
       const catalog = await readCatalog(client);
       await client.query(`DROP SCHEMA IF EXISTS ${quote(STAGING_SCHEMA)} CASCADE`);
       await client.query(`CREATE SCHEMA ${quote(STAGING_SCHEMA)}`);
-      // Unqualified names mean the staging tables until commit() qualifies the served ones.
+      // Unqualified names mean the staging tables until commit() qualifies the main ones.
       await client.query(`SET LOCAL search_path TO ${quote(STAGING_SCHEMA)}`);
       for (const rs of recordSets) await client.query(buildCreateTable(rs, columnType));
       await client.query(tiposCambioDdl('TEXT COLLATE "C"'));
@@ -181,7 +181,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
     if (this.failure) throw this.failure.error;
   }
 
-  /** Completes the new dataset and puts it in place of the served one, in the same transaction. */
+  /** Completes the new dataset and puts it in place of the main one, in the same transaction. */
   async commit(source: string): Promise<CommittedDataset> {
     this.claim();
     const { client } = this;
@@ -190,7 +190,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
       this.buffers.clear();
       await Promise.all(this.inFlight);
       if (this.failure) throw this.failure.error;
-      if (this.plan.keepFrom) for (const rs of this.options.keep ?? []) await this.copyFromServed(rs);
+      if (this.plan.keepFrom) for (const rs of this.options.keep ?? []) await this.copyFromMainTables(rs);
       // Indexes built once over the loaded rows are faster to make than kept up row by row.
       for (const rs of recordSets) for (const statement of buildIndexes(rs)) await client.query(statement);
       await buildPostgresFullText(client, this.options.references);
@@ -215,7 +215,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
     }
   }
 
-  /** Throws the new dataset away; the served one was never touched. */
+  /** Throws the new dataset away; the main one was never touched. */
   async abandon(): Promise<void> {
     if (this.finished) return;
     this.claim();
@@ -235,7 +235,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
   }
 
   /**
-   * The served tables are locked only from here to COMMIT, a matter of milliseconds. They are moved
+   * The main tables are locked only from here to COMMIT, a matter of milliseconds. They are moved
    * into the schema of their version (the newest import until now), the new ones take their place, and
    * the catalog gets the new version.
    */
@@ -253,7 +253,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
     }
     for (const table of [...SEARCH_TABLES, TIPOS_CAMBIO_TABLE]) {
       const grants = await grantsOf(client, this.schema, table);
-      // The search index goes aside with its version, so that buscar as of an older date finds it.
+      // The search index moves with its version into the version's schema, so that buscar as of an older date finds it.
       if (main) await client.query(`ALTER TABLE IF EXISTS ${target}.${quote(table)} SET SCHEMA ${quote(versionSchema(main))}`);
       else await client.query(`DROP TABLE IF EXISTS ${target}.${quote(table)}`);
       await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(table)} SET SCHEMA ${target}`);
@@ -274,8 +274,8 @@ export class PostgresDatasetBuild implements DatasetBuild {
     return version;
   }
 
-  /** Copies a record set as it is served; a served table from an older schema cannot be kept silently. */
-  private async copyFromServed(rs: RecordSet): Promise<void> {
+  /** Copies a record set as the main tables hold it; a main table from an older schema cannot be kept silently. */
+  private async copyFromMainTables(rs: RecordSet): Promise<void> {
     const { keepFrom, main } = this.plan;
     const from = keepFrom && keepFrom !== main ? versionSchema(keepFrom) : this.schema;
     const { rows } = await this.client.query<{ column_name: string }>(
@@ -331,9 +331,9 @@ async function insertTiposCambio(client: PoolClient, series: readonly Fix[]): Pr
 export async function readPostgresDataset(
   config: Config,
   visit: (rs: RecordSet, rows: AsyncIterable<Values>) => void | Promise<void>,
-  aside?: VersionInfo,
+  olderVersion?: VersionInfo,
 ): Promise<void> {
-  const pool = createPostgresPool(config, 'admin', aside && versionSchema(aside));
+  const pool = createPostgresPool(config, 'admin', olderVersion && versionSchema(olderVersion));
   const client = await pool.connect().catch(async (error: unknown) => {
     await pool.end();
     throw error;
@@ -379,8 +379,8 @@ export async function removePostgresVersion(config: Config, version: string, tod
 }
 
 /** One record set, in identifier order, in one read-only snapshot on a connection of its own that ends when the reading stops. */
-export async function* postgresRecordSet(config: Config, rs: RecordSet, aside?: VersionInfo): AsyncGenerator<Values> {
-  const pool = createPostgresPool(config, 'service', aside && versionSchema(aside));
+export async function* postgresRecordSet(config: Config, rs: RecordSet, olderVersion?: VersionInfo): AsyncGenerator<Values> {
+  const pool = createPostgresPool(config, 'service', olderVersion && versionSchema(olderVersion));
   try {
     const client = await pool.connect();
     try {
@@ -397,8 +397,8 @@ export async function* postgresRecordSet(config: Config, rs: RecordSet, aside?: 
 
 /**
  * What differs between two versions in each of `sets` (selectChanges), compared by PostgreSQL over
- * both identifier indexes in one read-only snapshot. The served tables are locked for reading before
- * the snapshot is taken, so a load cannot move them aside between reading the catalog (which says
+ * both identifier indexes in one read-only snapshot. The main tables are locked for reading before
+ * the snapshot is taken, so a load cannot move them to an older version's schema between reading the catalog (which says
  * which version they hold) and reading them.
  */
 export async function postgresChanges(config: Config, sets: readonly RecordSet[], desde: VersionInfo, hasta: VersionInfo): Promise<Values[][]> {

@@ -50,7 +50,7 @@ const META_DDL = metaDdl({ keyText: 'TEXT COLLATE "C"', boolean: 'BOOLEAN', fals
 export const SCHEMA_LOCK = 0x7461726966;
 export const LOAD_LOCK = 0x7461726967;
 
-/** Where a load builds the new tables before they replace the served ones. */
+/** Where a load builds the new tables before they replace the main ones. */
 export const STAGING_SCHEMA = 'tariff_lookup_loading';
 
 /** Where the record sets of a version that is not the newest import are: a schema of its own. */
@@ -121,7 +121,7 @@ function tlsOptions(settings: PostgresSettings): PoolConfig['ssl'] {
 export type Purpose = 'service' | 'admin';
 
 /**
- * `versionSchema`: a service pool reading a version moved aside (src/store/versions.ts), whose tables
+ * `versionSchema`: a service pool reading an older version in its own schema (src/store/versions.ts), whose tables
  * are found first in that schema. Pools connect on demand, so one for a version never asked costs nothing.
  */
 export function postgresPoolConfig(config: Config, purpose: Purpose, versionSchema?: string): PoolConfig {

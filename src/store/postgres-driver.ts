@@ -29,9 +29,9 @@ export const postgresDriver: StoreDriver = {
   startBuild: (config, options) => PostgresDatasetBuild.start(config, options),
   openVersion: (config, version) => new PostgresStore(config, version),
   removeVersion: (config, version, today) => removePostgresVersion(config, version, today),
-  readRecordSet: (config, rs, aside) => postgresRecordSet(config, rs, aside),
+  readRecordSet: (config, rs, olderVersion) => postgresRecordSet(config, rs, olderVersion),
   changes: (config, sets, desde, hasta) => postgresChanges(config, sets, desde, hasta),
-  readDataset: (config, visit, aside) => readPostgresDataset(config, visit, aside),
+  readDataset: (config, visit, olderVersion) => readPostgresDataset(config, visit, olderVersion),
   // Every copy of the service reads the shared tables, which a load replaces in one transaction: nothing to reopen.
   replacement: () => null,
   describe: (config) => redactDatabaseUrl(config.DATABASE_URL),

@@ -87,14 +87,14 @@ export class PostgresFullText {
   constructor(private readonly query: Query) {}
 
   /**
-   * What identifies the dataset the index belongs to: the served one's hash, which a load changes. A
-   * version set aside (a schema of its own, searched `as_of` a date) has no `dataset_info` and never
+   * What identifies the dataset the index belongs to: the main one's hash, which a load changes. An
+   * older version (a schema of its own, searched `as_of` a date) has no `dataset_info` and never
    * changes, so its vocabulary is read once.
    */
   private async datasetHash(): Promise<string> {
     if (!this.hasInfo) {
       const [info] = await this.query<{ present: boolean }>(`SELECT to_regclass('dataset_info') IS NOT NULL AS "present"`);
-      if (!info?.present) return 'set aside';
+      if (!info?.present) return 'older version';
       // A table once there stays: the check is not made again at every look for a new load.
       this.hasInfo = true;
     }

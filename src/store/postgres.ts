@@ -66,7 +66,7 @@ export class PostgresStore implements Store {
 
   /**
    * Connects lazily: the service starts, and answers 503, while the database is down. With `version`,
-   * the store of a version moved aside by a later import: its own schema, without users or catalog.
+   * the store of an older version, moved by a later import into its own schema, without users or catalog.
    */
   constructor(
     config: Config,

@@ -1,5 +1,5 @@
 /**
- * Building a new SQLite dataset: a file of its own beside the served one, renamed over it when
+ * Building a new SQLite dataset: a file of its own beside the main one, renamed over it when
  * complete, so the file at the path is only ever the old dataset or the complete new one.
  */
 import { setImmediate } from 'node:timers/promises';
@@ -37,14 +37,14 @@ const columnType = (f: Field): string => (f.type.kind === 'int' ? 'INTEGER' : 'T
 
 export const SQLITE_META_DDL = metaDdl({ keyText: 'TEXT', boolean: 'INTEGER', false: '0' });
 
-/** How long a build waits for a user change on the served file to finish (milliseconds) before giving up. */
+/** How long a build waits for a user change on the main file to finish (milliseconds) before giving up. */
 const LOCK_WAIT_MS = 1000;
 
 /**
  * A new database built in a file of its own beside `path` (`PATH.building-PID`) and renamed over
  * `path` by commit, so the file at `path` is only ever the old dataset or the complete new one: a
  * failed, abandoned or killed build leaves it exactly as it was. While a build runs it holds a write
- * lock on the served file: a second build is refused, and no user change can be made and then lost
+ * lock on the main file: a second build is refused, and no user change can be made and then lost
  * with the old file (readers, the service included, are not blocked).
  */
 export class SqliteDatasetBuild implements DatasetBuild {
@@ -54,7 +54,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
     private readonly path: string,
     private readonly building: string,
     private readonly db: Database.Database,
-    private readonly served: Database.Database | null,
+    private readonly mainFile: Database.Database | null,
     private readonly options: BuildOptions,
     private readonly plan: VersionPlan,
   ) {
@@ -63,7 +63,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
   }
 
   static start(path: string, options: BuildOptions = {}): SqliteDatasetBuild {
-    const served = lockServedFile(path);
+    const mainFile = lockMainFile(path);
     try {
       removeStaleBuilds(path);
       const building = `${path}.building-${process.pid}`;
@@ -78,10 +78,10 @@ export class SqliteDatasetBuild implements DatasetBuild {
       db.pragma('cache_size = -65536');
       for (const statement of [...recordSets.map((rs) => buildCreateTable(rs, columnType)), ...SQLITE_META_DDL, tiposCambioDdl('TEXT')]) db.exec(statement);
       db.exec('BEGIN');
-      const plan = planVersion(served ? sqliteCatalog(served) : [], options.vigenteDesde);
-      return new SqliteDatasetBuild(path, building, db, served, options, plan);
+      const plan = planVersion(mainFile ? sqliteCatalog(mainFile) : [], options.vigenteDesde);
+      return new SqliteDatasetBuild(path, building, db, mainFile, options, plan);
     } catch (error) {
-      served?.close();
+      mainFile?.close();
       throw error;
     }
   }
@@ -95,7 +95,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
     return this.inserts.get(rs.path)!.run(...row).changes === 1;
   }
 
-  /** Completes the new database and puts it in place of the served one. */
+  /** Completes the new database and puts it in place of the main one. */
   async commit(source: string): Promise<CommittedDataset> {
     try {
       return await this.complete(source);
@@ -115,7 +115,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
     const addRate = db.prepare(tiposCambioInsert(sqliteDialect));
     for (const fix of this.options.tiposCambio ?? shippedTiposCambio()) addRate.run(...fixValues(fix));
     db.exec('COMMIT');
-    if (this.served) this.copyFromServed();
+    if (this.mainFile) this.copyFromMainFile();
     for (const statement of recordSets.flatMap(buildIndexes)) db.exec(statement);
     buildSqliteFullText(db, this.options.references);
     const info = await describeDataset(
@@ -132,27 +132,27 @@ export class SqliteDatasetBuild implements DatasetBuild {
     db.close();
     // Without these a power failure right after the rename could leave a renamed but incomplete file.
     syncToDisk(this.building);
-    // The served file becomes the file of its version, aside; a link, so that the rename below is still the one switch.
-    if (this.plan.main) keepAside(this.path, this.plan.main);
+    // The main file becomes its version's own file, an older version now; a link, so that the rename below is still the one switch.
+    if (this.plan.main) keepAsOlderVersion(this.path, this.plan.main);
     renameSync(this.building, this.path);
     try {
       syncToDisk(dirname(this.path));
     } catch {
       // Some file systems cannot sync a directory; the rename is atomic all the same.
     }
-    this.served?.close();
+    this.mainFile?.close();
     return { ...info, version };
   }
 
-  /** Throws the new database away; the served file was never touched. */
+  /** Throws the new database away; the main file was never touched. */
   abandon(): Promise<void> {
     if (this.db.open) this.db.close();
     rmSync(this.building, { force: true });
-    if (this.served?.open) this.served.close();
+    if (this.mainFile?.open) this.mainFile.close();
     return Promise.resolve();
   }
 
-  private copyFromServed(): void {
+  private copyFromMainFile(): void {
     const { db } = this;
     const { keepFrom, main } = this.plan;
     const keepFile = keepFrom === undefined || keepFrom === main ? this.path : versionFile(this.path, keepFrom);
@@ -172,7 +172,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
 }
 
 /** A write lock on the file being replaced, or null when there is none yet. */
-function lockServedFile(path: string): Database.Database | null {
+function lockMainFile(path: string): Database.Database | null {
   if (!existsSync(path)) return null;
   const db = new Database(path, { fileMustExist: true, timeout: LOCK_WAIT_MS });
   try {
@@ -223,7 +223,7 @@ function syncToDisk(path: string): void {
   }
 }
 
-/** Copies a record set as it is; a served file from an older schema cannot be kept silently. */
+/** Copies a record set as it is; a main file from an older schema cannot be kept silently. */
 function copyRecordSet(db: Database.Database, rs: RecordSet): void {
   const present = new Set((db.pragma(`"kept".table_info(${quote(rs.table)})`) as { name: string }[]).map((c) => c.name));
   checkKeepable(rs, present);
@@ -241,11 +241,11 @@ export async function readSqliteDataset(path: string, visit: (rs: RecordSet, row
   }
 }
 
-/** Where the record sets of a version that is not the newest import are: a file of its own beside the served one. */
+/** Where the record sets of a version that is not the newest import are: a file of its own beside the main one. */
 export const versionFile = (path: string, version: VersionInfo): string => join(`${path}.versions`, `${version.version}.sqlite`);
 
-/** Links the served file as its version's file (once: a build that died after linking left the same file). */
-function keepAside(path: string, version: VersionInfo): void {
+/** Links the main file as its version's file (once: a build that died after linking left the same file). */
+function keepAsOlderVersion(path: string, version: VersionInfo): void {
   const file = versionFile(path, version);
   if (existsSync(file)) return;
   mkdirSync(dirname(file), { recursive: true });
@@ -254,7 +254,7 @@ function keepAside(path: string, version: VersionInfo): void {
 
 /**
  * Puts complete one-version files, built side by side (the demo build), in place as versions of the
- * file at `path` imported before its own: each becomes its version's file aside, and the catalog of
+ * file at `path` imported before its own: each becomes an older version in its version's own file, and the catalog of
  * `path` names them, oldest import first. `path` is not served yet.
  */
 export function adoptOlderVersions(path: string, older: readonly { readonly file: string; readonly version: VersionInfo }[]): void {
@@ -316,7 +316,7 @@ export async function* sqliteRecordSet(path: string, rs: RecordSet): AsyncGenera
 
 /**
  * What differs between two versions in each of `sets` (selectChanges), read on a connection of its own
- * to the served file with the other version's file attached. Which version the served file holds is
+ * to the main file with the other version's file attached. Which version the main file holds is
  * read from that same file, so a load that replaces it meanwhile changes nothing. The comparison runs
  * in SQLite over both identifier indexes; a pause after each record set and every thousand changes
  * lets it share the process with the requests around it.

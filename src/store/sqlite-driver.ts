@@ -15,7 +15,7 @@ import { StoreUnavailableError } from './store.js';
 
 const notFound = (path: string): StoreUnavailableError => new StoreUnavailableError(`SQLite database not found: ${path}`);
 
-/** User administration writes the served file in place: the one writer of it besides a load. */
+/** User administration writes the main file in place: the one writer of it besides a load. */
 function sqliteUserAdmin(path: string): UserAdmin {
   if (!existsSync(path)) throw notFound(path);
   const db = new Database(path, { fileMustExist: true });
@@ -34,7 +34,7 @@ function sqliteUserAdmin(path: string): UserAdmin {
 }
 
 /**
- * Removes a version from the catalog of the served file, in place (as user changes are made), then its
+ * Removes a version from the catalog of the main file, in place (as user changes are made), then its
  * file. The write lock refuses it while an import runs, so the two never interleave.
  */
 function removeSqliteVersion(path: string, version: string, today: string): void {
@@ -63,7 +63,7 @@ function removeSqliteVersion(path: string, version: string, today: string): void
   }
 }
 
-/** Why the served store should be opened anew, or null when it should not. */
+/** Why the main store should be opened anew, or null when it should not. */
 function reopenReason(open: Store, force: boolean): string | null {
   if (open instanceof MissingSqliteFile) return existsSync(open.path) || force ? 'a file is at the path again' : null;
   if (!(open instanceof SqliteStore)) return null;
@@ -89,25 +89,25 @@ export const sqliteDriver: StoreDriver = {
   openVersion: (config, version) => new SqliteStore(versionFile(sqlitePath(config), version), statementLimits(config), config.SQLITE_CACHE_KB),
   // A refusal is a rejected promise, never a throw before there is one.
   removeVersion: (config, version, today) => new Promise<void>((resolve) => resolve(removeSqliteVersion(sqlitePath(config), version, today))),
-  readRecordSet: (config, rs, aside) => sqliteRecordSet(aside ? versionFile(sqlitePath(config), aside) : sqlitePath(config), rs),
+  readRecordSet: (config, rs, olderVersion) => sqliteRecordSet(olderVersion ? versionFile(sqlitePath(config), olderVersion) : sqlitePath(config), rs),
   changes: (config, sets, desde, hasta) => sqliteChanges(sqlitePath(config), sets, desde, hasta),
-  readDataset: (config, visit, aside) => {
-    const path = aside ? versionFile(sqlitePath(config), aside) : sqlitePath(config);
+  readDataset: (config, visit, olderVersion) => {
+    const path = olderVersion ? versionFile(sqlitePath(config), olderVersion) : sqlitePath(config);
     if (!existsSync(path)) throw notFound(path);
     return readSqliteDataset(path, visit);
   },
-  replacement: (config, served, force): Replacement | null => {
-    if (served instanceof SqliteStore && !existsSync(served.path)) {
-      const { path } = served;
+  replacement: (config, main, force): Replacement | null => {
+    if (main instanceof SqliteStore && !existsSync(main.path)) {
+      const { path } = main;
       return {
         reason: 'the SQLite file is gone from its path: answering 503 until a file is there again',
         open: () => new MissingSqliteFile(path),
         failing: true,
       };
     }
-    const reason = reopenReason(served, force);
+    const reason = reopenReason(main, force);
     if (reason === null) return null;
-    const { path } = served as SqliteStore | MissingSqliteFile;
+    const { path } = main as SqliteStore | MissingSqliteFile;
     return { reason, open: () => new SqliteStore(path, statementLimits(config), config.SQLITE_CACHE_KB) };
   },
   describe: (config) => resolve(sqlitePath(config)),

@@ -1,6 +1,6 @@
 /**
  * The embedded store: one SQLite file, opened read-only by the service. Statements are prepared
- * once per SQL text and reused. Data is written only by building a new file beside the served one
+ * once per SQL text and reused. Data is written only by building a new file beside the main one
  * and renaming it into place (sqlite-build.ts), so a reader never sees a half-written load.
  */
 import { statSync } from 'node:fs';
@@ -52,7 +52,7 @@ const noSearchIndex = (): StoreUnavailableError => new StoreUnavailableError('th
 /** Stores of this process with a read transaction open (SqliteStore.beginRead). */
 const openReads = new Set<SqliteStore>();
 
-/** Ends every read transaction open in this process: called before writing a served file in place. */
+/** Ends every read transaction open in this process: called before writing the main file in place. */
 export function endReads(): void {
   for (const store of openReads) store.endRead();
 }
@@ -155,7 +155,7 @@ export class SqliteStore implements Store {
     try {
       if (this.db.inTransaction) this.end.run();
     } catch {
-      // Nothing was written; a read that failed on the file has said so (run) and the slot reopens it.
+      // Nothing was written; a read that failed on the file has said so (run) and the main store reopens it (src/store/main-store.ts).
     }
   };
 
@@ -179,7 +179,7 @@ export class SqliteStore implements Store {
       const missingTable = code === 'SQLITE_ERROR' && /^no such table/.test((error as Error).message);
       if (!missingTable && !/^SQLITE_(CANTOPEN|CORRUPT|NOTADB|IOERR)/.test(code)) throw error;
       // The file itself failed (emptied, overwritten or damaged in place). This connection may go on
-      // failing once the file is put right, so the service opens the file anew (src/store/slot.ts).
+      // failing once the file is put right, so the service opens the file anew (src/store/main-store.ts).
       this.failedOnFile = true;
       throw new StoreUnavailableError(missingTable ? (error as Error).message : code);
     }

@@ -95,11 +95,11 @@ export interface DatasetWriter {
 }
 
 /**
- * A new dataset being built beside the served one (SQLite: a new file; PostgreSQL: a staging schema in
- * one transaction). Nothing is visible until commit; abandon leaves the served data as it was.
+ * A new dataset being built beside the main one (SQLite: a new file; PostgreSQL: a staging schema in
+ * one transaction). Nothing is visible until commit; abandon leaves the main store as it was.
  */
 export interface DatasetBuild extends DatasetWriter {
-  /** Whether there is a served dataset whose record sets can be kept. */
+  /** Whether the main store holds a dataset whose record sets can be kept. */
   readonly replacesExisting: boolean;
   /** Completes the dataset and adds it as a new version; `source` is its `fuente`. */
   commit(source: string): Promise<CommittedDataset>;
@@ -141,7 +141,7 @@ export interface UserAdmin {
   close(): Promise<void>;
 }
 
-/** A store the served one should be replaced by, and why (a new file at the path, say). */
+/** A store the main one should be replaced by, and why (a new file at the path, say). */
 export interface Replacement {
   readonly reason: string;
   open(): Store;
@@ -159,12 +159,12 @@ export interface StoreDriver {
   openUserAdmin(config: Config): Promise<UserAdmin>;
   startBuild(config: Config, options: BuildOptions): Promise<DatasetBuild>;
   /** One record set as readDataset reads it, while the caller reads on (a download); stopping early closes what it opened. */
-  readRecordSet(config: Config, rs: RecordSet, aside?: VersionInfo): AsyncGenerator<Values>;
-  /** Every row of every record set, in identifier order, as stored: of the newest import, or of `aside`, a version moved aside. */
+  readRecordSet(config: Config, rs: RecordSet, olderVersion?: VersionInfo): AsyncGenerator<Values>;
+  /** Every row of every record set, in identifier order, as stored: of the newest import, or of `olderVersion`, an older version in a file or schema of its own. */
   readDataset(
     config: Config,
     visit: (rs: RecordSet, rows: AsyncIterable<Values> | Iterable<Values>) => Promise<void> | void,
-    aside?: VersionInfo,
+    olderVersion?: VersionInfo,
   ): Promise<void>;
   /**
    * What differs between two versions in each of `sets` (core.ts selectChanges): per record set, one
@@ -172,12 +172,12 @@ export interface StoreDriver {
    * identifier order. Where each version's tables are is read in the same snapshot as the tables.
    */
   changes(config: Config, sets: readonly RecordSet[], desde: VersionInfo, hasta: VersionInfo): Promise<Values[][]>;
-  /** The store of a version whose record sets are not the main tables (moved aside by a later import). */
+  /** The store of a version whose record sets are not the main tables (an older version, moved to a file or schema of its own by a later import). */
   openVersion(config: Config, version: VersionInfo): Store;
   /** Removes a version that is neither in force on `today` nor the newest import; refused while a load runs. */
   removeVersion(config: Config, version: string, today: string): Promise<void>;
-  /** Called every few seconds with the served store: what should replace it, if anything (a reload). */
-  replacement(config: Config, served: Store, force: boolean): Replacement | null;
+  /** Called every few seconds with the main store: what should replace it, if anything (a reload). */
+  replacement(config: Config, main: Store, force: boolean): Replacement | null;
   /** How the database is named in reports (a path, a URL without its password). */
   describe(config: Config): string;
 }

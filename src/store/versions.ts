@@ -2,8 +2,8 @@
  * Dataset versions (../shared/spec/versiones.md, docs/adr/0008-dataset-versions.md): every load adds
  * one, kept until removed. The catalog lives beside the users in the main database; the newest
  * import's record sets are where the single dataset always was (the SQLite file at the path, the
- * tables of the current schema), and every older version is moved aside whole (a file of its own, a
- * schema of its own) by the load that supersedes it. Pure rules here; the drivers store them.
+ * tables of the current schema), and every older version is moved whole to a file of its own or a
+ * schema of its own by the load that supersedes it. Pure rules here; the drivers store them.
  */
 import type { Dialect } from './sql.js';
 

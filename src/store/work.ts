@@ -1,7 +1,7 @@
 /**
  * The service's own working tables: what users ask it to do over time (batches, watch lists, their
  * deliveries), written while it runs and never part of a load. SQLite: a file of their own beside the
- * served one (`NAME.trabajo.sqlite`), because a load replaces the served file whole and would lose
+ * main one (`NAME.trabajo.sqlite`), because a load replaces the main file whole and would lose
  * writes made between its copy and its rename; PostgreSQL: tables in the service's database beside
  * `users`, which a load never touches. Work taken by one process is taken with a lease in one
  * statement (`lockRows`: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so several copies never take the same
@@ -49,9 +49,9 @@ export interface WorkDb extends WorkStatements {
   close(): Promise<void>;
 }
 
-/** Where the SQLite working file of a served file is. */
-export function workFilePath(servedPath: string): string {
-  return servedPath.replace(/(\.sqlite3?|\.db)?$/i, '.trabajo.sqlite');
+/** Where the SQLite working file of the main file is. */
+export function workFilePath(mainPath: string): string {
+  return mainPath.replace(/(\.sqlite3?|\.db)?$/i, '.trabajo.sqlite');
 }
 
 export function openWorkDb(config: Config): WorkDb {

@@ -17,7 +17,7 @@ import type { RecordSet } from '../record-sets/define.js';
 import { compareKeys, fractionChanges, wholePage } from '../data/cambios.js';
 import { ownFractionFilter } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
-import type { Datasets, ServedVersion } from '../store/datasets.js';
+import type { Datasets, VersionInForce } from '../store/datasets.js';
 import type { VersionInfo } from '../store/versions.js';
 import { mexicoCityDate } from '../store/versions.js';
 import type { WorkDb } from '../store/work.js';
@@ -50,8 +50,8 @@ const loadedAhead = (v: VersionInfo): boolean => mexicoCityDate(new Date(v.impor
 
 /** The event body of one watch list, or null when nothing it watches changed. */
 export interface Comparison {
-  readonly from: ServedVersion & { version: VersionInfo };
-  readonly to: ServedVersion & { version: VersionInfo };
+  readonly from: VersionInForce & { version: VersionInfo };
+  readonly to: VersionInForce & { version: VersionInfo };
 }
 
 /**
@@ -219,7 +219,7 @@ export class EventGenerator {
     if (changes.size > 0) this.queued();
   }
 
-  /** The version and the one it follows, both served; undefined when it follows none (the first) or is no longer the one in force on its date. */
+  /** The version and the one it follows, both with their stores; undefined when it follows none (the first) or is no longer the one in force on its date. */
   private comparison(v: VersionInfo): Comparison | undefined {
     const to = this.datasets.on(v.vigenteDesde);
     const from = this.datasets.on(dayBefore(v.vigenteDesde));

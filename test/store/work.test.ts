@@ -15,7 +15,7 @@ function jobsDdl(db: WorkDb): string[] {
   return [`CREATE TABLE IF NOT EXISTS "prueba_trabajo" ("id" ${t.serial}, "nombre" ${t.text} NOT NULL, "hecho" ${t.boolean} NOT NULL, "n" ${t.bigint})`];
 }
 
-test('the SQLite working file sits beside the served one', () => {
+test('the SQLite working file sits beside the main one', () => {
   assert.equal(workFilePath('/srv/data/tariff.sqlite'), '/srv/data/tariff.trabajo.sqlite');
   assert.equal(workFilePath('/srv/data/base'), '/srv/data/base.trabajo.sqlite');
 });
@@ -23,8 +23,8 @@ test('the SQLite working file sits beside the served one', () => {
 for (const kind of kinds) {
   describe(`working tables on ${kind}`, () => {
     test('rows written are read back; a failed transaction leaves none of its rows', async (t) => {
-      const served = await database(t, kind);
-      const db = openWorkDb(testConfig({ DATABASE_URL: served.url }));
+      const main = await database(t, kind);
+      const db = openWorkDb(testConfig({ DATABASE_URL: main.url }));
       defer(t, () => db.close());
       const ddl = jobsDdl(db);
       await db.ensure(ddl);
@@ -49,8 +49,8 @@ for (const kind of kinds) {
     });
 
     test('a row taken for work by one transaction is skipped by another until it ends', async (t) => {
-      const served = await database(t, kind);
-      const config = testConfig({ DATABASE_URL: served.url });
+      const main = await database(t, kind);
+      const config = testConfig({ DATABASE_URL: main.url });
       const first = openWorkDb(config);
       const second = openWorkDb(config);
       defer(t, () => Promise.all([first.close(), second.close()]));

@@ -1,8 +1,8 @@
 /**
- * The served store, and replacing it while the service runs. The routes read the store through
+ * The main store, and replacing it while the service runs. The routes read the store through
  * `current()`, so switching is one assignment: requests already running finish on the old store,
  * which is closed a few seconds later, and no request fails. Every few seconds (and at once on
- * `reload()`, SIGHUP) the driver is asked whether something should replace the served store: for
+ * `reload()`, SIGHUP) the driver is asked whether something should replace the main store: for
  * SQLite, another file renamed over the path by `import`, the file gone, or back
  * (docs/adr/0002-import-and-reload.md).
  */
@@ -11,12 +11,12 @@ import type { Config } from '../config.js';
 import { driverFor } from './drivers.js';
 import type { Replacement, Store } from './store.js';
 
-/** How often the driver is asked whether the served store should be replaced. */
+/** How often the driver is asked whether the main store should be replaced. */
 const RELOAD_CHECK_MS = 2000;
 /** How long a replaced store stays open for the requests that began on it (they need milliseconds). */
 const RETIRE_AFTER_MS = 5000;
 
-export class StoreSlot {
+export class MainStore {
   private store: Store;
   private readonly retiring = new Map<Store, NodeJS.Timeout>();
   private readonly check: NodeJS.Timeout | undefined;
