@@ -14,7 +14,7 @@ import { writeDatabase } from '../src/data/write.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { CONTRIBUCIONES_RECORDS } from './contribuciones-fixture.js';
 import type { Running } from './helpers.js';
-import { serveFixture, storeKinds } from './helpers.js';
+import { serveFixture, storeKinds, waitFor } from './helpers.js';
 
 type Records = Record<string, Record<string, string | number | null>[]>;
 
@@ -201,10 +201,14 @@ for (const kind of await storeKinds()) {
 
 /** The catalog is read again every few seconds: a version another load added shows within that time. */
 async function pollVersion(version: string) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const answer = await server.json<{ cobertura: Record<string, { fracciones: number; de: number }> }>(`/api/v1/versiones/${version}`);
-    if (answer.status === 200 || Date.now() > deadline) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let answer = await server.json<{ cobertura: Record<string, { fracciones: number; de: number }> }>(`/api/v1/versiones/${version}`);
+  await waitFor(
+    `version ${version} to be listed`,
+    async () => {
+      answer = await server.json(`/api/v1/versiones/${version}`);
+      return answer.status === 200;
+    },
+    30_000,
+  );
+  return answer;
 }

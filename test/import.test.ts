@@ -373,6 +373,14 @@ describe('--strict', () => {
   });
 });
 
+/** The CPU time a process has used so far, in seconds (Linux: /proc/PID/stat, utime and stime in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 describe('an import killed half-way', () => {
   const ctx = serving();
 
@@ -384,8 +392,10 @@ describe('an import killed half-way', () => {
     const outcome = outcomeOf(child);
     const building = `${mainFile}.building-${child.pid}`;
     await waitFor('the import to start building', () => existsSync(building));
-    // The whole demo takes seconds to load: a fraction of a second in, it is half-way.
-    await new Promise((r) => setTimeout(r, 300));
+    // The whole demo takes seconds of work to load: a third of a second of the process's own work
+    // after the build began, it is half-way, however busy the machine is.
+    const begun = cpuSeconds(child.pid!);
+    await waitFor('a third of a second of building', () => cpuSeconds(child.pid!) >= begun + 0.3);
     child.kill('SIGKILL');
     assert.equal((await outcome).code, null, 'killed, not finished');
     assert.ok(existsSync(building), 'a stale build file is left behind');
