@@ -115,7 +115,18 @@ export function agreementsOf(tables: Tables, tratamiento: string, countries: rea
   return [...new Set(rows.map((a) => a.acuerdo))];
 }
 
+let loaded: Tables | undefined;
+
+/**
+ * The tables of data/contribuciones/, read once per process: they are files of the project, never
+ * changed while it runs, and every app (the tests build hundreds) and the batches' answerer share them.
+ */
 export function loadTables(): Tables {
+  loaded ??= readTables();
+  return loaded;
+}
+
+function readTables(): Tables {
   const dta = rows('dta.csv').map(dtaRow);
   const acuerdos = rows('acuerdos.csv').map(acuerdoRow);
   const groups = new Map<string, Set<string>>();
