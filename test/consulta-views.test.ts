@@ -19,6 +19,7 @@ import { showLogin } from '../src/consulta/entrar.js';
 import { showExplore } from '../src/consulta/explorar.js';
 import { showFraction } from '../src/consulta/fraccion.js';
 import { refusal, showLote, showLotes } from '../src/consulta/lotes.js';
+import type { Column } from '../src/consulta/sections.js';
 import { SUBJECTS } from '../src/consulta/sections.js';
 import type { Body } from '../src/consulta/vigilancias.js';
 import { codeDigits, missing, pastedLines, refusals, showVigilancia, showVigilancias } from '../src/consulta/vigilancias.js';
@@ -194,6 +195,31 @@ describe("the page's views without a browser, over one started service", () => {
   });
 
   describe('each view as a person reads it', () => {
+    test('a record\'s cells: markup becomes its text; a NOM or permit past its VIGENCIA on the date shown is "vencido", one in force is not; operations named', async () => {
+      await opened('/consulta/entrar?fecha=2024-06-30', () => undefined);
+      const columns = (conjunto: string): readonly Column[] => SUBJECTS.flatMap((s) => s.parts).find((p) => p.conjunto === conjunto)!.columns;
+      const cell = (conjunto: string, label: string, row: Record<string, unknown>): string => {
+        const value = columns(conjunto)
+          .find((c) => c.label === label)!
+          .value(row);
+        return typeof value === 'string' ? value : (value.textContent ?? '');
+      };
+      assert.equal(
+        plain('With inside diameter of <il>33.02 cm (13 inches)</il> &amp; <i>Cyprinus carpio</i>'),
+        'With inside diameter of 33.02 cm (13 inches) & Cyprinus carpio',
+      );
+      assert.equal(cell('noms', 'Vigencia', { VIGENCIA: '20240629' }), '29/06/2024 vencido');
+      assert.equal(cell('noms', 'Vigencia', { VIGENCIA: '20240630' }), 'hasta 30/06/2024');
+      assert.equal(cell('requisito-previo', 'Vigencia', { VIGENCIA: '20231231' }), '31/12/2023 vencido');
+      assert.equal(cell('noms', 'Operación', { IMPORTACION: 'S', EXPORTACION: 'S' }), 'Importación y exportación');
+      assert.equal(cell('regulaciones', 'Operación', { IMPORTACION: 'N', EXPORTACION: 'S' }), 'Exportación');
+      assert.equal(
+        cell('requisito-previo', 'Operación', { DESCRIPCION: 'Permiso previo de la SE (Únicamente cuando se importe en definitiva…)' }),
+        'Importación',
+      );
+      assert.equal(cell('requisito-previo', 'Operación', { DESCRIPCION: 'Permiso previo de la SE' }), 'No indicada en los datos');
+    });
+
     test('login: the form, a wrong password said and cleared, the page asked for shown once logged in, `volver` kept to the page', async () => {
       let shown = 0;
       const main = await opened('/consulta/fraccion/0101.21.01', () => showLogin(() => void shown++));
