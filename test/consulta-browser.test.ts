@@ -1,7 +1,9 @@
 /**
  * The page for people, used as a person uses it, in a real Chromium over a started service on the
  * demo dataset: log in, search, read a fraction, compute, change the date, follow a replaced
- * fraction, explore, keyboard only, 375 px, printing, and axe-core on every page.
+ * fraction, explore, keyboard only, 375 px, printing, and axe-core on every page. What a view shows
+ * for a code typed in the search box, or for a fraction or NICO the data lacks, is asserted without a
+ * browser in consulta-views.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -99,16 +101,6 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
     await context.close();
   });
 
-  test('a code typed in any form goes straight to its fraction', async () => {
-    const { page, context, errors } = await opened('/consulta/');
-    await page.getByLabel('Buscar mercancía o fracción').fill('0101 21 01');
-    await page.getByRole('button', { name: 'Buscar', exact: true }).click();
-    await page.waitForURL(/\/consulta\/fraccion\/0101\.21\.01$/);
-    await page.getByRole('heading', { level: 1, name: /^0101\.21\.01/ }).waitFor();
-    assert.deepEqual(errors, []);
-    await context.close();
-  });
-
   test('the fraction page: dotted code and description, every subject, what the data does not hold said as such, a country selector', async () => {
     const { page, context, errors } = await opened('/consulta/fraccion/0901.11.99');
     await settled(page);
@@ -133,18 +125,6 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
       'no other country remains',
     );
     await accessible(page, 'fraction');
-    assert.deepEqual(errors, []);
-    await context.close();
-  });
-
-  test('a fraction, or a NICO, that does not exist says so on the page', async () => {
-    const { page, context, errors } = await opened('/consulta/fraccion/9999.99.99');
-    await page.getByRole('alert').filter({ hasText: 'no existe' }).waitFor();
-    assert.match(await page.locator('main h1').innerText(), /9999\.99\.99/);
-    await page.goto(`${server.base}/consulta/fraccion/0101.21.01.99`);
-    await page.getByRole('alert').filter({ hasText: 'no tiene el NICO 99' }).waitFor();
-    await page.getByRole('link', { name: /Ver la fracción 0101\.21\.01/ }).click();
-    await page.getByRole('heading', { level: 1, name: /^0101\.21\.01/ }).waitFor();
     assert.deepEqual(errors, []);
     await context.close();
   });
