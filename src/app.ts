@@ -26,7 +26,7 @@ import type { LogOutput } from './http/logging.js';
 import { loggerOptions, requestLogger } from './http/logging.js';
 import { registerObservability, requestIds } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
-import { DirectRoutes, FrontDoor } from './http/front-door.js';
+import { DirectRoutes, FastPath } from './http/fast-path.js';
 import { clientErrorHandler, connectionLimits, frameworkError, registerProtection } from './http/protection.js';
 import { openapiOptions } from './http/openapi.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
@@ -73,7 +73,7 @@ const NO_VALIDATION = (() => () => () => true) as unknown as NonNullable<
 /** Outside the embedded demo the secret is the operator's own; server.ts fills in the demo's. */
 export const MIN_SECRET_BYTES = 32;
 
-/** Fastify's router options, which the front door's router takes too. Long path parameters reach the handler and get the same 422 as any other bad value. */
+/** Fastify's router options, which the fast path's router takes too. Long path parameters reach the handler and get the same 422 as any other bad value. */
 const ROUTER_OPTIONS = { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16384 };
 
 /**
@@ -129,11 +129,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     windowMs: config.LOGIN_WINDOW_MINUTES * 60_000,
   });
   const requestId = requestIds();
-  const front = new FrontDoor();
+  const fastPath = new FastPath();
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.LOG_LEVEL, options.log),
     genReqId: requestId,
-    serverFactory: front.serverFactory,
+    serverFactory: fastPath.serverFactory,
     trustProxy: trustProxy(config),
     ...connectionLimits(config),
     // One line per request, written when it is answered (src/http/observe.ts), instead of two.
@@ -152,7 +152,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     schemaController: { compilersFactory: { buildValidator: NO_VALIDATION, buildSerializer: sharedSerializers } },
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
-  // The front door finds the routes it answers in a router of its own, holding every GET route as Fastify's does.
+  // The fast path finds the routes it responds to in a router of its own, holding every GET route as Fastify's does.
   const routes = new DirectRoutes(ROUTER_OPTIONS);
   app.addHook('onRoute', routes.onRoute);
   const mainStore = new MainStore(config, app.log, options.store);
@@ -215,10 +215,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onClose', async () => {
     await lotes.tables.db.close();
   });
-  // Cached answers and lookups are written before Fastify sees the request, with the same parts (src/http/front-door.ts).
-  front.open({ ...protection, cache, datasets, guard, requestId, answered: observability.answered, cors: config.CORS_ORIGINS !== '', routes });
+  // Cached responses and lookups are written before Fastify sees the request, with the same parts (src/http/fast-path.ts).
+  fastPath.open({ ...protection, cache, datasets, guard, requestId, answered: observability.answered, cors: config.CORS_ORIGINS !== '', routes });
   app.addHook('preClose', (done) => {
-    front.close();
+    fastPath.close();
     done();
   });
   return app;

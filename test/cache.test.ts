@@ -96,7 +96,7 @@ describe('answers written from the cache', () => {
   });
 });
 
-describe('answers written by the front door', () => {
+describe('responses written by the fast path', () => {
   test('are logged, counted in the metrics and refused past the rate limit as the first answer was; a client request id is kept', async (t) => {
     const db = await database(t, 'sqlite');
     const { app, base, log: out } = await serveWithLog(t, { DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_MAX: '4' });

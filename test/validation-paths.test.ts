@@ -1,5 +1,5 @@
 /**
- * One validation per route: a business GET is answered by the front door (src/http/front-door.ts)
+ * One validation per route: a business GET is answered by the fast path (src/http/fast-path.ts)
  * when it can, by Fastify otherwise, and both give the same answer to the same request. A request
  * with an Origin header (CORS on) always goes to Fastify; the same request without it is the front
  * door's once the token has been verified and the route has answered once. Hostile parameters must
@@ -12,7 +12,7 @@ import { serveFixture } from './helpers.js';
 
 const ORIGIN = 'http://elsewhere.test';
 
-/** Routes of each kind the front door meets: lookups (answered on a miss too) and cached searches. */
+/** Routes of each kind the fast path meets: lookups (answered on a miss too) and cached searches. */
 const ROUTES = ['/api/v1/aladi2/1', '/api/v1/aladi2/', '/api/v1/ficha/01012101', '/api/v1/tlcs/'];
 
 /** Query strings a careless client or an attacker sends. */
@@ -50,37 +50,37 @@ const both = (server: Running) => {
     const response = await server.get(url, { ...headers, ...extra });
     return { status: response.status, body: await response.json() };
   };
-  return { viaFastify: (url: string) => ask(url, { origin: ORIGIN }), viaFrontDoor: (url: string) => ask(url) };
+  return { viaFastify: (url: string) => ask(url, { origin: ORIGIN }), viaFastPath: (url: string) => ask(url) };
 };
 
-describe('the front door and Fastify answer every business GET alike', () => {
+describe('the fast path and Fastify answer every business GET alike', () => {
   let server!: Running;
   serveFixture('sqlite', { CORS_ORIGINS: ORIGIN }, (s) => (server = s));
 
   test('a table of hostile parameters: the same status and body on both paths, twice over (nothing cached)', async () => {
-    const { viaFastify, viaFrontDoor } = both(server);
+    const { viaFastify, viaFastPath } = both(server);
     const urls = [
       ...ROUTES.flatMap((route) => HOSTILE_QUERIES.map((q) => `${route}?${q}`)),
       ...LOOKUP_IDS.map((id) => `/api/v1/aladi2/${id}`),
       ...LOOKUP_IDS.map((id) => `/api/v1/aladi2/${id}?as_of=2024-02-31`),
     ];
-    // Every route has answered once (the front door takes a lookup's miss only after that), the token is verified.
+    // Every route has answered once and the token is verified (the fast path takes only a token verified before).
     for (const route of ROUTES) assert.equal((await viaFastify(route)).status, 200, route);
     for (const url of urls) {
       const reference = await viaFastify(url);
       assert.ok([200, 404, 422].includes(reference.status), `${url}: ${reference.status}`);
-      for (let round = 0; round < 2; round++) assert.deepEqual(await viaFrontDoor(url), reference, `${url}, round ${round + 1}`);
+      for (let round = 0; round < 2; round++) assert.deepEqual(await viaFastPath(url), reference, `${url}, round ${round + 1}`);
       assert.deepEqual(await viaFastify(url), reference, `${url} again`);
     }
   });
 
   test('an impossible date is a 422 on as_of on every route, a lookup answered before included', async () => {
-    const { viaFrontDoor } = both(server);
+    const { viaFastPath } = both(server);
     for (const route of ROUTES) {
-      assert.equal((await viaFrontDoor(`${route}?as_of=2024-06-01`)).status, 200, route);
+      assert.equal((await viaFastPath(`${route}?as_of=2024-06-01`)).status, 200, route);
       for (const date of ['2024-13-45', '2024-02-31']) {
         for (let round = 0; round < 2; round++) {
-          const { status, body } = await viaFrontDoor(`${route}?as_of=${date}`);
+          const { status, body } = await viaFastPath(`${route}?as_of=${date}`);
           assert.equal(status, 422, `${route} ${date}`);
           assert.deepEqual(body, {
             detail: [{ type: 'date_parsing', loc: ['query', 'as_of'], msg: 'Input should be a valid date in the format YYYY-MM-DD', input: date }],
@@ -91,9 +91,9 @@ describe('the front door and Fastify answer every business GET alike', () => {
   });
 
   test('a year before 0100 is a calendar date: before every version, 404 "No dataset in force", not 422', async () => {
-    const { viaFastify, viaFrontDoor } = both(server);
+    const { viaFastify, viaFastPath } = both(server);
     for (const route of ROUTES) {
-      for (const ask of [viaFastify, viaFrontDoor]) {
+      for (const ask of [viaFastify, viaFastPath]) {
         const { status, body } = await ask(`${route}?as_of=0050-01-01`);
         assert.equal(status, 404, route);
         assert.deepEqual(body, { detail: 'No dataset in force on 0050-01-01' });
@@ -102,8 +102,8 @@ describe('the front door and Fastify answer every business GET alike', () => {
   });
 
   test('skip past 2^53 is a 422 naming the bound, not clamped', async () => {
-    const { viaFrontDoor } = both(server);
-    const { status, body } = await viaFrontDoor('/api/v1/tlcs/?skip=9007199254740992');
+    const { viaFastPath } = both(server);
+    const { status, body } = await viaFastPath('/api/v1/tlcs/?skip=9007199254740992');
     assert.equal(status, 422);
     assert.deepEqual(body, {
       detail: [

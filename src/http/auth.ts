@@ -32,12 +32,12 @@ export interface LoginContext {
   readonly throttle: LoginThrottle;
 }
 
-/** What protects the business routes: their onRequest hook, and the same check without a request for the front door. */
+/** What protects the business routes: their onRequest hook, and the same check without a request for the fast path. */
 export interface BearerGuard {
   readonly hook: onRequestHookHandler;
   /**
    * The user an `Authorization` header admits when that is known without waiting: a token verified
-   * before, a user remembered, enabled. Null for anything else, which the hook decides (src/http/front-door.ts).
+   * before, a user remembered, enabled. Null for anything else, which the hook decides (src/http/fast-path.ts).
    */
   admitted(authorization: string | undefined, now?: number): User | null;
 }

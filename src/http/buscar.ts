@@ -139,7 +139,7 @@ export function buscarRoute(): ProtectedGet<FullTextQuery> {
       const paging = parseParams(PAGING, {}, query);
       return { text: q, code: queryCode(q), skip: paging['skip'] as number, limit: paging['limit'] as number };
     },
-    answer: buscar,
+    compute: buscar,
   };
 }
 
@@ -156,6 +156,6 @@ export function sugerenciasRoute(): ProtectedGet<string> {
     params: [SUGGEST_Q],
     responses: { 200: { description: 'Successful Response', $ref: 'SugerenciasResponse#' } },
     parse: (request): string => checkQuery((request.query as Record<string, unknown>)['q'], MAX_SUGGEST_LENGTH),
-    answer: async (store, q) => ({ items: await store.suggest(q) }),
+    compute: async (store, q) => ({ items: await store.suggest(q) }),
   };
 }

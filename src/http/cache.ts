@@ -1,7 +1,7 @@
 /**
- * Answers cached in memory by normalised request. The data only changes when a new dataset is
+ * Responses cached in memory by normalised parameters. The data only changes when a new dataset is
  * loaded. A SQLite switch brings a new Store object, and caches are kept per store (a WeakMap), so it
- * drops every cached answer at once; a PostgreSQL load by another process keeps the store, and is
+ * drops every cached response at once; a PostgreSQL load by another process keeps the store, and is
  * seen by the dataset hash each cache checks every two seconds.
  */
 import * as crypto from 'node:crypto';
@@ -21,19 +21,19 @@ export interface CacheLimits {
 export const COMPRESS_THRESHOLD = 1024;
 
 /**
- * A serialised answer and the headers that depend on it alone, computed together once. The body is
+ * A serialised response and the headers that depend on it alone, computed together once. The body is
  * kept as its UTF-8 bytes: written as a string, Node would join it to the header block and encode
- * the whole again on every answer, which took a bare server from 38,000 to 18,000 answers a second
+ * the whole again on every response, which took a bare server from 38,000 to 18,000 answers a second
  * on an 8 KB body (docs/adr/0006-hot-path.md).
  */
-export interface CachedAnswer extends Written {
+export interface CachedResponse extends Written {
   readonly etag: string;
   readonly bytes: number;
-  /** Set on the reply when Fastify sends the answer (it works out the length itself, compressed or not). */
+  /** Set on the reply when Fastify sends the response (it works out the length itself, compressed or not). */
   readonly headers: Readonly<Record<string, string>>;
-  /** The body compressed in a coding a client asked for, made on the first such request and kept with the answer. */
+  /** The body compressed in a coding a client asked for, made on the first such request and kept with the response. */
   readonly coded: { [coding in Coding]?: Written };
-  /** The 304 to a client that holds this answer already (If-None-Match): its headers, no body. */
+  /** The 304 to a client that holds this response already (If-None-Match): its headers, no body. */
   readonly unchanged: Written;
 }
 
@@ -46,11 +46,11 @@ export interface Written {
 
 const NO_BODY = Buffer.alloc(0);
 
-/** The content codings of compressed answers, as the compression plugin is registered with them (src/app.ts). */
+/** The content codings of compressed responses, as the compression plugin is registered with them (src/app.ts). */
 export const CODINGS: Coding[] = ['br', 'gzip'];
 export type Coding = 'br' | 'gzip';
 
-/** SHA-1 in one call where Node has it (from 20.12), without a Hash object per answer; the same digest either way. */
+/** SHA-1 in one call where Node has it (from 20.12), without a Hash object per response; the same digest either way. */
 const sha1: (bytes: Buffer) => string =
   typeof crypto.hash === 'function'
     ? (bytes) => crypto.hash('sha1', bytes, 'base64url')
@@ -60,9 +60,9 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Kept by the client, asked again each time: a 304 when nothing changed. */
 const CACHE_CONTROL = 'private, no-cache';
 
-/** The entity tag names the dataset version too: the same body from another version is another answer (a 200, not a 304). */
-export function answer(text: string, version = '', kept = false): CachedAnswer {
-  // The version, a newline and the body encoded once: hashed whole, the body written. An answer the
+/** The entity tag names the dataset version too: the same body from another version is another response (a 200, not a 304). */
+export function cachedResponse(text: string, version = '', kept = false): CachedResponse {
+  // The version, a newline and the body encoded once: hashed whole, the body written. A response the
   // cache keeps gets memory of its own (a slice of Node's shared pool would keep the whole pool alive).
   const tagged = `${version}\n${text}`;
   let whole: Buffer;
@@ -76,7 +76,7 @@ export function answer(text: string, version = '', kept = false): CachedAnswer {
   const body = whole.subarray(Buffer.byteLength(version) + 1);
   const bytes = body.length;
   const length = String(bytes);
-  // The headers that depend on the answer alone, once; the length last, as codedHead expects it.
+  // The headers that depend on the response alone, once; the length last, as codedHead expects it.
   const own = ['cache-control', CACHE_CONTROL, 'etag', etag, 'content-type', JSON_TYPE];
   if (version !== '') own.push('x-dataset-version', version);
   const headers: Record<string, string> = {};
@@ -93,12 +93,12 @@ export function answer(text: string, version = '', kept = false): CachedAnswer {
   };
 }
 
-/** The memory an answer holds: its body and the compressed bodies made of it. */
-const held = (value: CachedAnswer): number => value.bytes + (value.coded.br?.body.length ?? 0) + (value.coded.gzip?.body.length ?? 0);
+/** The memory a response holds: its body and the compressed bodies made of it. */
+const held = (value: CachedResponse): number => value.bytes + (value.coded.br?.body.length ?? 0) + (value.coded.gzip?.body.length ?? 0);
 
 /** Least-recently-used by insertion order of a Map: a hit moves the entry to the end. */
 class Lru {
-  private readonly entries = new Map<string, CachedAnswer>();
+  private readonly entries = new Map<string, CachedResponse>();
   private bytes = 0;
   private evictions = 0;
 
@@ -108,7 +108,7 @@ class Lru {
 
   constructor(private readonly limits: CacheLimits) {}
 
-  get(key: string): CachedAnswer | undefined {
+  get(key: string): CachedResponse | undefined {
     const value = this.entries.get(key);
     if (value === undefined) return undefined;
     this.entries.delete(key);
@@ -116,7 +116,7 @@ class Lru {
     return value;
   }
 
-  set(key: string, value: CachedAnswer): void {
+  set(key: string, value: CachedResponse): void {
     const size = held(value) + key.length;
     if (size > this.limits.maxBytes / 4) return;
     const previous = this.entries.get(key);
@@ -129,8 +129,8 @@ class Lru {
     this.evict();
   }
 
-  /** An answer kept under `key` holds `more` bytes than it did (a compressed body made of it). */
-  grew(key: string, value: CachedAnswer, more: number): void {
+  /** A response kept under `key` holds `more` bytes than it did (a compressed body made of it). */
+  grew(key: string, value: CachedResponse, more: number): void {
     if (this.entries.get(key) !== value) return;
     this.bytes += more;
     this.evict();
@@ -149,24 +149,24 @@ class Lru {
 /** How often a cache asks its store which dataset it holds: a load by another process (PostgreSQL) swaps no store. */
 const REVALIDATE_MS = 2000;
 
-/** What a request URL answered before asked for: its route, the version that answered and the normalised key. */
+/** What a request URL seen before named: its route, the version that responded and the cache key. */
 interface Asked {
   readonly route: string;
   readonly version: string;
   readonly key: string;
 }
 
-/** An answer found by its request URL, and the route template that answered it (for the metrics and the log line). */
+/** A response found by its request URL, and the route template that made it (for the metrics and the log line). */
 export interface Found {
-  readonly answer: CachedAnswer;
+  readonly response: CachedResponse;
   readonly route: string;
 }
 
 interface PerStore {
   lru: Lru;
-  /** What each request URL answered asked for: a repeated URL is not parsed again. */
+  /** What each request URL seen before named: a repeated URL is not parsed again. */
   urls: Map<string, Asked>;
-  /** The characters of the URLs and keys `urls` holds, bounded as the answers are. */
+  /** The characters of the URLs and keys `urls` holds, bounded as the responses are. */
   urlBytes: number;
   urlEvictions: number;
   hash: string | null | undefined;
@@ -226,7 +226,7 @@ export class ResponseCache {
   }
 
   /**
-   * The answer cached for a request URL seen before, without parsing it, when `version` answered it:
+   * The response cached for a request URL seen before, without parsing it, when `version` made it:
    * the store of a PostgreSQL database serves each new version in turn.
    */
   byUrl(store: Store, url: string, version: string): Found | undefined {
@@ -234,37 +234,37 @@ export class ResponseCache {
     const entry = this.current(store);
     const asked = entry.urls.get(url);
     if (asked === undefined || asked.version !== version) return undefined;
-    const answer = entry.lru.get(asked.key);
-    return answer === undefined ? undefined : { answer, route: asked.route };
+    const response = entry.lru.get(asked.key);
+    return response === undefined ? undefined : { response, route: asked.route };
   }
 
   /**
-   * The serialised answer for `question` on this store's data as `version`, computed once; `url`
-   * finds it again (byUrl), answered by `route`.
+   * The serialised response for the cache key `key` on this store's data as `version`, computed
+   * once; `url` finds it again (byUrl), made by `route`.
    */
   async getOrCompute(
     store: Store,
-    question: string,
+    key: string,
     compute: () => Promise<string>,
     version = '',
     url?: { readonly url: string; readonly route: string },
-  ): Promise<CachedAnswer> {
-    if (!this.enabled) return answer(await compute(), version);
+  ): Promise<CachedResponse> {
+    if (!this.enabled) return cachedResponse(await compute(), version);
     const entry = this.current(store);
     const lru = entry.lru;
     // The version is part of the key: a store shared by two versions in turn (PostgreSQL's main tables) never mixes them.
-    const key = `${version}\n${question}`;
-    const found = lru.get(key) ?? answer(await compute(), version, true);
-    lru.set(key, found);
-    if (url !== undefined && entry.lru === lru) this.remember(entry, url.url, { route: url.route, version, key });
+    const versioned = `${version}\n${key}`;
+    const found = lru.get(versioned) ?? cachedResponse(await compute(), version, true);
+    lru.set(versioned, found);
+    if (url !== undefined && entry.lru === lru) this.remember(entry, url.url, { route: url.route, version, key: versioned });
     return found;
   }
 
   /**
-   * The answer to `question` compressed in `coding`, made once and kept with it (its memory counted
-   * with the answer's); compressed away from the event loop, with the compression plugin's settings.
+   * The response under the cache key `key` compressed in `coding`, made once and kept with it (its
+   * memory counted with the response's); compressed away from the event loop, with the compression plugin's settings.
    */
-  async coded(store: Store, question: string, version: string, found: CachedAnswer, coding: Coding): Promise<Written> {
+  async coded(store: Store, key: string, version: string, found: CachedResponse, coding: Coding): Promise<Written> {
     const kept = found.coded[coding];
     if (kept !== undefined) return kept;
     const body = await (coding === 'br' ? brotli(found.body, BROTLI) : gzip(found.body));
@@ -272,7 +272,7 @@ export class ResponseCache {
     if (made !== undefined) return made;
     const written: Written = { status: 200, body, head: codedHead(found, coding, body.length) };
     found.coded[coding] = written;
-    if (this.enabled) this.current(store).lru.grew(`${version}\n${question}`, found, body.length);
+    if (this.enabled) this.current(store).lru.grew(`${version}\n${key}`, found, body.length);
     return written;
   }
 
@@ -297,7 +297,7 @@ export class ResponseCache {
     }
   }
 
-  /** What the cache of `store` holds, for /metrics: the answers and the URLs that find them. */
+  /** What the cache of `store` holds, for /metrics: the responses and the URLs that find them. */
   stats(store: Store): Record<string, CacheStats> {
     const entry = this.perStore.get(store);
     const empty = { entries: 0, bytes: 0, maxEntries: this.limits.maxEntries, maxBytes: this.limits.maxBytes, evictions: 0 };
@@ -320,8 +320,8 @@ const gzip = promisify(zlib.gzip);
 /** @fastify/compress's own choice for brotli: quality 4 of 11, fast at a ratio close to the best. */
 const BROTLI = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
 
-/** A compressed body's headers: the answer's own but its length (the last of them), then its coding, `Vary` and its length. */
-function codedHead(found: CachedAnswer, coding: Coding, bytes: number): string[] {
+/** A compressed body's headers: the response's own but its length (the last of them), then its coding, `Vary` and its length. */
+function codedHead(found: CachedResponse, coding: Coding, bytes: number): string[] {
   const head = found.head.slice(0, -2);
   head.push('vary', 'accept-encoding', 'content-encoding', coding, 'content-length', String(bytes));
   return head;
@@ -331,7 +331,7 @@ function codedHead(found: CachedAnswer, coding: Coding, bytes: number): string[]
 const chosen = new Map<string, Coding | null>();
 
 /**
- * The coding the compression plugin would send this answer in to this client, by the plugin's own
+ * The coding the compression plugin would send this response in to this client, by the plugin's own
  * rules (a body from COMPRESS_THRESHOLD bytes, `X-No-Compression` turning it off, `*` and `x-gzip`
  * read as gzip, the client's preferences among br and gzip); null for the body as it is.
  */
@@ -348,12 +348,14 @@ export function codingFor(headers: IncomingHttpHeaders, bytes: number): Coding |
 }
 
 /**
- * What a GET writes at once, past the onSend hooks, for this client: a 304 when it holds this answer
- * already (If-None-Match, compared as the ETag plugin compares it: the tag itself or its weak form),
- * else the body or the compressed body kept with it; undefined when the request takes the ordinary
- * path (HEAD) or the compressed body is not made yet.
+ * What a GET writes at once, past the onSend hooks, for this client: a 304 when it holds this response
+ * already (If-None-Match), else the body or the compressed body kept with it; undefined when the
+ * request takes the ordinary path (HEAD) or the compressed body is not made yet. If-None-Match is
+ * compared as @fastify/etag compares it (the tag itself or its weak form), and the coding chosen as
+ * @fastify/compress chooses it (`codingFor`): neither plugin exports those functions, so this module
+ * holds their one definition, for both paths.
  */
-export function writtenFor(method: string | undefined, headers: IncomingHttpHeaders, found: CachedAnswer): Written | undefined {
+export function writtenFor(method: string | undefined, headers: IncomingHttpHeaders, found: CachedResponse): Written | undefined {
   if (method !== 'GET') return undefined;
   const tag = headers['if-none-match'];
   if (tag !== undefined && (tag === found.etag || tag === `W/${found.etag}`)) return found.unchanged;
@@ -362,7 +364,7 @@ export function writtenFor(method: string | undefined, headers: IncomingHttpHead
 }
 
 /** One writeHead with the headers in `head` and the body's own, precomputed with it, and the body. */
-export function writeAnswer(response: ServerResponse, head: OutgoingHttpHeader[], written: Written): void {
+export function writeResponse(response: ServerResponse, head: OutgoingHttpHeader[], written: Written): void {
   const own = written.head;
   for (let i = 0; i < own.length; i++) head.push(own[i]!);
   response.writeHead(written.status, head);
@@ -370,11 +372,11 @@ export function writeAnswer(response: ServerResponse, head: OutgoingHttpHeader[]
 }
 
 /**
- * Answers a GET from the cache, computing and serialising the payload (through the route's response
- * schema) on a miss. Every cached route answers this way, with the same headers; a GET (not HEAD) is
- * written at once, with one writeHead, as the front door writes the next one (src/http/front-door.ts):
- * a 304 to a client holding the answer, its body, or the body compressed for this client, made once
- * and kept.
+ * Responds to a GET from the cache, computing the serialised body on a miss (`compute`: the route's
+ * result through its response schema's serialiser, the one the fast path uses too). Every cached
+ * route responds this way, with the same headers; a GET (not HEAD) is written at once, with one
+ * writeHead, as the fast path writes the next one (src/http/fast-path.ts): a 304 to a client holding
+ * the response, its body, or the body compressed for this client, made once and kept.
  * With the cache off, compression is left to the plugin.
  */
 export async function sendCached(
@@ -382,15 +384,15 @@ export async function sendCached(
   cache: ResponseCache,
   store: Store,
   key: string,
-  payload: () => Promise<unknown>,
+  compute: () => Promise<string>,
   version = '',
   byUrl = true,
 ): Promise<FastifyReply> {
   const request = reply.request;
-  // The route template is worth asking Fastify for (it builds the route's options anew) only when the answer is kept.
-  // `byUrl` false: the URL alone does not name the question (it takes today's date), so it is not found again by it.
+  // The route template is worth asking Fastify for (it builds the route's options anew) only when the response is kept.
+  // `byUrl` false: the URL alone does not name the parameters (it takes today's date), so it is not found again by it.
   const url = cache.enabled && byUrl ? { url: request.url, route: request.routeOptions.url ?? '' } : undefined;
-  const found = await cache.getOrCompute(store, key, async () => reply.serialize(await payload()) as string, version, url);
+  const found = await cache.getOrCompute(store, key, compute, version, url);
   let written = writtenFor(request.method, request.headers, found);
   if (written === undefined && cache.enabled && request.method === 'GET') {
     written = await cache.coded(store, key, version, found, codingFor(request.headers, found.bytes)!);
@@ -399,8 +401,8 @@ export async function sendCached(
   // Fastify sends nothing more for this reply; its onResponse hooks (log line, metrics) still run.
   reply.hijack();
   const head: OutgoingHttpHeader[] = [];
-  // The answer's own headers are its: the version the route named already is one of them.
+  // The response's own headers are its: the version the route named already is one of them.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined && found.headers[name] === undefined) head.push(name, value);
-  writeAnswer(reply.raw, head, written);
+  writeResponse(reply.raw, head, written);
   return reply;
 }

@@ -2,7 +2,7 @@
  * `POST /api/v1/contribuciones`: what an import will pay and what it needs
  * (../shared/spec/contribuciones.md). The body and the answer are TypeBox schemas
  * (src/contribuciones/schema.ts): the operation documents them, the body is checked by its schema
- * (src/http/typed.ts) then refined into the question (src/contribuciones/request.ts); the records of
+ * (src/http/typed.ts) then refined into normalised parameters (src/contribuciones/request.ts); the records of
  * every line are read in one batch per record set; the computation is pure (src/contribuciones/).
  * Bearer-protected like every business route, checked before the body is read.
  */
@@ -110,12 +110,12 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
     // Serialised here rather than by the response schema, which would put optional fields (tasa, cuota,
     // acuerdo) after the required ones: the answer keeps the contract's order; the schema documents it.
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const question = contribucionesQuestion(body.parse(request.body), today());
-      const { store, version } = storeOn(question.fecha);
+      const parameters = contribucionesQuestion(body.parse(request.body), today());
+      const { store, version } = storeOn(parameters.fecha);
       if (version !== undefined) void reply.header('x-dataset-version', version);
       const json = await inTurn(async () => {
-        const answer = await answerContribuciones(store, sources, tables, question, { ratesStore: ratesStore(), paced: true });
-        return paced(answerJson(answer));
+        const result = await answerContribuciones(store, sources, tables, parameters, { ratesStore: ratesStore(), paced: true });
+        return paced(answerJson(result));
       });
       // An answer about one shipment, computed on request: never stored by a cache on the way.
       return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(json);

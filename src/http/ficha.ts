@@ -143,14 +143,14 @@ export function fichaSchema(recordSets: readonly RecordSet[]): Record<string, un
   return { $id: 'Ficha', title: 'Ficha', type: 'object', properties, required: Object.keys(properties) };
 }
 
-interface FichaQuestion {
+interface FichaParameters {
   readonly digits: string;
   readonly nico: string | undefined;
   readonly pais: string | undefined;
 }
 
 /** The ficha of the record sets given (the registry's, in the service). */
-export function fichaRoute(recordSets: readonly RecordSet[]): ProtectedGet<FichaQuestion> {
+export function fichaRoute(recordSets: readonly RecordSet[]): ProtectedGet<FichaParameters> {
   const sources = fichaSources(recordSets);
   const parse = parseDeclared(PARAMS);
   return {
@@ -184,6 +184,6 @@ export function fichaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Ficha
       }
       return { digits, nico: p['nico'] as string | undefined, pais: p['pais'] as string | undefined };
     },
-    answer: (store, q) => ficha(sources, store, q.digits, q.nico, q.pais),
+    compute: (store, q) => ficha(sources, store, q.digits, q.nico, q.pais),
   };
 }

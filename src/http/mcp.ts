@@ -38,15 +38,15 @@ export const FICHA_TEMPLATE = 'tarifa://fraccion/{fraccion}';
 /** MCP's code for a resource that does not exist (specification, "Resources", error handling). */
 const RESOURCE_NOT_FOUND = -32002;
 
-/** A REST answer: its status, its body as sent, and that body read as JSON. */
-export interface RestAnswer {
+/** A REST response: its status, its body as sent, and that body read as JSON. */
+export interface RestResponse {
   readonly status: number;
   readonly text: string;
   readonly json: unknown;
 }
 
 /** Asks the service's REST API one call, as the tools' caller. */
-export type Asker = (call: RestCall) => Promise<RestAnswer>;
+export type Asker = (call: RestCall) => Promise<RestResponse>;
 
 /**
  * Asks `app` itself with the headers `identity` gives: the MCP caller's own `Authorization` and its

@@ -219,13 +219,13 @@ export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGe
     params: [],
     responses: { 200: { description: 'Successful Response', ...schema } },
     parse: () => ({}),
-    answer: (store) => nomenclatura(store, rs),
+    compute: (store) => nomenclatura(store, rs),
   };
 }
 
 const LEVELS = {
-  capitulo: { digits: 2, summary: "A chapter's headings, each with its number of fractions", example: '09', schema: chapterSchema, answer: chapterLevel },
-  partida: { digits: 4, summary: "A heading's subheadings with their fractions and NICO", example: '0901', schema: headingSchema, answer: headingLevel },
+  capitulo: { digits: 2, summary: "A chapter's headings, each with its number of fractions", example: '09', schema: chapterSchema, compute: chapterLevel },
+  partida: { digits: 4, summary: "A heading's subheadings with their fractions and NICO", example: '0901', schema: headingSchema, compute: headingLevel },
 } as const;
 
 /** One level below the top: a chapter (`capitulo`, 2 digits) or a heading (`partida`, 4 digits). */
@@ -240,6 +240,6 @@ export function nomenclaturaLevelRoute(recordSets: readonly RecordSet[], name: k
     params: [{ name, in: 'path', kind: 'text', description: `${level.digits} digits (${level.example}); dots and spaces are ignored` }],
     responses: { 200: { description: 'Successful Response', ...level.schema }, ...notFoundResponse },
     parse: (request) => levelCode(request, name, level.digits),
-    answer: (store, code) => level.answer(store, rs, code),
+    compute: (store, code) => level.compute(store, rs, code),
   };
 }

@@ -127,7 +127,7 @@ export interface StoreTimer {
   time<T>(recordSet: string, operation: string, work: () => Promise<T>): Promise<T>;
 }
 
-/** A request answered, by Fastify or by the front door (src/http/front-door.ts), for the log line and the metrics. */
+/** A request answered, by Fastify or by the fast path (src/http/fast-path.ts), for the log line and the metrics. */
 export interface Answered {
   readonly id: string;
   readonly method: string;
@@ -139,7 +139,7 @@ export interface Answered {
 
 export interface Observability {
   readonly timer: StoreTimer;
-  /** The log line and the metrics of a request answered: the onResponse hook's, and the front door's for the requests Fastify never sees. */
+  /** The log line and the metrics of a request answered: the onResponse hook's, and the fast path's for the requests Fastify never sees. */
   readonly answered: (request: Answered) => void;
   /** The Prometheus endpoint, for the routing table to serve; none when metrics are off. */
   readonly metrics: OpenRoute | undefined;

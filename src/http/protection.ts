@@ -99,7 +99,7 @@ export interface ProtectionOptions {
   readonly tokens: TokenService;
 }
 
-/** What the front door (src/http/front-door.ts) asks of the protection: the same limit, the same pressure. */
+/** What the fast path (src/http/fast-path.ts) asks of the protection: the same limit, the same pressure. */
 export interface Protection {
   /** The per-client limit; null when it is off. */
   readonly rateLimit: RateLimit | null;

@@ -88,13 +88,23 @@ export interface RateHeaders {
   readonly reset: string;
 }
 
+/** The RateLimit headers of a count, names and values in turn: the one list both paths write. */
+export const rateLimitHead = ({ limit, remaining, reset }: RateHeaders): string[] => [
+  'ratelimit-limit',
+  limit,
+  'ratelimit-remaining',
+  remaining,
+  'ratelimit-reset',
+  reset,
+];
+
 export class RateLimit {
   private readonly windows = new Map<string, Window>();
   private readonly limit: string;
   /** The client key of each user seen, made once: a key joined anew is joined and hashed again on every request. */
   private readonly userKeys = new Map<string, string>();
 
-  /** The client a user counts as: the same key for the hook and the front door. */
+  /** The client a user counts as: the same key for the hook and the fast path. */
   userKey(username: string): string {
     let key = this.userKeys.get(username);
     if (key === undefined) {
@@ -129,10 +139,11 @@ export class RateLimit {
   take(client: string, reply: FastifyReply, now = Date.now()): void {
     const w = this.window(client, now);
     w.count++;
-    const { limit, remaining, reset } = this.headers(w, now);
-    reply.header('ratelimit-limit', limit).header('ratelimit-remaining', remaining).header('ratelimit-reset', reset);
+    const counted = this.headers(w, now);
+    const head = rateLimitHead(counted);
+    for (let i = 0; i < head.length; i += 2) reply.header(head[i]!, head[i + 1]);
     if (w.count > this.options.max) {
-      reply.header('retry-after', reset);
+      reply.header('retry-after', counted.reset);
       throw new HttpError(429, 'Too Many Requests');
     }
   }

@@ -123,9 +123,9 @@ export function recordGet(route: RecordRoute, timer: StoreTimer): ProtectedGet<P
       200: { description: 'Successful Response', ...route.response },
       ...(route.kind === 'lookup' ? { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } : {}),
     },
-    answer: (store, params) => timer.time(route.tag, route.kind, () => route.run(store, params)),
+    compute: (store, params) => timer.time(route.tag, route.kind, () => route.run(store, params)),
     // Parsed parameters are normalised (fraction digits, upper-case codes, defaults); a lookup's
-    // question is its path alone, so the front door may answer its misses too (src/http/front-door.ts).
+    // parameters are its path's alone, so the fast path may respond to its misses too (src/http/fast-path.ts).
     ...(route.kind === 'lookup' ? { fromPath: (path) => parseParams(route.params, path, {}) } : { parse: parseDeclared(route.params) }),
   };
 }

@@ -3,6 +3,7 @@
  * its path answer 405 with Allow, as the original does) and a protected, cached GET (every business
  * route). Which URL is which kind is the routing table's business (routes.ts).
  */
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestHookHandler } from 'fastify';
 import type { Datasets, VersionInForce } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
@@ -11,6 +12,7 @@ import { sendCached } from './cache.js';
 import { RequestValidationError, methodNotAllowed, notFound } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
 import { parseParams, partSchemas } from './params.js';
+import { serializerOf } from './serializers.js';
 
 /** Decorated on the app when CORS is configured. */
 export const CORS_PREFLIGHT = 'corsPreflight';
@@ -32,31 +34,34 @@ export interface ProtectedContext {
 }
 
 /**
- * A protected GET whose question is read from its path alone (and `as_of`): the front door answers
- * it on a miss too, with the route's own parsing, answer and serialiser (src/http/front-door.ts).
+ * A protected GET whose parameters are read from its path alone (and `as_of`): the fast path
+ * responds to it on a miss too, with the route's own parsing, computation and serialiser
+ * (src/http/fast-path.ts).
  */
 export interface DirectRoute {
   /** The route's URL template, for the metrics and the log line. */
   readonly url: string;
-  /** The question the path's parameters ask; throws what the route would answer with (a 422). */
-  readonly question: (path: Readonly<Record<string, unknown>>) => unknown;
-  /** The cache key of a question, as the route keys it. */
-  readonly key: (question: unknown) => string;
-  readonly answer: (store: Store, question: unknown) => Promise<unknown>;
-  /** Fastify's serialiser of the route's 200 (its response schema), taken on the route's first answer. */
-  serialize: ((payload: unknown) => string) | undefined;
+  /** The normalised parameters of a path; throws what the route would respond with (a 422). */
+  readonly parameters: (path: Readonly<Record<string, unknown>>) => unknown;
+  /** The cache key of normalised parameters, as the route keys them. */
+  readonly cacheKey: (parameters: unknown) => string;
+  /**
+   * The route's 200 body for normalised parameters: its result serialised by the function compiled
+   * for its response schema (src/http/serializers.ts), as the handler serialises it. Rejects with
+   * what the route responds with otherwise (a record not found, a store that cannot answer).
+   */
+  readonly compute: (store: Store, parameters: unknown) => Promise<string>;
+  /**
+   * The requests whose computation failed on the fast path, handed to Fastify, with their failure:
+   * the route's handler responds with it instead of asking the store again. Kept here, by request,
+   * by the route both paths share; nothing is set on the request.
+   */
+  readonly failures: WeakMap<IncomingMessage, Error>;
 }
-
-/**
- * Set on a request the front door took on and hands to Fastify because the route's answer failed
- * (a record not found, a store that cannot answer): the handler answers with that failure instead of
- * asking the store again.
- */
-export const ANSWER_FAILED = Symbol('answer failed');
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** A protected GET's DirectRoute rides on its config, so that the front door's router sees every route Fastify's does. */
+    /** A protected GET's DirectRoute rides on its config, so that the fast path's router sees every route Fastify's does. */
     readonly direct?: DirectRoute;
   }
 }
@@ -90,14 +95,14 @@ export function routesWithAllow(app: FastifyInstance, url: string, routes: reado
 export type ProtectedGet<P> = ProtectedGetBase<P> &
   (
     | {
-        /** The request's normalised question: equal questions share a cached answer. */
+        /** The request's normalised parameters: equal parameters share a cached response. */
         readonly parse: (request: FastifyRequest) => P;
         readonly fromPath?: undefined;
       }
     | {
         /**
-         * For a route whose question is its path parameters alone: the question from them. The
-         * request's question is read through it, and the front door answers the route's misses too.
+         * For a route whose parameters are its path's alone: them, normalised. The request's
+         * parameters are read through it, and the fast path responds to the route's misses too.
          */
         readonly fromPath: (path: Readonly<Record<string, unknown>>) => P;
         readonly parse?: undefined;
@@ -113,14 +118,15 @@ interface ProtectedGetBase<P> {
   readonly params: readonly ParamSpec[];
   /** Responses besides the 401 and 422 every protected route documents; 200 is required. */
   readonly responses: Readonly<Record<number, Readonly<Record<string, unknown>> | undefined>>;
-  readonly answer: (store: Store, question: P) => Promise<unknown>;
+  /** What the route works out from the store for its parameters, before it is serialised. */
+  readonly compute: (store: Store, parameters: P) => Promise<unknown>;
   /** Schemas the responses refer to that no other route brings. */
   readonly schemas?: readonly Readonly<Record<string, unknown>>[];
   /**
-   * Whether the request's URL alone names its question (when not given: it does). A question that
-   * takes today's date when the URL names none must not be answered again by its URL on another day.
+   * Whether the request's URL alone names its parameters (when not given: it does). Parameters that
+   * take today's date when the URL names none must not be found again by their URL on another day.
    */
-  readonly urlNamesQuestion?: (request: FastifyRequest) => boolean;
+  readonly urlNamesParameters?: (request: FastifyRequest) => boolean;
 }
 
 /** `as_of`, which every business GET takes (../shared/spec/versiones.md). */
@@ -133,7 +139,7 @@ export const AS_OF: ParamSpec = {
 
 /**
  * The `as_of` a query names, checked: undefined when not given, a RequestValidationError (422) when
- * not a calendar date. The one check of `as_of`, for Fastify's path and the front door's alike.
+ * not a calendar date. The one check of `as_of`, for Fastify's path and the fast path alike.
  */
 export const asOfOf = (query: Readonly<Record<string, unknown>>): string | undefined => parseParams([AS_OF], {}, query)['as_of'] as string | undefined;
 
@@ -148,10 +154,10 @@ export function versionInForce<P>(
   reply: FastifyReply,
   datasets: Datasets,
   parse: (request: FastifyRequest) => P,
-): { question: P; inForce: VersionInForce } {
-  let question: P;
+): { parameters: P; inForce: VersionInForce } {
+  let parameters: P;
   try {
-    question = parse(request);
+    parameters = parse(request);
   } catch (error) {
     if (!(error instanceof RequestValidationError)) throw error;
     try {
@@ -165,26 +171,34 @@ export function versionInForce<P>(
   const inForce = asOf === undefined ? datasets.current() : datasets.on(asOf);
   if (!inForce) throw notFound(`No dataset in force on ${asOf}`);
   if (inForce.version) void reply.header('x-dataset-version', inForce.version.version);
-  return { question, inForce };
+  return { parameters, inForce };
 }
 
-/** The cache key of a route's question: equal questions share one answer. */
-const questionKey = (operationId: string, question: unknown): string => `${operationId}?${JSON.stringify(question)}`;
+/** The cache key of a route's normalised parameters: equal parameters share one response. */
+const cacheKey = (operationId: string, parameters: unknown): string => `${operationId}?${JSON.stringify(parameters)}`;
 
-/** Registers a GET behind the bearer guard whose answers are served from the cache, as every business route is. */
+/** Registers a GET behind the bearer guard whose responses are kept in the cache, as every business route is. */
 export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url: string, route: ProtectedGet<P>): void {
   for (const schema of route.schemas ?? []) app.addSchema(schema);
   const fromPath = route.fromPath;
   const parse = fromPath === undefined ? route.parse : (request: FastifyRequest): P => fromPath(request.params as Record<string, unknown>);
+  // The 200's schema finds the serialiser Fastify compiled for it when the app became ready, used by both paths.
+  const ok = route.responses[200]!;
+  const serialize = (result: unknown): string => {
+    const serializer = serializerOf(ok);
+    if (serializer === undefined) throw new Error(`No serialiser compiled for the 200 of ${url}`);
+    return serializer(result);
+  };
+  const compute = (store: Store, parameters: P): Promise<string> => route.compute(store, parameters).then(serialize);
   const direct: DirectRoute | undefined =
     fromPath === undefined
       ? undefined
       : {
           url,
-          question: fromPath,
-          key: (question) => questionKey(route.operationId, question),
-          answer: (store, question) => route.answer(store, question as P),
-          serialize: undefined,
+          parameters: fromPath,
+          cacheKey: (parameters) => cacheKey(route.operationId, parameters),
+          compute: (store, parameters) => compute(store, parameters as P),
+          failures: new WeakMap(),
         };
   routeWithAllow(app, {
     method: 'GET',
@@ -201,14 +215,13 @@ export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url
       response: { ...route.responses, ...errorResponses },
     },
     handler: async (request, reply) => {
-      const { question, inForce } = versionInForce(request, reply, ctx.datasets, parse);
+      const { parameters, inForce } = versionInForce(request, reply, ctx.datasets, parse);
       const { store, version } = inForce;
-      const failed = (request.raw as { [ANSWER_FAILED]?: Error })[ANSWER_FAILED];
+      const failed = direct?.failures.get(request.raw);
       if (failed !== undefined) throw failed;
-      const key = questionKey(route.operationId, question);
-      if (direct !== undefined && direct.serialize === undefined) direct.serialize = reply.getSerializationFunction('200') as DirectRoute['serialize'];
-      const byUrl = route.urlNamesQuestion?.(request) ?? true;
-      return sendCached(reply, ctx.cache, store, key, () => route.answer(store, question), version?.version, byUrl);
+      const key = cacheKey(route.operationId, parameters);
+      const byUrl = route.urlNamesParameters?.(request) ?? true;
+      return sendCached(reply, ctx.cache, store, key, () => compute(store, parameters), version?.version, byUrl);
     },
   });
 }

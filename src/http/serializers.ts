@@ -4,6 +4,8 @@
  * every shared schema again (about 2 s for an app on this 2-core machine); a process that builds
  * several apps (the tests build hundreds, a benchmark several) gets the functions the first build
  * made. A serialiser holds no state, so sharing one gives every app the bytes its own would give.
+ * A route's response schema finds the function compiled for it (`serializerOf`): the cached GETs
+ * serialise with it on both paths, Fastify's and the fast path (src/http/fast-path.ts).
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -15,7 +17,12 @@ type SerializerFactory = NonNullable<NonNullable<NonNullable<FastifyServerOption
 const fastifyOwn = createRequire(createRequire(import.meta.url).resolve('fastify'));
 const defaultFactory = (fastifyOwn('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => SerializerFactory }).SerializerSelector();
 
-const compiled = new Map<string, (data: unknown) => string>();
+/** A compiled serialiser: a value of the response schema's shape to its JSON text. */
+export type Serialize = (data: unknown) => string;
+
+const compiled = new Map<string, Serialize>();
+/** The function compiled for each response schema object, as Fastify compiled the routes that hold it. */
+const bySchema = new WeakMap<object, Serialize>();
 
 const keyOf = (...parts: unknown[]): string => {
   const hash = createHash('sha256');
@@ -44,9 +51,16 @@ export const sharedSerializers: SerializerFactory = (externalSchemas, serializer
     const key = keyOf(scope, route.schema);
     let serialize = compiled.get(key);
     if (serialize === undefined) {
-      serialize = compile(route) as (data: unknown) => string;
+      serialize = compile(route) as Serialize;
       compiled.set(key, serialize);
     }
+    if (typeof route.schema === 'object' && route.schema !== null) bySchema.set(route.schema, serialize);
     return serialize;
   };
 };
+
+/**
+ * The serialiser compiled for a response schema of a route: the one Fastify's reply uses for that
+ * status, compiled when the app became ready; undefined before then.
+ */
+export const serializerOf = (schema: object): Serialize | undefined => bySchema.get(schema);

@@ -55,8 +55,8 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
         $ref: 'ErrorMessage#',
       },
     },
-    // Without `fecha` the question is today's rate: the same URL asks another question tomorrow.
-    urlNamesQuestion: (request) => {
+    // Without `fecha` the parameters take today's date: the same URL asks for another rate tomorrow.
+    urlNamesParameters: (request) => {
       const fecha = (request.query as Record<string, unknown>)['fecha'];
       return typeof fecha === 'string' && fecha.trim() !== '';
     },
@@ -64,7 +64,7 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
       const parsed = parseParams([FECHA], {}, request.query as Record<string, unknown>);
       return { fecha: (parsed['fecha'] as string | undefined) ?? datasets.today() };
     },
-    answer: async (store, { fecha }) => {
+    compute: async (store, { fecha }) => {
       const found = await tipoCambioOn(store, fecha);
       if (!isAplicable(found)) throw notFound(found.motivo);
       return { ...found, fuente: FUENTE_TIPO_CAMBIO, fundamento: FUNDAMENTO_TIPO_CAMBIO };

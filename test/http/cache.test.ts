@@ -1,10 +1,10 @@
 /**
- * The answer cache on its own: computed once per key and store, least recently used evicted first,
+ * The response cache on its own: computed once per key and store, least recently used evicted first,
  * bounded in entries and bytes, and started afresh when the store's dataset changes.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ResponseCache, answer } from '../../src/http/cache.js';
+import { ResponseCache, cachedResponse } from '../../src/http/cache.js';
 import type { Store } from '../../src/store/store.js';
 import { waitFor } from '../helpers.js';
 
@@ -26,13 +26,13 @@ function counted(limits = { maxEntries: 100, maxBytes: 1_000_000 }) {
   return { cache, computed, get };
 }
 
-describe('answer', () => {
+describe('cachedResponse', () => {
   test('the entity tag is a quoted digest of the body: equal bodies, equal tags', () => {
-    const a = answer('[{"SYSID":1}]');
+    const a = cachedResponse('[{"SYSID":1}]');
     assert.equal(a.body.toString(), '[{"SYSID":1}]');
     assert.match(a.etag, /^"[A-Za-z0-9_-]{27}"$/);
-    assert.equal(answer('[{"SYSID":1}]').etag, a.etag);
-    assert.notEqual(answer('[{"SYSID":2}]').etag, a.etag);
+    assert.equal(cachedResponse('[{"SYSID":1}]').etag, a.etag);
+    assert.notEqual(cachedResponse('[{"SYSID":2}]').etag, a.etag);
   });
 });
 
@@ -79,7 +79,7 @@ describe('ResponseCache', () => {
     await get(store, 'big', big);
     await get(store, 'big', big);
     assert.equal(computed.get('big'), 2, 'too big to keep');
-    // Each answer counts 100 bytes with its key (the question after the dataset version and a newline): four fit, the fifth pushes the oldest out.
+    // Each answer counts 100 bytes with its key (the cache key after the dataset version and a newline): four fit, the fifth pushes the oldest out.
     for (const key of ['k1', 'k2', 'k3', 'k4', 'k5']) await get(store, key, 'y'.repeat(97));
     await get(store, 'k5', 'y'.repeat(97));
     assert.equal(computed.get('k5'), 1, 'the newest is kept');

@@ -1,14 +1,14 @@
 /**
- * The front door: a business GET whose answer is already cached, or a lookup whose question is its
- * path, is answered by the HTTP server's own request listener, before Fastify makes its request and
- * reply objects, routes the URL and runs the hooks. It does what those hooks would do, with the same
- * parts: the load shedding's state, the rate limit's count and headers, the bearer guard's check,
- * the request id, the security headers, the answer's own headers, the metrics and the log line.
- * Whatever it is not sure of goes on to Fastify, whose answer is the reference: a token never
- * verified, a user not remembered, a client past its limit, a process under pressure or closing,
- * HEAD, a body to compress that is not compressed yet, a request with CORS to answer, a URL never
- * answered that is not a lookup, an `as_of` in any but the plain form, a lookup the route would not
- * answer with a 200. A client that holds the answer already (If-None-Match) gets its 304 here too
+ * The fast path: a business GET whose response is already cached, or a lookup whose parameters are
+ * its path, is responded to by the HTTP server's own request listener, before Fastify makes its
+ * request and reply objects, routes the URL and runs the hooks. It does what those hooks would do,
+ * with the same parts: the load shedding's state, the rate limit's count and headers, the bearer
+ * guard's check, the request id, the security headers, the response's own headers, the metrics and
+ * the log line. Whatever it is not sure of goes on to Fastify, whose response is the reference: a
+ * token never verified, a user not remembered, a client past its limit, a process under pressure or
+ * closing, HEAD, a body to compress that is not compressed yet, a request with CORS to answer, a URL
+ * never seen that is not a lookup, an `as_of` in any but the plain form, a lookup the route would not
+ * answer with a 200. A client that holds the response already (If-None-Match) gets its 304 here too
  * (docs/adr/0006-hot-path.md).
  */
 import { createServer } from 'node:http';
@@ -19,14 +19,14 @@ import type { Config as RouterConfig, HTTPVersion } from 'find-my-way';
 import type { Datasets, VersionInForce } from '../store/datasets.js';
 import type { User } from '../store/store.js';
 import type { BearerGuard } from './auth.js';
-import type { CachedAnswer, ResponseCache } from './cache.js';
-import { writeAnswer, writtenFor } from './cache.js';
+import type { CachedResponse, ResponseCache } from './cache.js';
+import { writeResponse, writtenFor } from './cache.js';
 import type { Answered } from './observe.js';
 import type { Protection } from './protection.js';
-import { madeByService } from './rate-limit.js';
+import { madeByService, rateLimitHead } from './rate-limit.js';
 import { SECURITY_HEADERS } from './protection.js';
 import type { DirectRoute } from './route-kinds.js';
-import { ANSWER_FAILED, asOfOf } from './route-kinds.js';
+import { asOfOf } from './route-kinds.js';
 
 /**
  * The GET routes as Fastify's router holds them, in a router of the same kind with the same options,
@@ -48,7 +48,7 @@ export class DirectRoutes {
     this.router.on('GET', route.url, () => undefined, direct);
   };
 
-  /** The route a GET of `url` reaches when the front door may answer it, with its path parameters; null otherwise. */
+  /** The route a GET of `url` reaches when the fast path may respond to it, with its path parameters; null otherwise. */
   find(url: string): { route: DirectRoute; path: Record<string, string | undefined> } | null {
     const found = this.router.find('GET', url);
     const route = (found?.store ?? null) as DirectRoute | null;
@@ -56,8 +56,8 @@ export class DirectRoutes {
   }
 }
 
-/** What the front door works with: the very objects the ordinary path uses. */
-export interface FrontDoorParts extends Protection {
+/** What the fast path works with: the very objects the ordinary path uses. */
+export interface FastPathParts extends Protection {
   readonly cache: ResponseCache;
   readonly datasets: Datasets;
   readonly guard: BearerGuard;
@@ -66,7 +66,7 @@ export interface FrontDoorParts extends Protection {
   readonly answered: (request: Answered) => void;
   /** CORS is on: a request with an Origin gets CORS headers, which only the ordinary path adds. */
   readonly cors: boolean;
-  /** The routes whose misses the front door answers (lookups). */
+  /** The routes whose misses the fast path responds to (lookups). */
   readonly routes: DirectRoutes;
 }
 
@@ -83,11 +83,11 @@ const SECURITY = Object.entries(SECURITY_HEADERS).flat();
 const AS_OF = 'as_of=';
 const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-export class FrontDoor {
-  private parts: FrontDoorParts | null = null;
+export class FastPath {
+  private parts: FastPathParts | null = null;
 
   /** Opens once the app has every part (the routes registered); until then every request goes on. */
-  open(parts: FrontDoorParts): void {
+  open(parts: FastPathParts): void {
     this.parts = parts;
   }
 
@@ -98,7 +98,7 @@ export class FrontDoor {
 
   /**
    * Fastify's `serverFactory`: the HTTP/1.1 server Fastify would make, with the same options, whose
-   * requests reach the front door first.
+   * requests reach the fast path first.
    */
   readonly serverFactory: FastifyServerFactory<Server> = (handler, opts) => {
     const options = opts as unknown as FastifyServerOptions;
@@ -113,11 +113,11 @@ export class FrontDoor {
   };
 
   /**
-   * Answers the request when its answer is cached, or takes it on when it is a lookup to answer, and
-   * nothing calls for the ordinary path; false otherwise, having written nothing. A lookup taken on
-   * is answered later, or handed to `ordinary` (Fastify) when the route would not answer it with a
-   * 200. Nothing it meets is thrown at the server: a part that fails (a store that cannot be read,
-   * say) leaves the request to the ordinary path, which answers it as the contract says.
+   * Responds to the request when its response is cached, or takes it on when it is a lookup to
+   * compute, and nothing calls for the ordinary path; false otherwise, having written nothing. A
+   * lookup taken on is responded to later, or handed to `ordinary` (Fastify) when the route would not
+   * answer it with a 200. Nothing it meets is thrown at the server: a part that fails (a store that
+   * cannot be read, say) leaves the request to the ordinary path, which answers it as the contract says.
    */
   serve(request: IncomingMessage, response: ServerResponse, ordinary: RequestListener): boolean {
     try {
@@ -142,24 +142,24 @@ export class FrontDoor {
     if (user === null) return false;
     const found = parts.cache.byUrl(inForce.store, url, inForce.version?.version ?? '');
     if (found === undefined) return this.lookup(parts, user, inForce, request, response, ordinary, started);
-    return this.write(parts, user, request, response, found.answer, found.route, started, now);
+    return this.write(parts, user, request, response, found.response, found.route, started, now);
   }
 
   /**
-   * Writes `answer` to `user` (admitted by the guard) as the ordinary path would, when the client is
+   * Writes `cached` to `user` (admitted by the guard) as the ordinary path would, when the client is
    * within its limit and nothing is left to compress; false, having written nothing, otherwise.
    */
   private write(
-    parts: FrontDoorParts,
+    parts: FastPathParts,
     user: User,
     request: IncomingMessage,
     response: ServerResponse,
-    answer: CachedAnswer,
+    cached: CachedResponse,
     route: string,
     started: number,
     now = Date.now(),
   ): boolean {
-    const written = writtenFor(request.method, request.headers, answer);
+    const written = writtenFor(request.method, request.headers, cached);
     if (written === undefined) return false;
     // A request the service makes of itself was counted as the client's request that made it.
     const rate = madeByService(request.headers) ? null : parts.rateLimit;
@@ -169,22 +169,26 @@ export class FrontDoor {
     const id = parts.requestId(request);
     const head: OutgoingHttpHeader[] = ['x-request-id', id];
     for (let i = 0; i < SECURITY.length; i++) head.push(SECURITY[i]!);
-    if (limit !== null) head.push('ratelimit-limit', limit.limit, 'ratelimit-remaining', limit.remaining, 'ratelimit-reset', limit.reset);
-    writeAnswer(response, head, written);
+    if (limit !== null) {
+      const rate = rateLimitHead(limit);
+      for (let i = 0; i < rate.length; i++) head.push(rate[i]!);
+    }
+    writeResponse(response, head, written);
     parts.answered({ id, method: 'GET', route, status: written.status, ms: performance.now() - started, user: user.username });
     return true;
   }
 
   /**
-   * A lookup not answered before: its question parsed, answered, serialised and kept as the route's
-   * handler does, with the route's own parts, then written as a cached answer is. A lookup the route
-   * answers otherwise goes to the ordinary path: a bad identifier at once, a failed answer (a record
-   * not found, a store that cannot answer) with its failure, which the handler answers without asking
-   * the store again. Only a client with a token verified before is taken on, and only once Fastify
-   * has answered the route (its serialiser).
+   * A lookup not seen before: its parameters parsed, its response computed, serialised and kept as
+   * the route's handler does, with the route's own parts (its serialiser is the one Fastify compiled
+   * for its 200), then written as a cached response is. A lookup the route responds to otherwise goes
+   * to the ordinary path: a bad identifier at once, a failed computation (a record not found, a store
+   * that cannot answer) handed over with its failure (`DirectRoute.failures`), which the handler
+   * responds with without asking the store again. Only a client with a token verified before is
+   * taken on.
    */
   private lookup(
-    parts: FrontDoorParts,
+    parts: FastPathParts,
     user: User,
     inForce: VersionInForce,
     request: IncomingMessage,
@@ -194,33 +198,31 @@ export class FrontDoor {
   ): boolean {
     const url = request.url!;
     const match = parts.routes.find(url);
-    const serialize = match?.route.serialize;
-    if (match === null || serialize === undefined) return false;
+    if (match === null) return false;
     const route = match.route;
-    let question: unknown;
+    let parameters: unknown;
     try {
-      question = route.question(match.path);
+      parameters = route.parameters(match.path);
     } catch {
       return false;
     }
     const { store, version } = inForce;
-    const written = (answer: CachedAnswer): void => {
+    const written = (cached: CachedResponse): void => {
       let done: boolean;
       try {
-        done = this.parts === parts && this.write(parts, user, request, response, answer, route.url, started);
+        done = this.parts === parts && this.write(parts, user, request, response, cached, route.url, started);
       } catch {
         done = response.headersSent;
       }
       if (!done) ordinary(request, response);
     };
-    const compute = (): Promise<string> => route.answer(store, question).then(serialize);
     const failed = (error: unknown): void => {
-      // Fastify answers the failure as the route would have, without asking the store again.
-      (request as { [ANSWER_FAILED]?: Error })[ANSWER_FAILED] = error instanceof Error ? error : new Error(String(error));
+      // Fastify responds with the failure as the route would have, without asking the store again.
+      route.failures.set(request, error instanceof Error ? error : new Error(String(error)));
       ordinary(request, response);
     };
     parts.cache
-      .getOrCompute(store, route.key(question), compute, version?.version, { url, route: route.url })
+      .getOrCompute(store, route.cacheKey(parameters), () => route.compute(store, parameters), version?.version, { url, route: route.url })
       .then(written, failed)
       .catch(() => response.destroy());
     return true;
