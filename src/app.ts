@@ -9,10 +9,10 @@ import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify';
 import { loadTables } from './contribuciones/tables.js';
-import { LineAnswerer } from './lotes/answer.js';
+import { LineChecker } from './lotes/answer.js';
 import { LotesTables } from './lotes/tables.js';
-import { ThreadAnswerer } from './lotes/threaded.js';
-import type { AnswerSlice } from './lotes/worker.js';
+import { ThreadChecker } from './lotes/threaded.js';
+import type { CheckSlice } from './lotes/worker.js';
 import { LotesWorker } from './lotes/worker.js';
 import { newestImport } from './store/versions.js';
 import { openWorkDb } from './store/work.js';
@@ -89,23 +89,23 @@ function lotesParts(
   options: AppOptions,
 ): { tables: LotesTables; worker: LotesWorker; close: () => Promise<void> } {
   const tables = new LotesTables(openWorkDb(config));
-  let answer: AnswerSlice;
+  let check: CheckSlice;
   let close = (): Promise<void> => Promise.resolve();
   if (options.store || storeKind(config) === 'postgres') {
-    const answerer = new LineAnswerer(recordSets, loadTables());
-    answer = (_version, store, question, lines) => answerer.answer(store, question, lines);
+    const checker = new LineChecker(recordSets, loadTables());
+    check = (_version, store, parameters, lines) => checker.check(store, parameters, lines);
   } else {
-    const thread = new ThreadAnswerer(config);
-    answer = (version, _store, question, lines) => {
+    const thread = new ThreadChecker(config);
+    check = (version, _store, parameters, lines) => {
       const info = version === null ? null : (datasets.find(version) ?? null);
-      return thread.answer(info, info === null || info.version === newestImport(datasets.versions())?.version, question, lines);
+      return thread.check(info, info === null || info.version === newestImport(datasets.versions())?.version, parameters, lines);
     };
     close = () => thread.close();
   }
   const worker = new LotesWorker({
     tables,
     versions: datasets,
-    answer,
+    check,
     log,
     retentionDays: config.LOTES_RETENCION_DIAS,
     leaseMs: config.LOTES_LEASE_S * 1000,

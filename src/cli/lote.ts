@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { loadTables } from '../contribuciones/tables.js';
 import type { Resultado } from '../lotes/answer.js';
-import { LineAnswerer } from '../lotes/answer.js';
+import { LineChecker } from '../lotes/answer.js';
 import type { FileFormat } from '../lotes/read.js';
 import { FileError, TooManyLines, readAllLines } from '../lotes/read.js';
 import { SLICE_LINES } from '../lotes/worker.js';
@@ -83,13 +83,13 @@ export async function loteCommand(args: string[], config: Config, out: (line: st
   }
   const store = await storeOn(config, fecha);
   try {
-    const answerer = new LineAnswerer(recordSets, loadTables());
-    const question = { fecha, paisOrigen: values.pais?.toUpperCase() ?? null };
+    const checker = new LineChecker(recordSets, loadTables());
+    const parameters = { fecha, paisOrigen: values.pais?.toUpperCase() ?? null };
     const lines = read.lines;
     async function* pages(): AsyncGenerator<Resultado[]> {
       progress(0, lines.length);
       for (let i = 0; i < lines.length; i += SLICE_LINES) {
-        yield await answerer.answer(store, question, lines.slice(i, i + SLICE_LINES));
+        yield await checker.check(store, parameters, lines.slice(i, i + SLICE_LINES));
         progress(Math.min(i + SLICE_LINES, lines.length), lines.length);
       }
     }

@@ -12,24 +12,24 @@ import type { Tables } from './tables.js';
 import type { Store } from '../store/store.js';
 import { tipoCambioOn } from '../tipos-cambio/lookup.js';
 
-export interface AnswerOptions {
+export interface ResultOptions {
   /** The store whose exchange-rate series converts dollars when the request gives no rate (docs/contribuciones.md). */
   readonly ratesStore: Store;
   /** Give the event loop a turn every few milliseconds (a request's answer), or compute at once (a batch's worker thread). */
   readonly paced?: boolean;
 }
 
-export async function answerContribuciones(
+export async function contribucionesResult(
   store: Store,
   sources: readonly Source[],
   tables: Tables,
-  question: ContribucionesRequest,
-  options: AnswerOptions,
+  parameters: ContribucionesRequest,
+  options: ResultOptions,
 ): Promise<Answer> {
-  const fractions = [...new Set(question.partidas.map((p) => p.fraccion))];
-  const records = await readRecords(store, sources, fractions, countryKeys(question.paisOrigen, tables.groups));
-  const rate = question.tipoCambio ? undefined : await tipoCambioOn(options.ratesStore, question.fecha);
+  const fractions = [...new Set(parameters.partidas.map((p) => p.fraccion))];
+  const records = await readRecords(store, sources, fractions, countryKeys(parameters.paisOrigen, tables.groups));
+  const rate = parameters.tipoCambio ? undefined : await tipoCambioOn(options.ratesStore, parameters.fecha);
   return options.paced === true
-    ? computeContribucionesPaced(question, sources, records, tables, rate)
-    : computeContribuciones(question, sources, records, tables, rate);
+    ? computeContribucionesPaced(parameters, sources, records, tables, rate)
+    : computeContribuciones(parameters, sources, records, tables, rate);
 }

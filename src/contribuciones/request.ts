@@ -1,5 +1,5 @@
 /**
- * The question of `POST /api/v1/contribuciones` from its body once the schema (schema.ts) has accepted
+ * The normalised parameters of `POST /api/v1/contribuciones` from its body once the schema (schema.ts) has accepted
  * it: the rules a schema cannot say, each failure in Pydantic's shapes (../shared/spec/contribuciones.md,
  * "Errors") and all of them in one 422, then the body's values as the computation takes them. Amounts
  * stay decimal strings until they become exact decimals here; the schema refuses a JSON number, so no
@@ -79,8 +79,8 @@ function partida(item: PartidaBody, loc: (string | number)[], errors: Validation
   };
 }
 
-/** The question a checked body asks (`today` when it names no date), or a RequestValidationError naming every rule it breaks. */
-export function contribucionesQuestion(body: ContribucionesBody, today: string): ContribucionesRequest {
+/** The parameters a checked body gives (`today` when it names no date), or a RequestValidationError naming every rule it breaks. */
+export function contribucionesParameters(body: ContribucionesBody, today: string): ContribucionesRequest {
   const errors: ValidationDetail[] = [];
   const tipoCambio = body.tipo_cambio == null ? null : new Decimal(body.tipo_cambio);
   if (tipoCambio?.isZero())

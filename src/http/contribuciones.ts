@@ -8,9 +8,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import pLimit from 'p-limit';
-import { answerContribuciones } from '../contribuciones/answer.js';
+import { contribucionesResult } from '../contribuciones/answer.js';
 import { answerJson, paced } from '../contribuciones/compute.js';
-import { contribucionesQuestion } from '../contribuciones/request.js';
+import { contribucionesParameters } from '../contribuciones/request.js';
 import { ANSWER_SCHEMAS, ContribucionesBody } from '../contribuciones/schema.js';
 import { contribucionesSources } from '../contribuciones/sources.js';
 import type { Tables } from '../contribuciones/tables.js';
@@ -110,11 +110,11 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
     // Serialised here rather than by the response schema, which would put optional fields (tasa, cuota,
     // acuerdo) after the required ones: the answer keeps the contract's order; the schema documents it.
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const parameters = contribucionesQuestion(body.parse(request.body), today());
+      const parameters = contribucionesParameters(body.parse(request.body), today());
       const { store, version } = storeOn(parameters.fecha);
       if (version !== undefined) void reply.header('x-dataset-version', version);
       const json = await inTurn(async () => {
-        const result = await answerContribuciones(store, sources, tables, parameters, { ratesStore: ratesStore(), paced: true });
+        const result = await contribucionesResult(store, sources, tables, parameters, { ratesStore: ratesStore(), paced: true });
         return paced(answerJson(result));
       });
       // An answer about one shipment, computed on request: never stored by a cache on the way.

@@ -77,14 +77,14 @@ const YIELD_AFTER_MS = 3;
 /** What a line's result takes from a search hit. */
 type Hit = Pick<FullTextHit, 'FRACCION' | 'NICO' | 'DESCRIPCION' | 'RELEVANCIA'>;
 
-/** The batch's questions: its date (the version in force then answers) and the origin of lines that give none. */
-export interface LoteQuestion {
+/** The batch's parameters: its date (the version in force then answers) and the origin of lines that give none. */
+export interface LoteParameters {
   readonly fecha: string;
   readonly paisOrigen: string | null;
 }
 
 /** What answering lines needs besides the store, made once per worker. */
-export class LineAnswerer {
+export class LineChecker {
   private readonly sources: Source[];
   private readonly tariff: Source;
   private readonly fracciones: RecordSet;
@@ -114,13 +114,13 @@ export class LineAnswerer {
   }
 
   /** The results of `raw` lines, in their order, on `store` (the batch's version). */
-  async answer(store: Store, question: LoteQuestion, raw: readonly RawLine[]): Promise<Resultado[]> {
-    const lines = raw.map((r) => readLine(r, question.paisOrigen));
+  async check(store: Store, parameters: LoteParameters, raw: readonly RawLine[]): Promise<Resultado[]> {
+    const lines = raw.map((r) => readLine(r, parameters.paisOrigen));
     const records = await this.records(store, lines);
     const out: Resultado[] = [];
     let turn = performance.now();
     for (const line of lines) {
-      out.push(await this.answerLine(store, question, line, records.get(line.paisOrigen ?? '')!));
+      out.push(await this.checkLine(store, parameters, line, records.get(line.paisOrigen ?? '')!));
       // The store answers synchronously on SQLite: requests waiting on the event loop go first every few milliseconds.
       if (performance.now() - turn > YIELD_AFTER_MS) {
         await setImmediate();
@@ -182,7 +182,7 @@ export class LineAnswerer {
     return hits;
   }
 
-  private async answerLine(store: Store, question: LoteQuestion, line: ReadLine, records: ReadonlyMap<string, FractionRecords>): Promise<Resultado> {
+  private async checkLine(store: Store, parameters: LoteParameters, line: ReadLine, records: ReadonlyMap<string, FractionRecords>): Promise<Resultado> {
     const errores = [...line.errores];
     const hits = line.descripcion === null ? [] : await this.search(store, line.descripcion);
     const candidatas = hits.slice(0, CANDIDATES).map((h) => ({ fraccion: h.FRACCION, nico: h.NICO, descripcion: h.DESCRIPCION, relevancia: h.RELEVANCIA }));
@@ -199,7 +199,7 @@ export class LineAnswerer {
     if (estado === 'vigente' && found.row !== undefined && line.fraccion !== null) {
       igi = this.igi(found.row);
       const lineRecords = new Map([[line.fraccion, records.get(line.fraccion)!]]);
-      const probe = this.probe(question, line, found.nico!, lineRecords);
+      const probe = this.probe(parameters, line, found.nico!, lineRecords);
       if (probe !== undefined) {
         preferencia = bestPreference(probe);
         requisitos = countRequirements(probe);
@@ -209,8 +209,8 @@ export class LineAnswerer {
         sinDatos = probe !== undefined ? (probe.partidas[0]?.ausencias.length ?? 0) > 0 : await this.hasAgreement(store, line.paisOrigen);
       }
       if (line.valorAduana !== null) {
-        const rate = await this.rateOf(store, question.fecha);
-        const computed = this.contribuciones(question, line, found.nico!, lineRecords, rate);
+        const rate = await this.rateOf(store, parameters.fecha);
+        const computed = this.contribuciones(parameters, line, found.nico!, lineRecords, rate);
         if (typeof computed === 'string') errores.push(computed);
         else contribuciones = computed;
       }
@@ -289,7 +289,7 @@ export class LineAnswerer {
    * of origin, a quantity, an exchange rate): its options are the preferences the data holds for the
    * origin, its requirements those of the fraction on the date. Amounts are not read from it.
    */
-  private probe(question: LoteQuestion, line: ReadLine, nico: string, records: ReadonlyMap<string, FractionRecords>): Answer | undefined {
+  private probe(parameters: LoteParameters, line: ReadLine, nico: string, records: ReadonlyMap<string, FractionRecords>): Answer | undefined {
     const partida: Partida = {
       fraccion: line.fraccion!,
       nico,
@@ -300,7 +300,7 @@ export class LineAnswerer {
       exportador: undefined,
     };
     const request: ContribucionesRequest = {
-      fecha: question.fecha,
+      fecha: parameters.fecha,
       paisOrigen: line.paisOrigen ?? '',
       regimen: 'definitivo',
       tipoCambio: new Dec(1),
@@ -315,7 +315,7 @@ export class LineAnswerer {
 
   /** `POST /api/v1/contribuciones` for this line alone, or the Spanish sentence saying why it cannot be computed. */
   private contribuciones(
-    question: LoteQuestion,
+    parameters: LoteParameters,
     line: ReadLine,
     nico: string,
     records: ReadonlyMap<string, FractionRecords>,
@@ -331,7 +331,13 @@ export class LineAnswerer {
       sectorProsec: undefined,
       exportador: undefined,
     };
-    const request: ContribucionesRequest = { fecha: question.fecha, paisOrigen: line.paisOrigen, regimen: 'definitivo', tipoCambio: null, partidas: [partida] };
+    const request: ContribucionesRequest = {
+      fecha: parameters.fecha,
+      paisOrigen: line.paisOrigen,
+      regimen: 'definitivo',
+      tipoCambio: null,
+      partidas: [partida],
+    };
     try {
       const answer = computeContribuciones(request, this.sources, records, this.tables, rate);
       return { total_general: answer.totales.general, total_mejor: answer.totales.mejor, mejor_opcion: answer.partidas[0]!.mejor_opcion };

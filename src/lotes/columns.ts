@@ -1,7 +1,7 @@
 /**
  * A batch's columns and the values of one line (../shared/spec/lotes.md, "Columns"): header names are
  * matched whatever their case, accents and surrounding spaces; a value that cannot be read is said in a
- * Spanish sentence in the line's `error` and left out of the line's questions, never refusing the batch.
+ * Spanish sentence in the line's `error` and left out of what the line is checked for, never refusing the batch.
  */
 import { DECIMAL_PATTERNS } from '../contribuciones/decimals.js';
 import type { Dec } from '../contribuciones/money.js';
@@ -37,7 +37,7 @@ export interface RawLine {
   readonly extra: Record<string, string>;
 }
 
-/** A line's values as its questions use them; null where absent or unreadable. */
+/** A line's values as its checks use them; null where absent or unreadable. */
 export interface ReadLine {
   readonly linea: number;
   readonly referencia: string | null;

@@ -11,8 +11,8 @@ import { recordSets } from '../record-sets/index.js';
 import { driverFor } from '../store/drivers.js';
 import type { Store } from '../store/store.js';
 import type { VersionInfo } from '../store/versions.js';
-import type { LoteQuestion } from './answer.js';
-import { LineAnswerer } from './answer.js';
+import type { LoteParameters } from './answer.js';
+import { LineChecker } from './answer.js';
 import type { RawLine } from './columns.js';
 
 export interface SliceRequest {
@@ -21,7 +21,7 @@ export interface SliceRequest {
   readonly version: VersionInfo | null;
   /** Whether `version` is the newest import, held by the main store. */
   readonly newest: boolean;
-  readonly question: LoteQuestion;
+  readonly parameters: LoteParameters;
   readonly lines: readonly RawLine[];
 }
 
@@ -32,7 +32,7 @@ export interface SliceRequest {
 const THREAD_CACHE_KIB = 4096;
 const given = (workerData as { config: Config }).config;
 const config: Config = { ...given, SQLITE_CACHE_KB: Math.min(given.SQLITE_CACHE_KB, THREAD_CACHE_KIB) };
-const answerer = new LineAnswerer(recordSets, loadTables());
+const checker = new LineChecker(recordSets, loadTables());
 const stores = new Map<string, Store>();
 /** Versions kept open: a batch's and the one before it. */
 const KEPT = 2;
@@ -56,7 +56,7 @@ function storeFor(request: SliceRequest): Store {
 parentPort?.on('message', (request: SliceRequest) => {
   void (async () => {
     try {
-      const results = await answerer.answer(storeFor(request), request.question, request.lines);
+      const results = await checker.check(storeFor(request), request.parameters, request.lines);
       parentPort?.postMessage({ id: request.id, results });
     } catch (error) {
       parentPort?.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });

@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { VersionInfo } from '../store/versions.js';
-import type { LoteQuestion, Resultado } from './answer.js';
+import type { LoteParameters, Resultado } from './answer.js';
 import type { RawLine } from './columns.js';
 import type { SliceRequest } from './thread.js';
 
@@ -18,7 +18,7 @@ const LIMITS = { maxYoungGenerationSizeMb: 8 };
 
 type Reply = { id: number; results: Resultado[] } | { id: number; error: string };
 
-export class ThreadAnswerer {
+export class ThreadChecker {
   private worker: Worker | undefined;
   private next = 0;
   private readonly pending = new Map<number, { resolve: (r: Resultado[]) => void; reject: (e: Error) => void }>();
@@ -45,9 +45,9 @@ export class ThreadAnswerer {
     return worker;
   }
 
-  answer(version: VersionInfo | null, newest: boolean, question: LoteQuestion, lines: readonly RawLine[]): Promise<Resultado[]> {
+  check(version: VersionInfo | null, newest: boolean, parameters: LoteParameters, lines: readonly RawLine[]): Promise<Resultado[]> {
     const id = ++this.next;
-    const request: SliceRequest = { id, version, newest, question, lines };
+    const request: SliceRequest = { id, version, newest, parameters, lines };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.thread().postMessage(request);

@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { VersionInForce } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
-import type { LoteQuestion, Resultado } from './answer.js';
+import type { LoteParameters, Resultado } from './answer.js';
 import type { RawLine } from './columns.js';
 import type { Lote, LotesTables } from './tables.js';
 
@@ -28,13 +28,13 @@ export interface Versions {
   storeFor(version: string | null): Store | undefined;
 }
 
-/** Answers a slice of lines on a version (in a worker thread, or on the store itself): src/lotes/answer.ts either way. */
-export type AnswerSlice = (version: string | null, store: Store, question: LoteQuestion, lines: readonly RawLine[]) => Promise<Resultado[]>;
+/** Checks a slice of lines on a version (in a worker thread, or on the store itself): src/lotes/answer.ts either way. */
+export type CheckSlice = (version: string | null, store: Store, parameters: LoteParameters, lines: readonly RawLine[]) => Promise<Resultado[]>;
 
 export interface WorkerOptions {
   readonly tables: LotesTables;
   readonly versions: Versions;
-  readonly answer: AnswerSlice;
+  readonly check: CheckSlice;
   readonly log: FastifyBaseLogger;
   readonly retentionDays: number;
   /**
@@ -135,7 +135,7 @@ export class LotesWorker {
   }
 
   private async work(batch: Lote): Promise<void> {
-    const { tables, answer, log } = this.options;
+    const { tables, check, log } = this.options;
     const on = await this.storeOf(batch);
     if (on === undefined) {
       log.warn({ lote: batch.id, fecha: batch.fecha, version: batch.version }, 'no dataset version for the batch: failed');
@@ -146,7 +146,7 @@ export class LotesWorker {
     let after = batch.hecho_hasta;
     while (!this.stopped) {
       const lines = await tables.nextLines(batch.id, after, SLICE_LINES);
-      const results = await answer(on.version, on.store, { fecha: batch.fecha, paisOrigen: batch.pais_origen }, lines);
+      const results = await check(on.version, on.store, { fecha: batch.fecha, paisOrigen: batch.pais_origen }, lines);
       const now = this.now();
       const finished = lines.length < SLICE_LINES ? now.toISOString() : null;
       const saved = await tables.saveSlice(

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { contribucionesQuestion } from '../../src/contribuciones/request.js';
+import { contribucionesParameters } from '../../src/contribuciones/request.js';
 import type { ContribucionesRequest } from '../../src/contribuciones/request.js';
 import { ContribucionesBody, MAX_LINES } from '../../src/contribuciones/schema.js';
 import type { ValidationDetail } from '../../src/errors.js';
@@ -14,7 +14,7 @@ import { checked } from '../../src/http/typed.js';
 
 const body = checked(ContribucionesBody, 'body');
 const TODAY = '2026-11-25';
-const ask = (value: unknown): ContribucionesRequest => contribucionesQuestion(body.parse(value), TODAY);
+const ask = (value: unknown): ContribucionesRequest => contribucionesParameters(body.parse(value), TODAY);
 
 function refusal(value: unknown): ValidationDetail[] {
   try {
