@@ -4,13 +4,16 @@
  * `fraccion` filter contributes its records; the correlation table both ways; the US lines of the
  * same HS subheading.
  */
-import type { FractionFilter, RecordSet } from '../record-sets/define.js';
+import { Type } from '@sinclair/typebox';
+import type { Static, TArray, TUnsafe } from '@sinclair/typebox';
+import type { FractionFilter, RecordOf, RecordSet, WithOwnFraction } from '../record-sets/define.js';
 import { FRACTION_PARAM, ownFractionFilter } from '../record-sets/define.js';
 import { filterConditions } from '../record-sets/filters.js';
 import { fracciones } from '../record-sets/fracciones.js';
 import { byCurrentFraction, byPreviousFraction, fraccionesAnteriores } from '../record-sets/fracciones-anteriores.js';
 import { byUsCode, fraccionesUsa } from '../record-sets/fracciones-usa.js';
 import { informacionGeneral } from '../record-sets/informacion-general.js';
+import type { Registry } from '../record-sets/index.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
 import type { ParamSpec } from './params.js';
@@ -100,7 +103,7 @@ async function ficha(sources: Sources, store: Store, digits: string, nicoParam: 
 }
 
 /** The ficha's field that says which record sets hold nothing for the fraction: absence in the data, said as such. */
-const SIN_REGISTROS = 'sin_registros';
+const SIN_REGISTROS = 'sin_registros' as const;
 
 /** The record sets of a ficha with no record for the fraction (as asked: NICO, country), and the note that says so. */
 function absent(result: Readonly<Record<string, unknown>>): { conjuntos: string[]; nota: string | null } {
@@ -116,32 +119,46 @@ function absent(result: Readonly<Record<string, unknown>>): { conjuntos: string[
   };
 }
 
-export function fichaSchema(recordSets: readonly RecordSet[]): Record<string, unknown> {
-  const arrayOf = (rs: RecordSet) => ({ type: 'array', items: { $ref: `${rs.schema}#` } });
-  const properties: Record<string, unknown> = {
-    fraccion: { type: 'string', description: 'The 8-digit fraction' },
-    nico: { type: ['string', 'null'], description: 'The NICO asked for, if any' },
-  };
+/** A record set's record as the answers refer to it (its schema is registered under its name), typed by its fields. */
+const recordRef = <RS extends RecordSet>(rs: RS) => Type.Unsafe<RecordOf<RS>>({ $ref: `${rs.schema}#` });
+const recordsOf = <RS extends RecordSet>(rs: RS, options: { description?: string } = {}) => Type.Array(recordRef(rs), options);
+
+/** The ficha's property of each record set with its own fraction filter: its records of the fraction. */
+type OwnRecords<R extends readonly RecordSet[]> = { [RS in WithOwnFraction<R[number]> as RS['path']]: TArray<TUnsafe<RecordOf<RS>>> };
+
+/**
+ * The ficha's answer as one TypeBox schema, built from the record sets given (the registry's): its
+ * OpenAPI schema and serialiser, and through `Static` the type the page reads (`Ficha`).
+ */
+export function fichaSchema<const R extends readonly RecordSet[]>(recordSets: R) {
   // The fraction's own records first, then every other record set in the registry's order.
   const first: readonly RecordSet[] = [fracciones, informacionGeneral];
   const ordered = [...recordSets.filter((rs) => first.includes(rs)), ...recordSets.filter((rs) => !first.includes(rs))];
-  for (const { rs } of withOwnFraction(ordered)) properties[rs.path] = arrayOf(rs);
-  properties[fraccionesAnteriores.path] = {
-    type: 'object',
-    description: 'The fractions this one replaced (reemplaza) and those that replaced it (reemplazada_por)',
-    properties: { reemplaza: arrayOf(fraccionesAnteriores), reemplazada_por: arrayOf(fraccionesAnteriores) },
-    required: ['reemplaza', 'reemplazada_por'],
-  };
-  properties[fraccionesUsa.path] = { ...arrayOf(fraccionesUsa), description: 'US HTS lines of the same HS subheading' };
-  properties[SIN_REGISTROS] = {
-    type: 'object',
-    description:
-      'The record sets above with no record for this fraction (as asked: NICO, country) in the loaded data, and a note saying so ("Los datos cargados no registran …"; null when every one has records). Absence in the data, not a sign that nothing of that kind applies; each version’s coverage per record set is in /api/v1/versiones/{version}.',
-    properties: { conjuntos: { type: 'array', items: { type: 'string' } }, nota: { type: ['string', 'null'] } },
-    required: ['conjuntos', 'nota'],
-  };
-  return { $id: 'Ficha', title: 'Ficha', type: 'object', properties, required: Object.keys(properties) };
+  const own = Object.fromEntries(withOwnFraction(ordered).map(({ rs }) => [rs.path, recordsOf(rs)])) as OwnRecords<R>;
+  return Type.Object(
+    {
+      fraccion: Type.String({ description: 'The 8-digit fraction' }),
+      nico: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'The NICO asked for, if any' }),
+      ...own,
+      [fraccionesAnteriores.path]: Type.Object(
+        { reemplaza: recordsOf(fraccionesAnteriores), reemplazada_por: recordsOf(fraccionesAnteriores) },
+        { description: 'The fractions this one replaced (reemplaza) and those that replaced it (reemplazada_por)' },
+      ),
+      [fraccionesUsa.path]: recordsOf(fraccionesUsa, { description: 'US HTS lines of the same HS subheading' }),
+      [SIN_REGISTROS]: Type.Object(
+        { conjuntos: Type.Array(Type.String()), nota: Type.Unsafe<string | null>({ type: ['string', 'null'] }) },
+        {
+          description:
+            'The record sets above with no record for this fraction (as asked: NICO, country) in the loaded data, and a note saying so ("Los datos cargados no registran …"; null when every one has records). Absence in the data, not a sign that nothing of that kind applies; each version’s coverage per record set is in /api/v1/versiones/{version}.',
+        },
+      ),
+    },
+    { $id: 'Ficha', title: 'Ficha' },
+  );
 }
+
+/** The ficha as the service answers it, from the registry's record sets: the page's type for it (`import type`). */
+export type Ficha = Static<ReturnType<typeof fichaSchema<Registry>>>;
 
 interface FichaQuestion {
   readonly digits: string;
