@@ -4,6 +4,8 @@
  * docs/buscar.md); a query of digits is a code search. `GET /api/v1/buscar/sugerencias?q=…`:
  * completions while typing.
  */
+import { Type } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { FullTextQuery } from '../store/fulltext.js';
 import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, buscar, queryCode } from '../store/fulltext.js';
 import { MAX_SUGGESTIONS } from '../buscar/vocabulary.js';
@@ -31,71 +33,53 @@ const SUGGEST_Q: ParamSpec = {
 };
 const PARAMS: readonly ParamSpec[] = [Q, ...PAGING];
 
-const nullableText = { type: ['string', 'null'] };
-export const buscarHitSchema = {
-  $id: 'BuscarHit',
-  title: 'BuscarHit',
-  type: 'object',
-  properties: {
-    FRACCION: { type: 'string' },
-    NICO: nullableText,
-    DESCRIPCION: { ...nullableText, description: 'Text of the fraction and NICO line' },
-    DESCRIPCION_MARCADA: { ...nullableText, description: `The same text with the matched words between ${MARK_OPEN} and ${MARK_CLOSE}` },
-    DESCRIPCIONFRACCION: nullableText,
-    DESCRIPCIONSUBPARTIDA: nullableText,
-    DESCRIPCIONPARTIDA: nullableText,
-    DESCRIPCIONCAPITULO: nullableText,
-    RUTA: { ...nullableText, description: 'Where the line sits: chapter › heading › subheading › fraction, each with its code and text' },
-    RELEVANCIA: { type: 'number', description: 'Higher is more relevant; comparable within one search only' },
-  },
-  required: [
-    'FRACCION',
-    'NICO',
-    'DESCRIPCION',
-    'DESCRIPCION_MARCADA',
-    'DESCRIPCIONFRACCION',
-    'DESCRIPCIONSUBPARTIDA',
-    'DESCRIPCIONPARTIDA',
-    'DESCRIPCIONCAPITULO',
-    'RUTA',
-    'RELEVANCIA',
-  ],
-};
+/** A text the record may lack, written as the original documents it (`type: [string, null]`). */
+const nullableText = (options: { description?: string } = {}) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
 
-export const suggestionSchema = {
-  $id: 'Sugerencia',
-  title: 'Sugerencia',
-  type: 'object',
-  properties: {
-    SUGERENCIA: { type: 'string', description: 'The completed text, or the code of a fraction' },
-    TIPO: { type: 'string', enum: ['palabra', 'fraccion'] },
-    FRACCION: nullableText,
-    NICO: nullableText,
-    DESCRIPCION: nullableText,
+/** One hit of a search: the tariff line, its texts and where it sits, with its relevance. */
+export const BuscarHit = Type.Object(
+  {
+    FRACCION: Type.String(),
+    NICO: nullableText(),
+    DESCRIPCION: nullableText({ description: 'Text of the fraction and NICO line' }),
+    DESCRIPCION_MARCADA: nullableText({ description: `The same text with the matched words between ${MARK_OPEN} and ${MARK_CLOSE}` }),
+    DESCRIPCIONFRACCION: nullableText(),
+    DESCRIPCIONSUBPARTIDA: nullableText(),
+    DESCRIPCIONPARTIDA: nullableText(),
+    DESCRIPCIONCAPITULO: nullableText(),
+    RUTA: nullableText({ description: 'Where the line sits: chapter › heading › subheading › fraction, each with its code and text' }),
+    RELEVANCIA: Type.Number({ description: 'Higher is more relevant; comparable within one search only' }),
   },
-  required: ['SUGERENCIA', 'TIPO', 'FRACCION', 'NICO', 'DESCRIPCION'],
-};
+  { $id: 'BuscarHit', title: 'BuscarHit' },
+);
+export type BuscarHit = Static<typeof BuscarHit>;
 
-export const suggestionsSchema = {
-  $id: 'SugerenciasResponse',
-  title: 'SugerenciasResponse',
-  type: 'object',
-  properties: { items: { type: 'array', maxItems: MAX_SUGGESTIONS, items: { $ref: 'Sugerencia#' } } },
-  required: ['items'],
-};
-
-export const buscarPageSchema = {
-  $id: 'BuscarResponse',
-  title: 'BuscarResponse',
-  type: 'object',
-  properties: {
-    items: { type: 'array', items: { $ref: 'BuscarHit#' } },
-    total: { type: 'integer' },
-    skip: { type: 'integer' },
-    limit: { type: 'integer' },
+export const Sugerencia = Type.Object(
+  {
+    SUGERENCIA: Type.String({ description: 'The completed text, or the code of a fraction' }),
+    TIPO: Type.Unsafe<'palabra' | 'fraccion'>({ type: 'string', enum: ['palabra', 'fraccion'] }),
+    FRACCION: nullableText(),
+    NICO: nullableText(),
+    DESCRIPCION: nullableText(),
   },
-  required: ['items', 'total', 'skip', 'limit'],
-};
+  { $id: 'Sugerencia', title: 'Sugerencia' },
+);
+export type Sugerencia = Static<typeof Sugerencia>;
+
+/** A schema registered under its `$id`, referred to and typed as itself. */
+const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>({ $ref: `${String(schema.$id)}#` });
+
+export const SugerenciasResponse = Type.Object(
+  { items: Type.Array(ref(Sugerencia), { maxItems: MAX_SUGGESTIONS }) },
+  { $id: 'SugerenciasResponse', title: 'SugerenciasResponse' },
+);
+export type SugerenciasResponse = Static<typeof SugerenciasResponse>;
+
+export const BuscarResponse = Type.Object(
+  { items: Type.Array(ref(BuscarHit)), total: Type.Integer(), skip: Type.Integer(), limit: Type.Integer() },
+  { $id: 'BuscarResponse', title: 'BuscarResponse' },
+);
+export type BuscarResponse = Static<typeof BuscarResponse>;
 
 /** `q` is required, and bounded so that a search stays cheap. */
 function checkQuery(raw: unknown, max = MAX_QUERY_LENGTH): string {
@@ -122,7 +106,7 @@ function checkQuery(raw: unknown, max = MAX_QUERY_LENGTH): string {
 
 export function buscarRoute(): ProtectedGet<FullTextQuery> {
   return {
-    schemas: [buscarHitSchema, buscarPageSchema],
+    schemas: [BuscarHit, BuscarResponse],
     operationId: 'buscar',
     summary: 'Find fractions by description or code, ranked by relevance',
     description:
@@ -139,13 +123,14 @@ export function buscarRoute(): ProtectedGet<FullTextQuery> {
       const paging = parseParams(PAGING, {}, query);
       return { text: q, code: queryCode(q), skip: paging['skip'] as number, limit: paging['limit'] as number };
     },
-    answer: buscar,
+    // The search's answer is held to the schema's type: what the document says is what is sent.
+    answer: (store, search): Promise<BuscarResponse> => buscar(store, search),
   };
 }
 
 export function sugerenciasRoute(): ProtectedGet<string> {
   return {
-    schemas: [suggestionSchema, suggestionsSchema],
+    schemas: [Sugerencia, SugerenciasResponse],
     operationId: 'buscarSugerencias',
     summary: 'Up to ten completions of what is being typed in a search box: words, or fractions for digits',
     description:
@@ -156,6 +141,6 @@ export function sugerenciasRoute(): ProtectedGet<string> {
     params: [SUGGEST_Q],
     responses: { 200: { description: 'Successful Response', $ref: 'SugerenciasResponse#' } },
     parse: (request): string => checkQuery((request.query as Record<string, unknown>)['q'], MAX_SUGGEST_LENGTH),
-    answer: async (store, q) => ({ items: await store.suggest(q) }),
+    answer: async (store, q): Promise<SugerenciasResponse> => ({ items: await store.suggest(q) }),
   };
 }
