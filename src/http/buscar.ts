@@ -120,8 +120,8 @@ export function buscarRoute(): ProtectedGet<FullTextQuery> {
     parse: (request): FullTextQuery => {
       const query = request.query as Record<string, unknown>;
       const q = checkQuery(query['q']);
-      const paging = parseParams(PAGING, {}, query);
-      return { text: q, code: queryCode(q), skip: paging['skip'] as number, limit: paging['limit'] as number };
+      const { skip, limit } = parseParams(PAGING, {}, query);
+      return { text: q, code: queryCode(q), skip, limit };
     },
     // The search's answer is held to the schema's type: what the document says is what is sent.
     answer: (store, search): Promise<BuscarResponse> => buscar(store, search),

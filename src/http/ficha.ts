@@ -19,12 +19,12 @@ import type { Row, Store } from '../store/store.js';
 import type { ParamSpec } from './params.js';
 import { RequestValidationError, notFound } from './errors.js';
 import type { ProtectedGet } from './route-kinds.js';
-import { parseDeclared } from './route-kinds.js';
+import { parseParams } from './params.js';
 
 /** More than any fraction has in any record set; a ficha is one answer, not a page. */
 const PER_SET_LIMIT = 1000;
 
-const PARAMS: readonly ParamSpec[] = [
+const PARAMS = [
   {
     name: 'fraccion',
     in: 'path',
@@ -33,7 +33,7 @@ const PARAMS: readonly ParamSpec[] = [
   },
   { name: 'nico', in: 'query', kind: 'nico', description: 'NICO: only records of this NICO and those that apply to the whole fraction' },
   { name: 'pais', in: 'query', kind: 'code', maxLength: 3, description: 'Country key: only records for this country and those for every country' },
-];
+] as const satisfies readonly ParamSpec[];
 
 /** Records that apply to the whole fraction or to every country carry no NICO or country: they stay. */
 function narrowing(rs: RecordSet, nicoField: string | undefined, nico: string | undefined, pais: string | undefined): Condition[] {
@@ -169,7 +169,6 @@ interface FichaQuestion {
 /** The ficha of the record sets given (the registry's, in the service). */
 export function fichaRoute(recordSets: readonly RecordSet[]): ProtectedGet<FichaQuestion> {
   const sources = fichaSources(recordSets);
-  const parse = parseDeclared(PARAMS);
   return {
     schemas: [fichaSchema(recordSets)],
     operationId: 'get_ficha',
@@ -186,8 +185,9 @@ export function fichaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Ficha
       404: { description: 'No such fraction', $ref: 'ErrorMessage#' },
     },
     parse: (request) => {
-      const p = parse(request);
-      const digits = String(p['fraccion']);
+      const p = parseParams(PARAMS, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
+      // A blank fraction (spaces, dots) parses as none, and is refused below as any other wrong length.
+      const digits = String(p.fraccion);
       if (digits.length !== 8 && digits.length !== 10) {
         throw new RequestValidationError([
           {
@@ -199,7 +199,7 @@ export function fichaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Ficha
           },
         ]);
       }
-      return { digits, nico: p['nico'] as string | undefined, pais: p['pais'] as string | undefined };
+      return { digits, nico: p.nico, pais: p.pais };
     },
     answer: (store, q) => ficha(sources, store, q.digits, q.nico, q.pais),
   };

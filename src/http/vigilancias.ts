@@ -182,7 +182,7 @@ const entregaJson = (e: Entrega): Record<string, unknown> => ({
   entregada: iso(e.entregada),
 });
 
-const FRACTION_PARAM: readonly ParamSpec[] = [{ name: 'fraccion', in: 'query', kind: 'fraction', description: 'A fraction code' }];
+const FRACTION_PARAM = [{ name: 'fraccion', in: 'query', kind: 'fraction', description: 'A fraction code' }] as const satisfies readonly ParamSpec[];
 
 /** Each code as `fraccion` reads it (any typed form), at least 2 digits, in the order given without repeats. */
 function normaliseFractions(typed: readonly string[]): { digits: string[]; errors: ValidationDetail[] } {
@@ -191,7 +191,7 @@ function normaliseFractions(typed: readonly string[]): { digits: string[]; error
   typed.forEach((code, i) => {
     let value: string | undefined;
     try {
-      value = parseParams(FRACTION_PARAM, {}, { fraccion: code })['fraccion'] as string | undefined;
+      value = parseParams(FRACTION_PARAM, {}, { fraccion: code }).fraccion;
     } catch (error) {
       if (!(error instanceof RequestValidationError)) throw error;
       for (const d of error.detail) errors.push({ ...d, loc: ['body', 'fracciones', i] });
@@ -243,8 +243,8 @@ const userOf = (request: FastifyRequest): string => request.user!.username;
 const idOf = (request: FastifyRequest, name = 'id'): string => (request.params as Record<string, string>)[name] ?? '';
 const NOT_FOUND = 'Watch list not found';
 const paging = (request: FastifyRequest): { skip: number; limit: number } => {
-  const p = parseParams(PAGING, {}, request.query as Record<string, unknown>);
-  return { skip: p['skip'] as number, limit: p['limit'] as number };
+  const { skip, limit } = parseParams(PAGING, {}, request.query as Record<string, unknown>);
+  return { skip, limit };
 };
 
 interface RouteSpec {
