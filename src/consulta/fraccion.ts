@@ -5,6 +5,7 @@
  * replaced it (`fracciones-anteriores`); one that never existed says so.
  */
 import type { RecordPage } from '../http/schemas.js';
+import type { VersionDetail } from '../http/versiones.js';
 import type { RecordOf } from '../record-sets/define.js';
 import type { fracciones } from '../record-sets/fracciones.js';
 import type { fraccionesAnteriores } from '../record-sets/fracciones-anteriores.js';
@@ -161,7 +162,7 @@ async function coverage(): Promise<Coverage | null> {
   const version = answeringVersion();
   if (version === null || !(await features()).versions) return null;
   try {
-    const answer = await get<{ cobertura?: Coverage }>(`/api/v1/versiones/${encodeURIComponent(version)}`);
+    const answer = await get<VersionDetail>(`/api/v1/versiones/${encodeURIComponent(version)}`);
     return answer.cobertura ?? null;
   } catch {
     return null;

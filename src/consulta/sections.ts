@@ -5,6 +5,7 @@
  * version's coverage of that record set when the service reports it.
  */
 import type { Ficha } from '../http/ficha.js';
+import type { VersionDetail } from '../http/versiones.js';
 import { absent, date8, field, fractionUrl, dotted, h, plain, shownDate } from './dom.js';
 
 export type Row = Record<string, unknown>;
@@ -37,7 +38,7 @@ export interface Subject {
 /** The ficha as the service answers it, typed by the server's schema of it (src/http/ficha.ts). */
 export type { Ficha };
 /** `cobertura` of `/api/v1/versiones/{version}`: per record set, how many of the version's fractions have a record. */
-export type Coverage = Record<string, { fracciones: number; de: number }>;
+export type Coverage = VersionDetail['cobertura'];
 
 /** The ficha's fields that hold a record set's records of the fraction. */
 type RecordsOf = { [K in keyof Ficha]: Ficha[K] extends readonly Row[] ? K : never }[keyof Ficha];
