@@ -14,23 +14,23 @@ import type { ParamSpec } from './params.js';
 import { PAGING, parseParams } from './params.js';
 import type { ProtectedGet } from './route-kinds.js';
 
-const Q: ParamSpec = {
+const Q = {
   name: 'q',
   in: 'query',
   kind: 'text',
   required: true,
   maxLength: MAX_QUERY_LENGTH,
   description: `Words naming the goods, in Spanish or English (case, accents, plural and gender do not matter; a word also matches as a prefix: refrig finds refrigeradores; a misspelt word of five letters or more finds its goods), an invoice line, or a tariff code of up to 10 digits (a code among words ranks its lines first). Lines with all the words come first, then those with most of them, the rarer words counting more. 1 to ${MAX_QUERY_LENGTH} characters.`,
-};
+} as const satisfies ParamSpec;
 export const MAX_SUGGEST_LENGTH = 100;
-const SUGGEST_Q: ParamSpec = {
+const SUGGEST_Q = {
   name: 'q',
   in: 'query',
   kind: 'text',
   required: true,
   maxLength: MAX_SUGGEST_LENGTH,
   description: `What has been typed so far: words (the last one is completed) or the beginning of a code. 1 to ${MAX_SUGGEST_LENGTH} characters.`,
-};
+} as const satisfies ParamSpec;
 const PARAMS: readonly ParamSpec[] = [Q, ...PAGING];
 
 /** A text the record may lack, written as the original documents it (`type: [string, null]`). */
@@ -81,20 +81,21 @@ export const BuscarResponse = Type.Object(
 );
 export type BuscarResponse = Static<typeof BuscarResponse>;
 
-/** `q` is required, and bounded so that a search stays cheap. */
-function checkQuery(raw: unknown, max = MAX_QUERY_LENGTH): string {
+/** `q` is required, and bounded by its declaration so that a search stays cheap. */
+function checkQuery(raw: unknown, spec: ParamSpec & { readonly maxLength: number }): string {
+  const max = spec.maxLength;
   const q = Array.isArray(raw) ? (raw[raw.length - 1] as unknown) : raw;
-  if (typeof q !== 'string') throw new RequestValidationError([{ type: 'missing', loc: ['query', 'q'], msg: 'Field required', input: null }]);
+  if (typeof q !== 'string') throw new RequestValidationError([{ type: 'missing', loc: ['query', spec.name], msg: 'Field required', input: null }]);
   if (q.trim() === '') {
     throw new RequestValidationError([
-      { type: 'string_too_short', loc: ['query', 'q'], msg: 'String should have at least 1 character', input: q, ctx: { min_length: 1 } },
+      { type: 'string_too_short', loc: ['query', spec.name], msg: 'String should have at least 1 character', input: q, ctx: { min_length: 1 } },
     ]);
   }
   if (q.length > max) {
     throw new RequestValidationError([
       {
         type: 'string_too_long',
-        loc: ['query', 'q'],
+        loc: ['query', spec.name],
         msg: `String should have at most ${max} characters`,
         input: q,
         ctx: { max_length: max },
@@ -119,7 +120,7 @@ export function buscarRoute(): ProtectedGet<FullTextQuery> {
     responses: { 200: { description: 'Successful Response', $ref: 'BuscarResponse#' } },
     parse: (request): FullTextQuery => {
       const query = request.query as Record<string, unknown>;
-      const q = checkQuery(query['q']);
+      const q = checkQuery(query['q'], Q);
       const { skip, limit } = parseParams(PAGING, {}, query);
       return { text: q, code: queryCode(q), skip, limit };
     },
@@ -140,7 +141,7 @@ export function sugerenciasRoute(): ProtectedGet<string> {
     tag: 'buscar',
     params: [SUGGEST_Q],
     responses: { 200: { description: 'Successful Response', $ref: 'SugerenciasResponse#' } },
-    parse: (request): string => checkQuery((request.query as Record<string, unknown>)['q'], MAX_SUGGEST_LENGTH),
+    parse: (request): string => checkQuery((request.query as Record<string, unknown>)['q'], SUGGEST_Q),
     answer: async (store, q): Promise<SugerenciasResponse> => ({ items: await store.suggest(q) }),
   };
 }
