@@ -4,6 +4,7 @@
  * marked, and the path chapter › heading › subheading. Suggestions appear while typing when the
  * service offers them. The results live at an address holding the query (a permalink).
  */
+import type { BuscarHit, BuscarResponse } from '../http/buscar.js';
 import { explain, features, get } from './api.js';
 import { alertBox, dotted, fractionDigits, fractionUrl, h, link, marked, pageUrl, show } from './dom.js';
 import { englishTexts, levelText } from './english.js';
@@ -11,20 +12,8 @@ import { englishTexts, levelText } from './english.js';
 const PAGE_SIZE = 20;
 const SUGGEST_DELAY_MS = 150;
 
-interface Hit {
-  FRACCION: string;
-  NICO: string | null;
-  DESCRIPCION: string | null;
-  DESCRIPCION_MARCADA: string | null;
-  DESCRIPCIONSUBPARTIDA?: string | null;
-  DESCRIPCIONPARTIDA?: string | null;
-  DESCRIPCIONCAPITULO?: string | null;
-  [other: string]: unknown;
-}
-interface Page {
-  items: Hit[];
-  total: number;
-}
+/** A hit as the service sends it (src/http/buscar.ts), read by name where the page looks for other spellings too. */
+type Hit = BuscarHit & { readonly [other: string]: unknown };
 
 /** "8714 Vehicles; parts…" as the code, then its text, marked as English when it is the HS English text of that code. */
 function level(codeAndText: string, english: Record<string, string>): Node {
@@ -132,7 +121,7 @@ function typedFraction(q: string): string | null {
 }
 
 async function results(q: string, pageNumber: number): Promise<HTMLElement> {
-  const page = await get<Page>('/api/v1/buscar', { q, skip: (pageNumber - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+  const page = await get<BuscarResponse>('/api/v1/buscar', { q, skip: (pageNumber - 1) * PAGE_SIZE, limit: PAGE_SIZE });
   const english = await englishTexts(page.items.map((hit) => hit.FRACCION));
   const from = (pageNumber - 1) * PAGE_SIZE;
   const summary =

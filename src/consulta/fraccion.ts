@@ -4,6 +4,11 @@
  * contributions form. A fraction that no longer exists still has a page, linking the fractions that
  * replaced it (`fracciones-anteriores`); one that never existed says so.
  */
+import type { RecordPage } from '../http/schemas.js';
+import type { VersionDetail } from '../http/versiones.js';
+import type { RecordOf } from '../record-sets/define.js';
+import type { fracciones } from '../record-sets/fracciones.js';
+import type { fraccionesAnteriores } from '../record-sets/fracciones-anteriores.js';
 import { answeringVersion, explain, features, get } from './api.js';
 import { showContributions } from './contribuciones.js';
 import { alertBox, date8, dotted, field, fractionDigits, fractionUrl, h, link, show } from './dom.js';
@@ -12,10 +17,8 @@ import type { Coverage, Ficha, Row } from './sections.js';
 import { SUBJECTS, subjectSection } from './sections.js';
 import { newVigilanciaUrl } from './vigilancias.js';
 
-interface Page {
-  items: Row[];
-  total: number;
-}
+/** A page of the tariff lines' search, as the service sends it. */
+type Page = RecordPage<typeof fracciones>;
 
 /**
  * Section › chapter › heading › subheading, each a link to its level of "Explorar la tarifa"; a text
@@ -159,7 +162,7 @@ async function coverage(): Promise<Coverage | null> {
   const version = answeringVersion();
   if (version === null || !(await features()).versions) return null;
   try {
-    const answer = await get<{ cobertura?: Coverage }>(`/api/v1/versiones/${encodeURIComponent(version)}`);
+    const answer = await get<VersionDetail>(`/api/v1/versiones/${encodeURIComponent(version)}`);
     return answer.cobertura ?? null;
   } catch {
     return null;
@@ -218,7 +221,7 @@ function showMissingNico(digits: string): void {
 /** A code the data no longer has: replaced (its page links the fractions that replaced it), or unknown. */
 async function showMissing(digits: string): Promise<void> {
   const code = dotted(digits);
-  const replaced = await get<Row[]>('/api/v1/fracciones-anteriores/', { fraccion_anterior: digits, limit: 1000 });
+  const replaced = await get<RecordOf<typeof fraccionesAnteriores>[]>('/api/v1/fracciones-anteriores/', { fraccion_anterior: digits, limit: 1000 });
   if (replaced.every((row) => field(row, 'FRACCIONACTUAL') === digits)) {
     show(
       `${code} no existe`,

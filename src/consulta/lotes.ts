@@ -6,26 +6,13 @@
  */
 import { ApiError, SessionEnded, download, explain, own, remove, sendFile } from './api.js';
 import { alertBox, chosenDate, dotted, fractionUrl, h, link, pageUrl, show } from './dom.js';
+import type { LoteJson } from '../http/lotes.js';
 import type { FraccionBreve, Resultado } from '../lotes/answer.js';
 
-type Estado = 'en_cola' | 'procesando' | 'terminado' | 'cancelado' | 'fallido';
+type Estado = LoteJson['estado'];
 
-/** A batch as `GET /api/v1/lotes/{id}` answers it. */
-interface Lote {
-  id: string;
-  nombre: string;
-  estado: Estado;
-  lineas: number;
-  procesadas: number;
-  revisar: number;
-  errores: number;
-  progreso: number;
-  fecha: string;
-  version: string | null;
-  creado: string;
-  iniciado: string | null;
-  terminado: string | null;
-}
+/** A batch as `GET /api/v1/lotes/{id}` answers it (src/http/lotes.ts). */
+type Lote = LoteJson;
 
 interface Page<T> {
   items: T[];

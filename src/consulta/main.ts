@@ -5,6 +5,7 @@
  * them is an ordinary navigation. A page opened without a session asks for the login where it is
  * (no redirect), then shows what its address names.
  */
+import type { Version } from '../http/versiones.js';
 import { SessionEnded, explain, features, forget, get, onVersion, session } from './api.js';
 import { alertBox, chosenDate, h, link, show } from './dom.js';
 import { showExplore } from './explorar.js';
@@ -13,12 +14,6 @@ import { showLogin } from './entrar.js';
 import { showLote, showLotes } from './lotes.js';
 import { showSearch } from './buscar.js';
 import { showVigilancia, showVigilancias } from './vigilancias.js';
-
-interface Version {
-  version: string;
-  fuente?: string | null;
-  vigente_desde?: string;
-}
 
 let versions: Promise<Version[]> | undefined;
 let answered: string | null = null;

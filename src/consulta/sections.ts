@@ -4,6 +4,8 @@
  * without records says that the loaded data holds none of them (never that none applies), with the
  * version's coverage of that record set when the service reports it.
  */
+import type { Ficha } from '../http/ficha.js';
+import type { VersionDetail } from '../http/versiones.js';
 import { absent, date8, field, fractionUrl, dotted, h, plain, shownDate } from './dom.js';
 
 export type Row = Record<string, unknown>;
@@ -33,20 +35,24 @@ export interface Subject {
   /** Rows whose PAIS is another country are hidden by the country selector. */
   readonly byCountry?: boolean;
 }
-export type Ficha = Record<string, unknown>;
+/** The ficha as the service answers it, typed by the server's schema of it (src/http/ficha.ts). */
+export type { Ficha };
 /** `cobertura` of `/api/v1/versiones/{version}`: per record set, how many of the version's fractions have a record. */
-export type Coverage = Record<string, { fracciones: number; de: number }>;
+export type Coverage = VersionDetail['cobertura'];
+
+/** The ficha's fields that hold a record set's records of the fraction. */
+type RecordsOf = { [K in keyof Ficha]: Ficha[K] extends readonly Row[] ? K : never }[keyof Ficha];
 
 const rowsOf =
-  (path: string) =>
+  (path: RecordsOf) =>
   (ficha: Ficha): Row[] => {
-    const value = ficha[path];
+    const value: unknown = ficha[path];
     return Array.isArray(value) ? (value as Row[]) : [];
   };
 const anteriores =
   (side: 'reemplaza' | 'reemplazada_por') =>
   (ficha: Ficha): Row[] => {
-    const value = (ficha['fracciones-anteriores'] as Record<string, unknown> | undefined)?.[side];
+    const value: unknown = (ficha['fracciones-anteriores'] as Partial<Ficha['fracciones-anteriores']> | undefined)?.[side];
     return Array.isArray(value) ? (value as Row[]) : [];
   };
 

@@ -7,33 +7,13 @@
  * page's "Vigilar esta fracción" opens the list page with `?fraccion=`: that fraction in the new watch
  * list's form, and a way to add it to an existing one.
  */
+import type { EntregaJson, VigilanciaJson } from '../http/vigilancias.js';
 import { ApiError, explain, send } from './api.js';
 import { alertBox, dotted, h, link, pageUrl, show } from './dom.js';
 
-interface Vigilancia {
-  id: string;
-  nombre: string;
-  fracciones: string[];
-  conjuntos: string[];
-  webhook: { url: string };
-  activa: boolean;
-  creada: string;
-  actualizada: string;
-  secreto?: string;
-}
-
-interface Entrega {
-  id: string;
-  evento: string;
-  tipo: string;
-  estado: 'pendiente' | 'entregada' | 'fallida';
-  intentos: number;
-  ultimo_codigo: number | null;
-  ultimo_error: string | null;
-  creada: string;
-  siguiente_intento: string | null;
-  entregada: string | null;
-}
+/** A watch list and a delivery as the service sends them (src/http/vigilancias.ts). */
+type Vigilancia = VigilanciaJson;
+type Entrega = EntregaJson;
 
 interface Paged<T> {
   items: T[];

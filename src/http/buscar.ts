@@ -4,6 +4,8 @@
  * docs/buscar.md); a query of digits is a code search. `GET /api/v1/buscar/sugerencias?q=…`:
  * completions while typing.
  */
+import { Type } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { FullTextQuery } from '../store/fulltext.js';
 import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, buscar, queryCode } from '../store/fulltext.js';
 import { MAX_SUGGESTIONS } from '../buscar/vocabulary.js';
@@ -12,105 +14,88 @@ import type { ParamSpec } from './params.js';
 import { PAGING, parseParams } from './params.js';
 import type { ProtectedGet } from './route-kinds.js';
 
-const Q: ParamSpec = {
+const Q = {
   name: 'q',
   in: 'query',
   kind: 'text',
   required: true,
   maxLength: MAX_QUERY_LENGTH,
   description: `Words naming the goods, in Spanish or English (case, accents, plural and gender do not matter; a word also matches as a prefix: refrig finds refrigeradores; a misspelt word of five letters or more finds its goods), an invoice line, or a tariff code of up to 10 digits (a code among words ranks its lines first). Lines with all the words come first, then those with most of them, the rarer words counting more. 1 to ${MAX_QUERY_LENGTH} characters.`,
-};
+} as const satisfies ParamSpec;
 export const MAX_SUGGEST_LENGTH = 100;
-const SUGGEST_Q: ParamSpec = {
+const SUGGEST_Q = {
   name: 'q',
   in: 'query',
   kind: 'text',
   required: true,
   maxLength: MAX_SUGGEST_LENGTH,
   description: `What has been typed so far: words (the last one is completed) or the beginning of a code. 1 to ${MAX_SUGGEST_LENGTH} characters.`,
-};
+} as const satisfies ParamSpec;
 const PARAMS: readonly ParamSpec[] = [Q, ...PAGING];
 
-const nullableText = { type: ['string', 'null'] };
-export const buscarHitSchema = {
-  $id: 'BuscarHit',
-  title: 'BuscarHit',
-  type: 'object',
-  properties: {
-    FRACCION: { type: 'string' },
-    NICO: nullableText,
-    DESCRIPCION: { ...nullableText, description: 'Text of the fraction and NICO line' },
-    DESCRIPCION_MARCADA: { ...nullableText, description: `The same text with the matched words between ${MARK_OPEN} and ${MARK_CLOSE}` },
-    DESCRIPCIONFRACCION: nullableText,
-    DESCRIPCIONSUBPARTIDA: nullableText,
-    DESCRIPCIONPARTIDA: nullableText,
-    DESCRIPCIONCAPITULO: nullableText,
-    RUTA: { ...nullableText, description: 'Where the line sits: chapter › heading › subheading › fraction, each with its code and text' },
-    RELEVANCIA: { type: 'number', description: 'Higher is more relevant; comparable within one search only' },
+/** A text the record may lack, written as the original documents it (`type: [string, null]`). */
+const nullableText = (options: { description?: string } = {}) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+
+/** One hit of a search: the tariff line, its texts and where it sits, with its relevance. */
+export const BuscarHit = Type.Object(
+  {
+    FRACCION: Type.String(),
+    NICO: nullableText(),
+    DESCRIPCION: nullableText({ description: 'Text of the fraction and NICO line' }),
+    DESCRIPCION_MARCADA: nullableText({ description: `The same text with the matched words between ${MARK_OPEN} and ${MARK_CLOSE}` }),
+    DESCRIPCIONFRACCION: nullableText(),
+    DESCRIPCIONSUBPARTIDA: nullableText(),
+    DESCRIPCIONPARTIDA: nullableText(),
+    DESCRIPCIONCAPITULO: nullableText(),
+    RUTA: nullableText({ description: 'Where the line sits: chapter › heading › subheading › fraction, each with its code and text' }),
+    RELEVANCIA: Type.Number({ description: 'Higher is more relevant; comparable within one search only' }),
   },
-  required: [
-    'FRACCION',
-    'NICO',
-    'DESCRIPCION',
-    'DESCRIPCION_MARCADA',
-    'DESCRIPCIONFRACCION',
-    'DESCRIPCIONSUBPARTIDA',
-    'DESCRIPCIONPARTIDA',
-    'DESCRIPCIONCAPITULO',
-    'RUTA',
-    'RELEVANCIA',
-  ],
-};
+  { $id: 'BuscarHit', title: 'BuscarHit' },
+);
+export type BuscarHit = Static<typeof BuscarHit>;
 
-export const suggestionSchema = {
-  $id: 'Sugerencia',
-  title: 'Sugerencia',
-  type: 'object',
-  properties: {
-    SUGERENCIA: { type: 'string', description: 'The completed text, or the code of a fraction' },
-    TIPO: { type: 'string', enum: ['palabra', 'fraccion'] },
-    FRACCION: nullableText,
-    NICO: nullableText,
-    DESCRIPCION: nullableText,
+export const Sugerencia = Type.Object(
+  {
+    SUGERENCIA: Type.String({ description: 'The completed text, or the code of a fraction' }),
+    TIPO: Type.Unsafe<'palabra' | 'fraccion'>({ type: 'string', enum: ['palabra', 'fraccion'] }),
+    FRACCION: nullableText(),
+    NICO: nullableText(),
+    DESCRIPCION: nullableText(),
   },
-  required: ['SUGERENCIA', 'TIPO', 'FRACCION', 'NICO', 'DESCRIPCION'],
-};
+  { $id: 'Sugerencia', title: 'Sugerencia' },
+);
+export type Sugerencia = Static<typeof Sugerencia>;
 
-export const suggestionsSchema = {
-  $id: 'SugerenciasResponse',
-  title: 'SugerenciasResponse',
-  type: 'object',
-  properties: { items: { type: 'array', maxItems: MAX_SUGGESTIONS, items: { $ref: 'Sugerencia#' } } },
-  required: ['items'],
-};
+/** A schema registered under its `$id`, referred to and typed as itself. */
+const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>({ $ref: `${String(schema.$id)}#` });
 
-export const buscarPageSchema = {
-  $id: 'BuscarResponse',
-  title: 'BuscarResponse',
-  type: 'object',
-  properties: {
-    items: { type: 'array', items: { $ref: 'BuscarHit#' } },
-    total: { type: 'integer' },
-    skip: { type: 'integer' },
-    limit: { type: 'integer' },
-  },
-  required: ['items', 'total', 'skip', 'limit'],
-};
+export const SugerenciasResponse = Type.Object(
+  { items: Type.Array(ref(Sugerencia), { maxItems: MAX_SUGGESTIONS }) },
+  { $id: 'SugerenciasResponse', title: 'SugerenciasResponse' },
+);
+export type SugerenciasResponse = Static<typeof SugerenciasResponse>;
 
-/** `q` is required, and bounded so that a search stays cheap. */
-function checkQuery(raw: unknown, max = MAX_QUERY_LENGTH): string {
+export const BuscarResponse = Type.Object(
+  { items: Type.Array(ref(BuscarHit)), total: Type.Integer(), skip: Type.Integer(), limit: Type.Integer() },
+  { $id: 'BuscarResponse', title: 'BuscarResponse' },
+);
+export type BuscarResponse = Static<typeof BuscarResponse>;
+
+/** `q` is required, and bounded by its declaration so that a search stays cheap. */
+function checkQuery(raw: unknown, spec: ParamSpec & { readonly maxLength: number }): string {
+  const max = spec.maxLength;
   const q = Array.isArray(raw) ? (raw[raw.length - 1] as unknown) : raw;
-  if (typeof q !== 'string') throw new RequestValidationError([{ type: 'missing', loc: ['query', 'q'], msg: 'Field required', input: null }]);
+  if (typeof q !== 'string') throw new RequestValidationError([{ type: 'missing', loc: ['query', spec.name], msg: 'Field required', input: null }]);
   if (q.trim() === '') {
     throw new RequestValidationError([
-      { type: 'string_too_short', loc: ['query', 'q'], msg: 'String should have at least 1 character', input: q, ctx: { min_length: 1 } },
+      { type: 'string_too_short', loc: ['query', spec.name], msg: 'String should have at least 1 character', input: q, ctx: { min_length: 1 } },
     ]);
   }
   if (q.length > max) {
     throw new RequestValidationError([
       {
         type: 'string_too_long',
-        loc: ['query', 'q'],
+        loc: ['query', spec.name],
         msg: `String should have at most ${max} characters`,
         input: q,
         ctx: { max_length: max },
@@ -122,7 +107,7 @@ function checkQuery(raw: unknown, max = MAX_QUERY_LENGTH): string {
 
 export function buscarRoute(): ProtectedGet<FullTextQuery> {
   return {
-    schemas: [buscarHitSchema, buscarPageSchema],
+    schemas: [BuscarHit, BuscarResponse],
     operationId: 'buscar',
     summary: 'Find fractions by description or code, ranked by relevance',
     description:
@@ -135,17 +120,18 @@ export function buscarRoute(): ProtectedGet<FullTextQuery> {
     responses: { 200: { description: 'Successful Response', $ref: 'BuscarResponse#' } },
     parse: (request): FullTextQuery => {
       const query = request.query as Record<string, unknown>;
-      const q = checkQuery(query['q']);
-      const paging = parseParams(PAGING, {}, query);
-      return { text: q, code: queryCode(q), skip: paging['skip'] as number, limit: paging['limit'] as number };
+      const q = checkQuery(query['q'], Q);
+      const { skip, limit } = parseParams(PAGING, {}, query);
+      return { text: q, code: queryCode(q), skip, limit };
     },
-    compute: buscar,
+    // The search's answer is held to the schema's type: what the document says is what is sent.
+    compute: (store, search): Promise<BuscarResponse> => buscar(store, search),
   };
 }
 
 export function sugerenciasRoute(): ProtectedGet<string> {
   return {
-    schemas: [suggestionSchema, suggestionsSchema],
+    schemas: [Sugerencia, SugerenciasResponse],
     operationId: 'buscarSugerencias',
     summary: 'Up to ten completions of what is being typed in a search box: words, or fractions for digits',
     description:
@@ -155,7 +141,7 @@ export function sugerenciasRoute(): ProtectedGet<string> {
     tag: 'buscar',
     params: [SUGGEST_Q],
     responses: { 200: { description: 'Successful Response', $ref: 'SugerenciasResponse#' } },
-    parse: (request): string => checkQuery((request.query as Record<string, unknown>)['q'], MAX_SUGGEST_LENGTH),
-    compute: async (store, q) => ({ items: await store.suggest(q) }),
+    parse: (request): string => checkQuery((request.query as Record<string, unknown>)['q'], SUGGEST_Q),
+    compute: async (store, q): Promise<SugerenciasResponse> => ({ items: await store.suggest(q) }),
   };
 }

@@ -21,7 +21,7 @@ export interface CambiosContext {
   readonly protect: onRequestHookHandler;
 }
 
-const PARAMS: readonly ParamSpec[] = [
+const PARAMS = [
   { name: 'desde', in: 'query', kind: 'date', required: true, description: 'Changes since the version in force on this date (YYYY-MM-DD)' },
   { name: 'hasta', in: 'query', kind: 'date', description: 'Up to the version in force on this date (YYYY-MM-DD); today when not given' },
   {
@@ -32,7 +32,7 @@ const PARAMS: readonly ParamSpec[] = [
   },
   { name: 'conjunto', in: 'query', kind: 'text', description: 'Only this record set (its path: tlcs, aladi2, …)' },
   ...PAGING,
-];
+] as const satisfies readonly ParamSpec[];
 
 function recordSetsAsked(conjunto: string | undefined): readonly RecordSet[] {
   if (conjunto === undefined) return recordSets;
@@ -77,19 +77,18 @@ export function cambiosRoute(ctx: CambiosContext): OpenRoute {
     },
     handler: async (request) => {
       const p = parseParams(PARAMS, {}, request.query as Record<string, unknown>);
-      const desde = p['desde'] as string | undefined;
+      const desde = p.desde;
       if (desde === undefined) throw new RequestValidationError([{ type: 'missing', loc: ['query', 'desde'], msg: 'Field required', input: null }]);
-      const given = p['hasta'] as string | undefined;
+      const given = p.hasta;
       const hasta = given ?? ctx.datasets.today();
       if (hasta < desde) throw hastaBeforeDesde(desde, given, hasta);
-      const sets = recordSetsAsked(p['conjunto'] as string | undefined);
+      const sets = recordSetsAsked(p.conjunto);
       const from = ctx.datasets.on(desde);
       const to = ctx.datasets.on(hasta);
       if (!from?.version || !to?.version) throw notFound(`No dataset in force on ${desde}`);
-      const skip = p['skip'] as number;
-      const limit = p['limit'] as number;
+      const { skip, limit } = p;
       const same = from.version === to.version;
-      const digits = p['fraccion'] as string | undefined;
+      const digits = p.fraccion;
       const { items, total } = same
         ? { items: [], total: 0 }
         : digits === undefined

@@ -4,6 +4,8 @@
  * goes away stops the reading), a manifest with each file's rows, bytes and SHA-256, and the same sums
  * as SHA256SUMS for `sha256sum -c`. A version never changes, so its manifest is worked out once.
  */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
@@ -71,6 +73,12 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
   return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
 }
 
+/** The file asked for: a version and a file of it (Fastify's router gives both, as texts). */
+const DescargaPath = Type.Object({
+  version: Type.String({ description: 'A version identifier, or current' }),
+  archivo: Type.String({ description: 'aladi2.csv, … (a record set path and .csv), manifest.json or SHA256SUMS' }),
+});
+
 export function descargasRoute(ctx: DescargasContext): OpenRoute {
   return {
     onRequest: ctx.protect,
@@ -87,14 +95,7 @@ export function descargasRoute(ctx: DescargasContext): OpenRoute {
         '404 when there is no such version or file.',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
-      params: {
-        type: 'object',
-        properties: {
-          version: { type: 'string', description: 'A version identifier, or current' },
-          archivo: { type: 'string', description: 'aladi2.csv, … (a record set path and .csv), manifest.json or SHA256SUMS' },
-        },
-        required: ['version', 'archivo'],
-      },
+      params: DescargaPath,
       response: {
         200: { description: 'The file: text/csv, application/json (manifest.json) or text/plain (SHA256SUMS)' },
         401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
@@ -102,7 +103,7 @@ export function descargasRoute(ctx: DescargasContext): OpenRoute {
       },
     },
     handler: async (request, reply) => {
-      const params = request.params as { version: string; archivo: string };
+      const params = request.params as Static<typeof DescargaPath>;
       const version = ctx.datasets.find(params.version);
       if (!version) throw notFound(`No dataset version ${params.version}`);
       void reply.header('x-dataset-version', version.version).header('cache-control', 'private, no-cache');

@@ -4,24 +4,27 @@
  * `fraccion` filter contributes its records; the correlation table both ways; the US lines of the
  * same HS subheading.
  */
-import type { FractionFilter, RecordSet } from '../record-sets/define.js';
+import { Type } from '@sinclair/typebox';
+import type { Static, TArray, TUnsafe } from '@sinclair/typebox';
+import type { FractionFilter, RecordOf, RecordSet, WithOwnFraction } from '../record-sets/define.js';
 import { FRACTION_PARAM, ownFractionFilter } from '../record-sets/define.js';
 import { filterConditions } from '../record-sets/filters.js';
 import { fracciones } from '../record-sets/fracciones.js';
 import { byCurrentFraction, byPreviousFraction, fraccionesAnteriores } from '../record-sets/fracciones-anteriores.js';
 import { byUsCode, fraccionesUsa } from '../record-sets/fracciones-usa.js';
 import { informacionGeneral } from '../record-sets/informacion-general.js';
+import type { Registry } from '../record-sets/index.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
 import type { ParamSpec } from './params.js';
 import { RequestValidationError, notFound } from './errors.js';
 import type { ProtectedGet } from './route-kinds.js';
-import { parseDeclared } from './route-kinds.js';
+import { parseParams } from './params.js';
 
 /** More than any fraction has in any record set; a ficha is one answer, not a page. */
 const PER_SET_LIMIT = 1000;
 
-const PARAMS: readonly ParamSpec[] = [
+const PARAMS = [
   {
     name: 'fraccion',
     in: 'path',
@@ -30,7 +33,7 @@ const PARAMS: readonly ParamSpec[] = [
   },
   { name: 'nico', in: 'query', kind: 'nico', description: 'NICO: only records of this NICO and those that apply to the whole fraction' },
   { name: 'pais', in: 'query', kind: 'code', maxLength: 3, description: 'Country key: only records for this country and those for every country' },
-];
+] as const satisfies readonly ParamSpec[];
 
 /** Records that apply to the whole fraction or to every country carry no NICO or country: they stay. */
 function narrowing(rs: RecordSet, nicoField: string | undefined, nico: string | undefined, pais: string | undefined): Condition[] {
@@ -100,7 +103,7 @@ async function ficha(sources: Sources, store: Store, digits: string, nicoParam: 
 }
 
 /** The ficha's field that says which record sets hold nothing for the fraction: absence in the data, said as such. */
-const SIN_REGISTROS = 'sin_registros';
+const SIN_REGISTROS = 'sin_registros' as const;
 
 /** The record sets of a ficha with no record for the fraction (as asked: NICO, country), and the note that says so. */
 function absent(result: Readonly<Record<string, unknown>>): { conjuntos: string[]; nota: string | null } {
@@ -116,32 +119,46 @@ function absent(result: Readonly<Record<string, unknown>>): { conjuntos: string[
   };
 }
 
-export function fichaSchema(recordSets: readonly RecordSet[]): Record<string, unknown> {
-  const arrayOf = (rs: RecordSet) => ({ type: 'array', items: { $ref: `${rs.schema}#` } });
-  const properties: Record<string, unknown> = {
-    fraccion: { type: 'string', description: 'The 8-digit fraction' },
-    nico: { type: ['string', 'null'], description: 'The NICO asked for, if any' },
-  };
+/** A record set's record as the answers refer to it (its schema is registered under its name), typed by its fields. */
+const recordRef = <RS extends RecordSet>(rs: RS) => Type.Unsafe<RecordOf<RS>>({ $ref: `${rs.schema}#` });
+const recordsOf = <RS extends RecordSet>(rs: RS, options: { description?: string } = {}) => Type.Array(recordRef(rs), options);
+
+/** The ficha's property of each record set with its own fraction filter: its records of the fraction. */
+type OwnRecords<R extends readonly RecordSet[]> = { [RS in WithOwnFraction<R[number]> as RS['path']]: TArray<TUnsafe<RecordOf<RS>>> };
+
+/**
+ * The ficha's answer as one TypeBox schema, built from the record sets given (the registry's): its
+ * OpenAPI schema and serialiser, and through `Static` the type the page reads (`Ficha`).
+ */
+export function fichaSchema<const R extends readonly RecordSet[]>(recordSets: R) {
   // The fraction's own records first, then every other record set in the registry's order.
   const first: readonly RecordSet[] = [fracciones, informacionGeneral];
   const ordered = [...recordSets.filter((rs) => first.includes(rs)), ...recordSets.filter((rs) => !first.includes(rs))];
-  for (const { rs } of withOwnFraction(ordered)) properties[rs.path] = arrayOf(rs);
-  properties[fraccionesAnteriores.path] = {
-    type: 'object',
-    description: 'The fractions this one replaced (reemplaza) and those that replaced it (reemplazada_por)',
-    properties: { reemplaza: arrayOf(fraccionesAnteriores), reemplazada_por: arrayOf(fraccionesAnteriores) },
-    required: ['reemplaza', 'reemplazada_por'],
-  };
-  properties[fraccionesUsa.path] = { ...arrayOf(fraccionesUsa), description: 'US HTS lines of the same HS subheading' };
-  properties[SIN_REGISTROS] = {
-    type: 'object',
-    description:
-      'The record sets above with no record for this fraction (as asked: NICO, country) in the loaded data, and a note saying so ("Los datos cargados no registran …"; null when every one has records). Absence in the data, not a sign that nothing of that kind applies; each version’s coverage per record set is in /api/v1/versiones/{version}.',
-    properties: { conjuntos: { type: 'array', items: { type: 'string' } }, nota: { type: ['string', 'null'] } },
-    required: ['conjuntos', 'nota'],
-  };
-  return { $id: 'Ficha', title: 'Ficha', type: 'object', properties, required: Object.keys(properties) };
+  const own = Object.fromEntries(withOwnFraction(ordered).map(({ rs }) => [rs.path, recordsOf(rs)])) as OwnRecords<R>;
+  return Type.Object(
+    {
+      fraccion: Type.String({ description: 'The 8-digit fraction' }),
+      nico: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'The NICO asked for, if any' }),
+      ...own,
+      [fraccionesAnteriores.path]: Type.Object(
+        { reemplaza: recordsOf(fraccionesAnteriores), reemplazada_por: recordsOf(fraccionesAnteriores) },
+        { description: 'The fractions this one replaced (reemplaza) and those that replaced it (reemplazada_por)' },
+      ),
+      [fraccionesUsa.path]: recordsOf(fraccionesUsa, { description: 'US HTS lines of the same HS subheading' }),
+      [SIN_REGISTROS]: Type.Object(
+        { conjuntos: Type.Array(Type.String()), nota: Type.Unsafe<string | null>({ type: ['string', 'null'] }) },
+        {
+          description:
+            'The record sets above with no record for this fraction (as asked: NICO, country) in the loaded data, and a note saying so ("Los datos cargados no registran …"; null when every one has records). Absence in the data, not a sign that nothing of that kind applies; each version’s coverage per record set is in /api/v1/versiones/{version}.',
+        },
+      ),
+    },
+    { $id: 'Ficha', title: 'Ficha' },
+  );
 }
+
+/** The ficha as the service answers it, from the registry's record sets: the page's type for it (`import type`). */
+export type Ficha = Static<ReturnType<typeof fichaSchema<Registry>>>;
 
 interface FichaParameters {
   readonly digits: string;
@@ -152,7 +169,6 @@ interface FichaParameters {
 /** The ficha of the record sets given (the registry's, in the service). */
 export function fichaRoute(recordSets: readonly RecordSet[]): ProtectedGet<FichaParameters> {
   const sources = fichaSources(recordSets);
-  const parse = parseDeclared(PARAMS);
   return {
     schemas: [fichaSchema(recordSets)],
     operationId: 'get_ficha',
@@ -169,8 +185,9 @@ export function fichaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Ficha
       404: { description: 'No such fraction', $ref: 'ErrorMessage#' },
     },
     parse: (request) => {
-      const p = parse(request);
-      const digits = String(p['fraccion']);
+      const p = parseParams(PARAMS, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
+      // A blank fraction (spaces, dots) parses as none, and is refused below as any other wrong length.
+      const digits = String(p.fraccion);
       if (digits.length !== 8 && digits.length !== 10) {
         throw new RequestValidationError([
           {
@@ -182,7 +199,7 @@ export function fichaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Ficha
           },
         ]);
       }
-      return { digits, nico: p['nico'] as string | undefined, pais: p['pais'] as string | undefined };
+      return { digits, nico: p.nico, pais: p.pais };
     },
     compute: (store, q) => ficha(sources, store, q.digits, q.nico, q.pais),
   };

@@ -15,6 +15,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import negotiate from '@fastify/accept-negotiator';
 import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ESTADOS_FRACCION } from '../lotes/answer.js';
 import type { Resultado } from '../lotes/answer.js';
@@ -101,6 +102,8 @@ const LoteSchema = Type.Object(
   },
   { $id: 'Lote', title: 'Lote' },
 );
+/** A batch as the routes answer it; the page's type for it (`import type`). */
+export type LoteJson = Static<typeof LoteSchema>;
 const LotesPageSchema = Type.Object(
   { items: Type.Array(Type.Ref('Lote')), total: Type.Integer(), skip: Type.Integer(), limit: Type.Integer() },
   { $id: 'LotesResponse', title: 'LotesResponse' },

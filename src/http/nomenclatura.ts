@@ -6,6 +6,8 @@
  * level without the full records under it (the top one reads every record, once per dataset: answers
  * are cached like every business answer).
  */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RecordSet } from '../record-sets/define.js';
 import type { Row, Store } from '../store/store.js';
@@ -18,16 +20,52 @@ const PAGE = 1000;
 
 const informacionGeneral = (recordSets: readonly RecordSet[]): RecordSet => recordSets.find((r) => r.path === 'informacion-general')!;
 
-export interface Chapter {
-  capitulo: string;
-  descripcion: string | null;
-  fracciones: number;
-}
-export interface Section {
-  seccion: string | null;
-  descripcion: string | null;
-  capitulos: Chapter[];
-}
+/** A text the data may lack, written as the original documents it (`type: [string, null]`). */
+const nullableText = (options: { description?: string } = {}) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+
+const Chapter = Type.Object({
+  capitulo: Type.String(),
+  descripcion: nullableText(),
+  fracciones: Type.Integer({ description: 'Distinct 8-digit fractions' }),
+});
+const Section = Type.Object({
+  seccion: nullableText({ description: 'Roman numeral of the section' }),
+  descripcion: nullableText(),
+  capitulos: Type.Array(Chapter),
+});
+/** `GET /api/v1/nomenclatura`: the sections and their chapters. */
+const Nomenclatura = Type.Object({ secciones: Type.Array(Section) });
+export type Chapter = Static<typeof Chapter>;
+export type Section = Static<typeof Section>;
+export type Nomenclatura = Static<typeof Nomenclatura>;
+
+const Heading = Type.Object({ partida: Type.String(), descripcion: nullableText(), fracciones: Type.Integer() });
+/** `GET /api/v1/nomenclatura/capitulos/{capitulo}`: a chapter and its headings. */
+const ChapterLevel = Type.Object({
+  capitulo: Type.String(),
+  descripcion: nullableText(),
+  seccion: nullableText(),
+  descripcion_seccion: nullableText(),
+  partidas: Type.Array(Heading),
+});
+/** `GET /api/v1/nomenclatura/partidas/{partida}`: a heading, its subheadings and their fractions and NICO. */
+const HeadingLevel = Type.Object({
+  partida: Type.String(),
+  descripcion: nullableText(),
+  capitulo: Type.String(),
+  descripcion_capitulo: nullableText(),
+  seccion: nullableText(),
+  subpartidas: Type.Array(
+    Type.Object({
+      subpartida: Type.String(),
+      descripcion: nullableText(),
+      fracciones: Type.Array(Type.Object({ fraccion: Type.String(), nico: nullableText(), descripcion: nullableText() })),
+    }),
+  ),
+});
+export type Heading = Static<typeof Heading>;
+export type ChapterLevel = Static<typeof ChapterLevel>;
+export type HeadingLevel = Static<typeof HeadingLevel>;
 
 const text = (row: Row, field: string): string | null => {
   const value = row[field];
@@ -63,7 +101,7 @@ function byPrefix(rows: readonly Row[], digits: number): [string, { first: Row; 
 }
 
 /** Sections in the order their first chapter comes, chapters in code order; a chapter counts its distinct fractions. */
-export async function nomenclatura(store: Store, rs: RecordSet): Promise<{ secciones: Section[] }> {
+export async function nomenclatura(store: Store, rs: RecordSet): Promise<Nomenclatura> {
   const sections = new Map<string, Section>();
   for (const [code, { first: row, fractions }] of byPrefix(await everyRecord(store, rs, []), 2)) {
     const key = text(row, 'SECCION') ?? '';
@@ -72,27 +110,6 @@ export async function nomenclatura(store: Store, rs: RecordSet): Promise<{ secci
     sections.set(key, section);
   }
   return { secciones: [...sections.values()] };
-}
-
-export interface Heading {
-  partida: string;
-  descripcion: string | null;
-  fracciones: number;
-}
-export interface ChapterLevel {
-  capitulo: string;
-  descripcion: string | null;
-  seccion: string | null;
-  descripcion_seccion: string | null;
-  partidas: Heading[];
-}
-export interface HeadingLevel {
-  partida: string;
-  descripcion: string | null;
-  capitulo: string;
-  descripcion_capitulo: string | null;
-  seccion: string | null;
-  subpartidas: { subpartida: string; descripcion: string | null; fracciones: { fraccion: string; nico: string | null; descripcion: string | null }[] }[];
 }
 
 /** A chapter's headings, each with its count of distinct fractions; a 404 when the data has no fraction in it. */
@@ -151,60 +168,6 @@ function levelCode(request: FastifyRequest, name: string, digits: number): strin
   ]);
 }
 
-const nullableText = { type: ['string', 'null'] };
-const schema = {
-  type: 'object',
-  properties: {
-    secciones: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          seccion: { ...nullableText, description: 'Roman numeral of the section' },
-          descripcion: nullableText,
-          capitulos: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                capitulo: { type: 'string' },
-                descripcion: nullableText,
-                fracciones: { type: 'integer', description: 'Distinct 8-digit fractions' },
-              },
-              required: ['capitulo', 'descripcion', 'fracciones'],
-            },
-          },
-        },
-        required: ['seccion', 'descripcion', 'capitulos'],
-      },
-    },
-  },
-  required: ['secciones'],
-};
-
-const object = (properties: Record<string, unknown>) => ({ type: 'object', properties, required: Object.keys(properties) });
-const chapterSchema = object({
-  capitulo: { type: 'string' },
-  descripcion: nullableText,
-  seccion: nullableText,
-  descripcion_seccion: nullableText,
-  partidas: { type: 'array', items: object({ partida: { type: 'string' }, descripcion: nullableText, fracciones: { type: 'integer' } }) },
-});
-const headingSchema = object({
-  partida: { type: 'string' },
-  descripcion: nullableText,
-  capitulo: { type: 'string' },
-  descripcion_capitulo: nullableText,
-  seccion: nullableText,
-  subpartidas: {
-    type: 'array',
-    items: object({
-      subpartida: { type: 'string' },
-      descripcion: nullableText,
-      fracciones: { type: 'array', items: object({ fraccion: { type: 'string' }, nico: nullableText, descripcion: nullableText }) },
-    }),
-  },
-});
 const notFoundResponse = { 404: { description: 'No fraction of the data is under this code', $ref: 'ErrorMessage#' } };
 
 export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Record<string, never>> {
@@ -217,15 +180,15 @@ export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGe
       'the next levels are under /api/v1/nomenclatura/capitulos/{capitulo}. Answered from the dataset version in force today, or on the date `as_of` names.',
     tag: 'nomenclatura',
     params: [],
-    responses: { 200: { description: 'Successful Response', ...schema } },
+    responses: { 200: { description: 'Successful Response', ...Nomenclatura } },
     parse: () => ({}),
     compute: (store) => nomenclatura(store, rs),
   };
 }
 
 const LEVELS = {
-  capitulo: { digits: 2, summary: "A chapter's headings, each with its number of fractions", example: '09', schema: chapterSchema, compute: chapterLevel },
-  partida: { digits: 4, summary: "A heading's subheadings with their fractions and NICO", example: '0901', schema: headingSchema, compute: headingLevel },
+  capitulo: { digits: 2, summary: "A chapter's headings, each with its number of fractions", example: '09', schema: ChapterLevel, compute: chapterLevel },
+  partida: { digits: 4, summary: "A heading's subheadings with their fractions and NICO", example: '0901', schema: HeadingLevel, compute: headingLevel },
 } as const;
 
 /** One level below the top: a chapter (`capitulo`, 2 digits) or a heading (`partida`, 4 digits). */

@@ -1,8 +1,12 @@
 /**
- * Request parameters: declared once per route (derived from the registry), documented in the
- * OpenAPI document from that declaration, and parsed with the original implementation's rules and
- * Pydantic's error shapes (contract, "Search parameters" and "Errors").
+ * Request parameters: declared once per route (derived from the registry), each declaration giving
+ * its TypeBox schema (the OpenAPI document's `querystring` and `params`), its parsed type (`ParsedOf`)
+ * and its parsing, with the original implementation's rules and Pydantic's error shapes (contract,
+ * "Search parameters" and "Errors"). The rules are the contract's, not JSON Schema's: a fraction typed
+ * with dots and spaces, an integer with spaces around it, an empty value as none, `int_parsing`.
  */
+import { Type } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { FilterRule } from '../record-sets/define.js';
 import { FRACTION_HELP, US_FRACTION_HELP } from '../record-sets/filters.js';
 import type { ValidationDetail } from './errors.js';
@@ -26,13 +30,27 @@ export interface ParamSpec {
 }
 
 /** skip and limit, as every search has them. */
-export const PAGING: readonly ParamSpec[] = [
+export const PAGING = [
   { name: 'skip', in: 'query', kind: 'int', minimum: 0, default: 0, description: 'Number of records to skip' },
   { name: 'limit', in: 'query', kind: 'int', minimum: 1, maximum: 1000, default: 100, description: 'Maximum number of records returned' },
-];
+] as const satisfies readonly ParamSpec[];
 
 export type ParsedValue = string | number;
 export type Parsed = Record<string, ParsedValue | undefined>;
+
+/** Kinds whose blank value (spaces, dots) counts as none, even in the path. */
+type BlankAsNone = 'fraction' | 'us-fraction' | 'nico' | 'code';
+
+/** What one parameter is once parsed: a number or a text; absent unless it has a default or is a path parameter that cannot be blank. */
+type ParsedParam<S extends ParamSpec> =
+  | (S['kind'] extends 'int' ? number : string)
+  | (S extends { readonly default: number } ? never : S extends { readonly in: 'path' } ? (S['kind'] extends BlankAsNone ? undefined : never) : undefined);
+
+/**
+ * The parameters of declarations written as literals (`as const satisfies readonly ParamSpec[]`) as
+ * parseParams gives them; declarations built at run time (the registry's) give `Parsed`.
+ */
+export type ParsedOf<S extends readonly ParamSpec[]> = string extends S[number]['name'] ? Parsed : { [P in S[number] as P['name']]: ParsedParam<P> };
 
 const FRACTION_PATTERN = '^[0-9]{1,8}$|^[0-9]{10}$';
 const US_FRACTION_PATTERN = '^[0-9]{1,10}$';
@@ -48,37 +66,36 @@ const intBounds = (p: ParamSpec): { ge: number; le: number } => ({
   le: p.maximum ?? Number.MAX_SAFE_INTEGER,
 });
 
-/** JSON Schema of one parameter, for the OpenAPI document. */
-export function paramSchema(p: ParamSpec): Record<string, unknown> {
+/** The TypeBox schema of one parameter, for the OpenAPI document. */
+export function paramSchema(p: ParamSpec): TSchema {
   const base = { description: p.description };
   switch (p.kind) {
     case 'int': {
       const { ge, le } = intBounds(p);
-      return { ...base, type: 'integer', minimum: ge, maximum: le, default: p.default };
+      return Type.Integer({ ...base, minimum: ge, maximum: le, default: p.default });
     }
     case 'fraction':
-      return { ...base, type: 'string', examples: ['0101.21.01'], 'x-accepted-pattern': FRACTION_PATTERN };
+      return Type.String({ ...base, examples: ['0101.21.01'], 'x-accepted-pattern': FRACTION_PATTERN });
     case 'us-fraction':
-      return { ...base, type: 'string', examples: ['0101.21.00.10'], 'x-accepted-pattern': US_FRACTION_PATTERN };
+      return Type.String({ ...base, examples: ['0101.21.00.10'], 'x-accepted-pattern': US_FRACTION_PATTERN });
     case 'nico':
-      return { ...base, type: 'string', pattern: NICO_PATTERN, examples: ['00'] };
+      return Type.String({ ...base, pattern: NICO_PATTERN, examples: ['00'] });
     case 'code':
-      return { ...base, type: 'string', maxLength: p.maxLength };
+      return Type.String({ ...base, maxLength: p.maxLength });
     case 'text':
-      return { ...base, type: 'string', minLength: p.required ? 1 : undefined, maxLength: p.maxLength };
+      return Type.String({ ...base, minLength: p.required ? 1 : undefined, maxLength: p.maxLength });
     case 'date':
-      return { ...base, type: 'string', format: 'date', examples: ['2023-01-15'] };
+      return Type.String({ ...base, format: 'date', examples: ['2023-01-15'] });
   }
 }
 
-/** The `querystring` and `params` schemas Fastify and the OpenAPI generator take, for the parts a route has. */
-export function partSchemas(specs: readonly ParamSpec[]): { querystring?: object; params?: object } {
-  const part = (where: 'query' | 'path'): object | undefined => {
+/** The `querystring` and `params` schemas (TypeBox objects) Fastify and the OpenAPI generator take, for the parts a route has. */
+export function partSchemas(specs: readonly ParamSpec[]): { querystring?: TObject; params?: TObject } {
+  const part = (where: 'query' | 'path'): TObject | undefined => {
     const mine = specs.filter((s) => s.in === where);
     if (mine.length === 0) return undefined;
-    const properties = Object.fromEntries(mine.map((s) => [s.name, paramSchema(s)]));
-    const required = mine.filter((s) => where === 'path' || s.required).map((s) => s.name);
-    return required.length > 0 ? { type: 'object', properties, required } : { type: 'object', properties };
+    const required = (s: ParamSpec): boolean => where === 'path' || s.required === true;
+    return Type.Object(Object.fromEntries(mine.map((s) => [s.name, required(s) ? paramSchema(s) : Type.Optional(paramSchema(s))])));
   };
   const querystring = part('query');
   const params = part('path');
@@ -149,7 +166,11 @@ function parseOne(spec: ParamSpec, raw: string): Outcome {
  * Parses path and query parameters together so that every failing one is reported in one 422,
  * path first, then query, as FastAPI does. Empty strings count as not given; unknown names are ignored.
  */
-export function parseParams(specs: readonly ParamSpec[], path: Readonly<Record<string, unknown>>, query: Readonly<Record<string, unknown>>): Parsed {
+export function parseParams<const S extends readonly ParamSpec[]>(
+  specs: S,
+  path: Readonly<Record<string, unknown>>,
+  query: Readonly<Record<string, unknown>>,
+): ParsedOf<S> {
   const parsed: Parsed = {};
   const errors: ValidationDetail[] = [];
   for (const spec of specs) {
@@ -164,5 +185,6 @@ export function parseParams(specs: readonly ParamSpec[], path: Readonly<Record<s
     else parsed[spec.name] = outcome.value ?? spec.default;
   }
   if (errors.length > 0) throw new RequestValidationError(errors);
-  return parsed;
+  // Each value parsed by its declaration's rule, absent only where ParsedOf says it may be.
+  return parsed as ParsedOf<S>;
 }

@@ -1,4 +1,6 @@
 /** The public endpoints: root, health and the OpenAPI document. */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Datasets } from '../store/datasets.js';
 import { UnservableDatasetError } from '../store/store.js';
@@ -7,49 +9,53 @@ import type { OpenRoute } from './route-kinds.js';
 export const SERVICE_NAME = 'Tariff Classification Lookup Service';
 export const API_VERSION = '1.0.0';
 
-const rootSchema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string' },
-    version: { type: 'string', description: 'The API version' },
-    docs: { type: 'string', description: 'Path of the interactive documentation' },
-    openapi: { type: 'string', description: 'Path of this OpenAPI document' },
-  },
-  required: ['name', 'version', 'docs', 'openapi'],
-};
+const Root = Type.Object({
+  name: Type.String(),
+  version: Type.String({ description: 'The API version' }),
+  docs: Type.String({ description: 'Path of the interactive documentation' }),
+  openapi: Type.String({ description: 'Path of this OpenAPI document' }),
+});
 
-/** /health's answer, in the order the handler writes it (the serialiser keeps this order). */
-const healthSchema = {
-  type: 'object',
-  properties: {
-    status: { type: 'string', enum: ['healthy', 'unhealthy'] },
-    database: { type: 'string', enum: ['ok', 'unavailable'] },
-    dataset: {
-      type: ['object', 'null'],
-      description: 'The dataset in force today; null when the database does not answer',
-      properties: {
-        source: { type: 'string' },
-        imported_at: { type: 'string', format: 'date-time' },
-        hash: { type: 'string' },
-        counts: { type: 'object', description: 'Records per record set', additionalProperties: { type: 'integer' } },
-        version: { type: 'string', description: 'Its version identifier, when versions are held' },
-        vigente_desde: { type: 'string', format: 'date', description: 'The date its version is in force from' },
-      },
-      required: ['source', 'imported_at', 'hash', 'counts'],
-    },
-    detail: { type: 'string', description: 'What the operator must do about a dataset that cannot be served; or why a request was shed' },
-  },
+/** The dataset /health names: an object, or null when the database does not answer. */
+const HealthDataset = Type.Object({
+  source: Type.String(),
+  imported_at: Type.String({ format: 'date-time' }),
+  hash: Type.String(),
+  counts: Type.Unsafe<Record<string, number>>({ type: 'object', description: 'Records per record set', additionalProperties: { type: 'integer' } }),
+  version: Type.Optional(Type.String({ description: 'Its version identifier, when versions are held' })),
+  vigente_desde: Type.Optional(Type.String({ format: 'date', description: 'The date its version is in force from' })),
+});
+
+/** /health's answer, in the order the handler writes it (the serialiser keeps this order); what is required is said per status. */
+const healthProperties = {
+  status: Type.Unsafe<'healthy' | 'unhealthy'>({ type: 'string', enum: ['healthy', 'unhealthy'] }),
+  database: Type.Unsafe<'ok' | 'unavailable'>({ type: 'string', enum: ['ok', 'unavailable'] }),
+  dataset: Type.Unsafe<Static<typeof HealthDataset> | null>({
+    ...HealthDataset,
+    type: ['object', 'null'],
+    description: 'The dataset in force today; null when the database does not answer',
+  }),
+  detail: Type.String({ description: 'What the operator must do about a dataset that cannot be served; or why a request was shed' }),
 };
+/** A healthy answer: status and database required. */
+const Healthy = Type.Object({
+  status: healthProperties.status,
+  database: healthProperties.database,
+  dataset: Type.Optional(healthProperties.dataset),
+  detail: Type.Optional(healthProperties.detail),
+});
+/** An unhealthy one, or load shed (src/http/protection.ts): nothing required, the detail alone at times. */
+const Unhealthy = Type.Partial(Type.Object(healthProperties));
 
 export function rootRoute(): OpenRoute {
-  const root = { name: SERVICE_NAME, version: API_VERSION, docs: '/docs', openapi: '/openapi.json' };
+  const root: Static<typeof Root> = { name: SERVICE_NAME, version: API_VERSION, docs: '/docs', openapi: '/openapi.json' };
   return {
     schema: {
       operationId: 'root',
       summary: 'Service name and where its documentation is',
       description: "The service's name and API version, and where its interactive documentation and this OpenAPI document are served.",
       tags: ['service'],
-      response: { 200: { description: 'Successful Response', ...rootSchema } },
+      response: { 200: { description: 'Successful Response', ...Root } },
     },
     handler: () => root,
   };
@@ -66,9 +72,9 @@ export function healthRoute(datasets: Datasets): OpenRoute {
         'the dataset cannot be served.',
       tags: ['service'],
       response: {
-        200: { description: 'The service and its database answer', ...healthSchema, required: ['status', 'database'] },
+        200: { description: 'The service and its database answer', ...Healthy },
         // Nothing required: a 503 of load shedding has the detail alone (src/http/protection.ts).
-        503: { description: 'The database does not answer or its dataset cannot be served; or the process sheds load (detail alone)', ...healthSchema },
+        503: { description: 'The database does not answer or its dataset cannot be served; or the process sheds load (detail alone)', ...Unhealthy },
       },
     },
     handler: async (request, reply) => {
@@ -80,12 +86,14 @@ export function healthRoute(datasets: Datasets): OpenRoute {
         const info = await store.dataset();
         const named = version && { version: version.version, vigente_desde: version.vigenteDesde };
         const dataset = info && { source: info.source, imported_at: info.importedAt, hash: info.hash, counts: info.counts, ...named };
-        return { status: 'healthy', database: 'ok', dataset };
+        const healthy: Static<typeof Healthy> = { status: 'healthy', database: 'ok', dataset };
+        return healthy;
       } catch (error) {
         request.log.error({ err: error }, 'health check failed');
         // What the operator must do about a dataset that cannot be served; other failures stay unnamed.
         const detail = error instanceof UnservableDatasetError ? { detail: error.message } : {};
-        return reply.code(503).send({ status: 'unhealthy', database: 'unavailable', dataset: null, ...detail });
+        const unhealthy: Static<typeof Unhealthy> = { status: 'unhealthy', database: 'unavailable', dataset: null, ...detail };
+        return reply.code(503).send(unhealthy);
       }
     },
   };

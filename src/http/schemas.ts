@@ -1,5 +1,10 @@
-/** JSON Schemas of responses, derived from the registry; they drive serialisation and the OpenAPI document. */
-import type { Field, RecordSet } from '../record-sets/define.js';
+/**
+ * Schemas of responses, derived from the registry; they drive serialisation and the OpenAPI document,
+ * and give the answers' types (a record set's record and page), which the page imports.
+ */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import type { Field, RecordOf, RecordSet } from '../record-sets/define.js';
 
 export const pageSchemaName = (rs: RecordSet): string => `Paginated${rs.schema}`;
 
@@ -25,31 +30,33 @@ function fieldSchema(field: Field, nullable: boolean): Record<string, unknown> {
   }
 }
 
-export function recordSchema(rs: RecordSet): Record<string, unknown> {
-  return {
+/** A record set's record, typed by its declared fields. */
+export function recordSchema<RS extends RecordSet>(rs: RS) {
+  return Type.Unsafe<RecordOf<RS>>({
     $id: rs.schema,
     title: rs.schema,
     description: rs.description,
     type: 'object',
     properties: Object.fromEntries(rs.fields.map((f) => [f.name, fieldSchema(f, !rs.key.includes(f.name))])),
     required: rs.fields.map((f) => f.name),
-  };
+  });
 }
 
-export function pageSchema(rs: RecordSet): Record<string, unknown> {
-  return {
-    $id: pageSchemaName(rs),
-    title: pageSchemaName(rs),
-    type: 'object',
-    properties: {
-      items: { type: 'array', items: { $ref: `${rs.schema}#` } },
-      total: { type: 'integer', description: 'Records matching the filters, all pages together' },
-      skip: { type: 'integer' },
-      limit: { type: 'integer' },
+/** A page of a paginated record set's search: its records (referring to the record's schema) and the total. */
+export function pageSchema<RS extends RecordSet>(rs: RS) {
+  return Type.Object(
+    {
+      items: Type.Array(Type.Unsafe<RecordOf<RS>>({ $ref: `${rs.schema}#` })),
+      total: Type.Integer({ description: 'Records matching the filters, all pages together' }),
+      skip: Type.Integer(),
+      limit: Type.Integer(),
     },
-    required: ['items', 'total', 'skip', 'limit'],
-  };
+    { $id: pageSchemaName(rs), title: pageSchemaName(rs) },
+  );
 }
+
+/** A page of a paginated record set's search, as answered: `RecordPage<typeof fracciones>`. */
+export type RecordPage<RS extends RecordSet> = Static<ReturnType<typeof pageSchema<RS>>>;
 
 export const validationErrorSchema = {
   $id: 'ValidationError',

@@ -4,6 +4,8 @@
  * one published before (CFF art. 20; Ley Aduanera art. 56), from the series of the version that
  * answers. The rule is src/tipos-cambio/rule.ts; this route only reads the date and says it.
  */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { Datasets } from '../store/datasets.js';
 import { tipoCambioOn } from '../tipos-cambio/lookup.js';
 import { FUENTE_TIPO_CAMBIO, FUNDAMENTO_TIPO_CAMBIO, isAplicable } from '../tipos-cambio/rule.js';
@@ -12,31 +14,28 @@ import type { ParamSpec } from './params.js';
 import { parseParams } from './params.js';
 import type { ProtectedGet } from './route-kinds.js';
 
-const FECHA: ParamSpec = {
+const FECHA = {
   name: 'fecha',
   in: 'query',
   kind: 'date',
   description: 'The date the contributions are caused (YYYY-MM-DD); today in Mexico City when not given.',
-};
+} as const satisfies ParamSpec;
 
-export const tipoCambioSchema = {
-  $id: 'TipoCambio',
-  title: 'TipoCambio',
-  type: 'object',
-  properties: {
-    fecha: { type: 'string', format: 'date', description: 'The date asked for' },
-    tipo_cambio: { type: 'string', description: 'Pesos per US dollar, as published (a decimal string, exact)', examples: ['18.4997'] },
-    determinado: { type: 'string', format: 'date', description: 'The banking day the FIX was determined' },
-    publicado_dof: {
-      type: 'string',
-      format: 'date',
-      description: 'The day the DOF published it: the last banking day before `fecha` (the banking day after `determinado`)',
-    },
-    fuente: { type: 'string' },
-    fundamento: { type: 'string' },
+const date = (description: string) => Type.String({ format: 'date', description });
+
+/** The rate of a date as the route answers it. */
+export const TipoCambio = Type.Object(
+  {
+    fecha: date('The date asked for'),
+    tipo_cambio: Type.String({ description: 'Pesos per US dollar, as published (a decimal string, exact)', examples: ['18.4997'] }),
+    determinado: date('The banking day the FIX was determined'),
+    publicado_dof: date('The day the DOF published it: the last banking day before `fecha` (the banking day after `determinado`)'),
+    fuente: Type.String(),
+    fundamento: Type.String(),
   },
-  required: ['fecha', 'tipo_cambio', 'determinado', 'publicado_dof', 'fuente', 'fundamento'],
-};
+  { $id: 'TipoCambio', title: 'TipoCambio' },
+);
+export type TipoCambio = Static<typeof TipoCambio>;
 
 export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: string }> {
   return {
@@ -46,7 +45,7 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
       'The rate the law fixes for a date (Código Fiscal de la Federación art. 20, Ley Aduanera art. 56): the FIX the Banco de México determined on the banking day before the last DOF publication before `fecha`, from the series loaded with the dataset. A date the series cannot settle is a 404 naming the dates it holds.',
     tag: 'tipos-cambio',
     params: [FECHA],
-    schemas: [tipoCambioSchema],
+    schemas: [TipoCambio],
     responses: {
       200: { description: 'Successful Response', $ref: 'TipoCambio#' },
       404: {
@@ -61,10 +60,10 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
       return typeof fecha === 'string' && fecha.trim() !== '';
     },
     parse: (request) => {
-      const parsed = parseParams([FECHA], {}, request.query as Record<string, unknown>);
-      return { fecha: (parsed['fecha'] as string | undefined) ?? datasets.today() };
+      const { fecha } = parseParams([FECHA], {}, request.query as Record<string, unknown>);
+      return { fecha: fecha ?? datasets.today() };
     },
-    compute: async (store, { fecha }) => {
+    compute: async (store, { fecha }): Promise<TipoCambio> => {
       const found = await tipoCambioOn(store, fecha);
       if (!isAplicable(found)) throw notFound(found.motivo);
       return { ...found, fuente: FUENTE_TIPO_CAMBIO, fundamento: FUNDAMENTO_TIPO_CAMBIO };

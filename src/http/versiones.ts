@@ -1,4 +1,6 @@
 /** `/api/v1/versiones`: the dataset versions the service holds (../shared/spec/versiones.md). */
+import { Type } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { onRequestHookHandler } from 'fastify';
 import type { Datasets } from '../store/datasets.js';
 import { versionJson } from '../store/versions.js';
@@ -10,19 +12,21 @@ export interface VersionesContext {
   readonly protect: onRequestHookHandler;
 }
 
-const versionSchema = {
-  type: 'object',
-  properties: {
-    version: { type: 'string', description: 'Identifier: the date it is in force from and its rank among the versions of that date' },
-    vigente_desde: { type: 'string', format: 'date' },
-    fuente: { type: 'string' },
-    importado: { type: 'string', format: 'date-time' },
-    hash: { type: 'string' },
-    conteos: { type: 'object', additionalProperties: { type: 'integer' } },
-    actual: { type: 'boolean', description: 'Whether this is the version in force today (Mexico City)' },
-  },
-  required: ['version', 'vigente_desde', 'fuente', 'importado', 'hash', 'conteos', 'actual'],
-};
+/** An object of any keys whose values all have one schema, written as the original documents it (`additionalProperties`). */
+const dictionary = <V extends TSchema>(values: V, options: { description?: string } = {}) =>
+  Type.Unsafe<Record<string, Static<V>>>({ type: 'object', ...options, additionalProperties: values });
+
+/** A dataset version, as the list gives it. */
+const Version = Type.Object({
+  version: Type.String({ description: 'Identifier: the date it is in force from and its rank among the versions of that date' }),
+  vigente_desde: Type.String({ format: 'date' }),
+  fuente: Type.String(),
+  importado: Type.String({ format: 'date-time' }),
+  hash: Type.String(),
+  conteos: dictionary(Type.Integer()),
+  actual: Type.Boolean({ description: 'Whether this is the version in force today (Mexico City)' }),
+});
+export type Version = Static<typeof Version>;
 
 const unauthorised = { 401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' } };
 
@@ -37,9 +41,9 @@ export function versionesRoute(ctx: VersionesContext): OpenRoute {
         'counts, and whether it is the one in force today (Mexico City), which answers requests that name no `as_of`.',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
-      response: { 200: { description: 'Successful Response', type: 'array', items: versionSchema }, ...unauthorised },
+      response: { 200: { description: 'Successful Response', ...Type.Array(Version) }, ...unauthorised },
     },
-    handler: () => {
+    handler: (): Version[] => {
       const current = ctx.datasets.current().version;
       return ctx.datasets.versions().map((v) => versionJson(v, current));
     },
@@ -47,16 +51,16 @@ export function versionesRoute(ctx: VersionesContext): OpenRoute {
 }
 
 /** A version's coverage: per record set with a fraction column, how many of its fractions have a record of it. */
-const coverageSchema = {
-  type: 'object',
+const Coverage = dictionary(Type.Object({ fracciones: Type.Integer(), de: Type.Integer() }), {
   description:
     'Per record set with a fraction column: how many of the version’s fractions (`de`, the fractions of `fracciones`) have at least one record of it (`fracciones`). A fraction with none has no record of that kind in the loaded data, which does not mean that nothing of that kind applies to it.',
-  additionalProperties: {
-    type: 'object',
-    properties: { fracciones: { type: 'integer' }, de: { type: 'integer' } },
-    required: ['fracciones', 'de'],
-  },
-};
+});
+
+/** One version with its coverage, as `GET /api/v1/versiones/{version}` answers it. */
+const VersionDetail = Type.Composite([Version, Type.Object({ cobertura: Coverage })]);
+export type VersionDetail = Static<typeof VersionDetail>;
+
+const VersionPath = Type.Object({ version: Type.String() });
 
 export function versionRoute(ctx: VersionesContext): OpenRoute {
   return {
@@ -67,20 +71,15 @@ export function versionRoute(ctx: VersionesContext): OpenRoute {
       description: 'One dataset version by its identifier, as the list gives it; 404 when the service holds no such version.',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
-      params: { type: 'object', properties: { version: { type: 'string' } }, required: ['version'] },
+      params: VersionPath,
       response: {
-        200: {
-          description: 'Successful Response',
-          ...versionSchema,
-          properties: { ...versionSchema.properties, cobertura: coverageSchema },
-          required: [...versionSchema.required, 'cobertura'],
-        },
+        200: { description: 'Successful Response', ...VersionDetail },
         404: { description: 'No such version', $ref: 'ErrorMessage#' },
         ...unauthorised,
       },
     },
-    handler: async (request) => {
-      const { version } = request.params as { version: string };
+    handler: async (request): Promise<VersionDetail> => {
+      const { version } = request.params as Static<typeof VersionPath>;
       const found = ctx.datasets.versions().find((v) => v.version === version);
       if (!found) throw notFound(`No dataset version ${version}`);
       return { ...versionJson(found, ctx.datasets.current().version), cobertura: await ctx.datasets.coverage(found) };

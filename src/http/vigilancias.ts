@@ -5,7 +5,7 @@
  * src/vigilancias/.
  */
 import { Type } from '@sinclair/typebox';
-import type { Static } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onRequestHookHandler } from 'fastify';
 import { Gauge, Counter } from 'prom-client';
 import type { Registry } from 'prom-client';
@@ -51,45 +51,44 @@ export const VigilanciaBody = Type.Object(
 type Body = Static<typeof VigilanciaBody>;
 const body = checked(VigilanciaBody, 'body');
 
-const nullable = (schema: Record<string, unknown>): Record<string, unknown> => ({ anyOf: [schema, { type: 'null' }] });
-const dateTime = { type: 'string', format: 'date-time' };
+/** A value that may be null, written as the document has it (`anyOf` with null). */
+const nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }] });
+const dateTime = () => Type.String({ format: 'date-time' });
 
-const vigilanciaSchema = {
-  $id: 'Vigilancia',
-  title: 'Vigilancia',
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    nombre: { type: 'string' },
-    fracciones: { type: 'array', items: { type: 'string', pattern: '^[0-9]{2,10}$' }, description: 'Normalised (digits only) and de-duplicated' },
-    conjuntos: { type: 'array', items: { type: 'string', enum: RECORD_SET_PATHS } },
-    webhook: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
-    activa: { type: 'boolean', description: 'False once a receiver answered 410 Gone; saving the watch list again makes it active' },
-    creada: dateTime,
-    actualizada: dateTime,
-    secreto: { type: 'string', description: 'Only when made or rotated: whsec_ + base64 of 24 random bytes, the key of the webhook signatures' },
+/** A watch list as the routes answer it; the page's type for it. */
+export const VigilanciaSchema = Type.Object(
+  {
+    id: Type.String(),
+    nombre: Type.String(),
+    fracciones: Type.Array(Type.String({ pattern: '^[0-9]{2,10}$' }), { description: 'Normalised (digits only) and de-duplicated' }),
+    conjuntos: Type.Array(Type.String({ enum: RECORD_SET_PATHS })),
+    webhook: Type.Object({ url: Type.String() }),
+    activa: Type.Boolean({ description: 'False once a receiver answered 410 Gone; saving the watch list again makes it active' }),
+    creada: dateTime(),
+    actualizada: dateTime(),
+    secreto: Type.Optional(Type.String({ description: 'Only when made or rotated: whsec_ + base64 of 24 random bytes, the key of the webhook signatures' })),
   },
-  required: ['id', 'nombre', 'fracciones', 'conjuntos', 'webhook', 'activa', 'creada', 'actualizada'],
-};
+  { $id: 'Vigilancia', title: 'Vigilancia' },
+);
+export type VigilanciaJson = Static<typeof VigilanciaSchema>;
 
-const entregaSchema = {
-  $id: 'Entrega',
-  title: 'Entrega',
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    evento: { type: 'string', description: 'The event id, sent as webhook-id on every attempt' },
-    tipo: { type: 'string', enum: ['tarifa.cambios', 'tarifa.prueba'] },
-    estado: { type: 'string', enum: ['pendiente', 'entregada', 'fallida'] },
-    intentos: { type: 'integer' },
-    ultimo_codigo: nullable({ type: 'integer' }),
-    ultimo_error: nullable({ type: 'string' }),
-    creada: dateTime,
-    siguiente_intento: nullable(dateTime),
-    entregada: nullable(dateTime),
+/** A delivery of a watch list's event to its webhook. */
+export const EntregaSchema = Type.Object(
+  {
+    id: Type.String(),
+    evento: Type.String({ description: 'The event id, sent as webhook-id on every attempt' }),
+    tipo: Type.Unsafe<'tarifa.cambios' | 'tarifa.prueba'>({ type: 'string', enum: ['tarifa.cambios', 'tarifa.prueba'] }),
+    estado: Type.Unsafe<'pendiente' | 'entregada' | 'fallida'>({ type: 'string', enum: ['pendiente', 'entregada', 'fallida'] }),
+    intentos: Type.Integer(),
+    ultimo_codigo: nullable(Type.Integer()),
+    ultimo_error: nullable(Type.String()),
+    creada: dateTime(),
+    siguiente_intento: nullable(dateTime()),
+    entregada: nullable(dateTime()),
   },
-  required: ['id', 'evento', 'tipo', 'estado', 'intentos', 'ultimo_codigo', 'ultimo_error', 'creada', 'siguiente_intento', 'entregada'],
-};
+  { $id: 'Entrega', title: 'Entrega' },
+);
+export type EntregaJson = Static<typeof EntregaSchema>;
 
 const page = (name: string, item: string): Record<string, unknown> => ({
   $id: name,
@@ -105,8 +104,8 @@ const cambioSchema = {
     conjunto: { type: 'string' },
     id: {},
     cambio: { type: 'string', enum: ['alta', 'baja', 'modificacion'] },
-    fraccion: nullable({ type: 'string' }),
-    nico: nullable({ type: 'string' }),
+    fraccion: nullable(Type.String()),
+    nico: nullable(Type.String()),
     campos: { type: 'array', items: { type: 'object', properties: { campo: { type: 'string' }, antes: {}, despues: {} } } },
   },
 };
@@ -130,7 +129,7 @@ export const WEBHOOKS: Record<string, unknown> = {
               type: 'object',
               properties: {
                 type: { type: 'string', enum: ['tarifa.cambios', 'tarifa.prueba'] },
-                timestamp: dateTime,
+                timestamp: dateTime(),
                 data: {
                   type: 'object',
                   properties: {
@@ -161,28 +160,29 @@ export const WEBHOOKS: Record<string, unknown> = {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoSeconds(ms));
 
-function vigilanciaJson(v: Vigilancia, withSecret: boolean): Record<string, unknown> {
+function vigilanciaJson(v: Vigilancia, withSecret: boolean): VigilanciaJson {
   return {
     id: v.id,
     nombre: v.nombre,
-    fracciones: v.fracciones,
-    conjuntos: v.conjuntos,
+    fracciones: [...v.fracciones],
+    conjuntos: [...v.conjuntos],
     webhook: { url: v.url },
     activa: v.activa,
-    creada: iso(v.creada),
-    actualizada: iso(v.actualizada),
+    creada: isoSeconds(v.creada),
+    actualizada: isoSeconds(v.actualizada),
     ...(withSecret ? { secreto: v.secreto } : {}),
   };
 }
 
-const entregaJson = (e: Entrega): Record<string, unknown> => ({
+const entregaJson = (e: Entrega): EntregaJson => ({
   ...e,
-  creada: iso(e.creada),
+  tipo: e.tipo as EntregaJson['tipo'],
+  creada: isoSeconds(e.creada),
   siguiente_intento: e.estado === 'pendiente' ? iso(e.siguiente_intento) : null,
   entregada: iso(e.entregada),
 });
 
-const FRACTION_PARAM: readonly ParamSpec[] = [{ name: 'fraccion', in: 'query', kind: 'fraction', description: 'A fraction code' }];
+const FRACTION_PARAM = [{ name: 'fraccion', in: 'query', kind: 'fraction', description: 'A fraction code' }] as const satisfies readonly ParamSpec[];
 
 /** Each code as `fraccion` reads it (any typed form), at least 2 digits, in the order given without repeats. */
 function normaliseFractions(typed: readonly string[]): { digits: string[]; errors: ValidationDetail[] } {
@@ -191,7 +191,7 @@ function normaliseFractions(typed: readonly string[]): { digits: string[]; error
   typed.forEach((code, i) => {
     let value: string | undefined;
     try {
-      value = parseParams(FRACTION_PARAM, {}, { fraccion: code })['fraccion'] as string | undefined;
+      value = parseParams(FRACTION_PARAM, {}, { fraccion: code }).fraccion;
     } catch (error) {
       if (!(error instanceof RequestValidationError)) throw error;
       for (const d of error.detail) errors.push({ ...d, loc: ['body', 'fracciones', i] });
@@ -243,8 +243,8 @@ const userOf = (request: FastifyRequest): string => request.user!.username;
 const idOf = (request: FastifyRequest, name = 'id'): string => (request.params as Record<string, string>)[name] ?? '';
 const NOT_FOUND = 'Watch list not found';
 const paging = (request: FastifyRequest): { skip: number; limit: number } => {
-  const p = parseParams(PAGING, {}, request.query as Record<string, unknown>);
-  return { skip: p['skip'] as number, limit: p['limit'] as number };
+  const { skip, limit } = parseParams(PAGING, {}, request.query as Record<string, unknown>);
+  return { skip, limit };
 };
 
 interface RouteSpec {
@@ -272,7 +272,7 @@ export interface VigilanciasContext {
 export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContext): void {
   const { service } = ctx;
   const lists = service.vigilancias;
-  for (const schema of [VigilanciaBody, vigilanciaSchema, entregaSchema, page('PaginatedVigilancia', 'Vigilancia'), page('PaginatedEntrega', 'Entrega')]) {
+  for (const schema of [VigilanciaBody, VigilanciaSchema, EntregaSchema, page('PaginatedVigilancia', 'Vigilancia'), page('PaginatedEntrega', 'Entrega')]) {
     app.addSchema(schema);
   }
   if (ctx.registry) registerMetrics(ctx.registry, service);

@@ -97,21 +97,33 @@ export type NamedFields<N extends string> = Field[] & { readonly [FIELD_NAMES]?:
  */
 export type RowOf<RS> = RS extends { readonly [FIELD_NAMES]?: infer N extends string } ? { [K in N]?: unknown } : never;
 
-export interface RecordSetInput<N extends string = string> {
-  path: string;
+export interface RecordSetInput<N extends string = string, P extends string = string, F extends readonly Filter[] = readonly Filter[]> {
+  path: P;
   schema: string;
   description: string;
   fields: readonly Field[] & { readonly [FIELD_NAMES]?: N };
   key?: readonly string[];
-  filters: readonly Filter[];
+  filters: F;
   paginated?: boolean;
   fixedSearches?: readonly FixedSearch[];
   contribuciones?: ContribucionesUse;
   country?: string;
 }
 
+/**
+ * A record set as declared, its type remembering what the answers' types follow from: its path and
+ * filters as written (literals), and its field names. The ficha's type is derived from these.
+ */
+export type DeclaredRecordSet<N extends string, P extends string, F extends readonly Filter[]> = RecordSet & {
+  readonly path: P;
+  readonly filters: F;
+  readonly [FIELD_NAMES]?: N;
+};
+
 /** Builds a declaration, filling the names that follow from the others and checking it is coherent. */
-export function defineRecordSet<N extends string>(input: RecordSetInput<N>): RecordSet & { readonly [FIELD_NAMES]?: N } {
+export function defineRecordSet<N extends string, const P extends string, const F extends readonly Filter[]>(
+  input: RecordSetInput<N, P, F>,
+): DeclaredRecordSet<N, P, F> {
   const key = input.key ?? ['SYSID'];
   const names = new Set(input.fields.map((f) => f.name));
   const check = (name: string, what: string): void => {
@@ -160,12 +172,33 @@ function withNotes(field: Field, path: string, key: readonly string[], filters: 
 }
 
 /** The usual filters: `fraccion` (with its NICO) and `nico`. */
-export function fractionFilters(field = 'FRACCION', nicoField = 'NICO'): Filter[] {
+export function fractionFilters(
+  field = 'FRACCION',
+  nicoField = 'NICO',
+): [FractionFilter & { readonly param: typeof FRACTION_PARAM }, { readonly param: 'nico'; readonly rule: 'nico'; readonly field: string }] {
   return [
     { param: FRACTION_PARAM, rule: 'fraction', field, nicoField },
     { param: 'nico', rule: 'nico', field: nicoField },
   ];
 }
+
+/**
+ * A record set's type when it has its own fraction filter (`fraccion`, by Mexican fraction), as
+ * `ownFractionFilter` finds it, else never: a filter declared with a wider type than its literals
+ * does not count, so that a type built from this never names a record set the answer lacks.
+ */
+export type WithOwnFraction<RS> = RS extends { readonly filters: readonly (infer F)[] }
+  ? [Extract<F, { readonly param: typeof FRACTION_PARAM; readonly rule: 'fraction' }>] extends [never]
+    ? never
+    : RS
+  : never;
+
+/** A record of a record set as an answer holds it: every declared field, null when the record has no value. */
+export type RecordOf<RS> = RS extends { readonly [FIELD_NAMES]?: infer N extends string }
+  ? string extends N
+    ? Readonly<Record<string, string | number | null>>
+    : { readonly [K in N]: string | number | null }
+  : never;
 
 /** A record set's own fraction filter (`fraccion`, by Mexican fraction), if it has one. */
 export function ownFractionFilter(rs: RecordSet): FractionFilter | undefined {

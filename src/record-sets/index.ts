@@ -20,7 +20,7 @@ import { ieps } from './ieps.js';
 import { noms } from './noms.js';
 import type { RecordSet } from './define.js';
 
-export const recordSets: readonly RecordSet[] = [
+const REGISTRY = [
   aladi2,
   cuotas2,
   cupos,
@@ -40,4 +40,9 @@ export const recordSets: readonly RecordSet[] = [
   regulaciones,
   ieps,
   noms,
-];
+] as const satisfies readonly RecordSet[];
+
+/** The registry's record sets each with its own type (path, filters, field names as declared): the ficha's type is derived from it. */
+export type Registry = typeof REGISTRY;
+
+export const recordSets: readonly RecordSet[] = REGISTRY;

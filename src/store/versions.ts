@@ -30,7 +30,7 @@ export const VERSIONS_DDL = `CREATE TABLE IF NOT EXISTS "dataset_versions" (
 )`;
 
 /** A version as the contract shows it (`/api/v1/versiones`, `tariff-lookup versions list --json`); `actual` for the current one. */
-export function versionJson(v: VersionInfo, current: VersionInfo | null | undefined): Record<string, unknown> {
+export function versionJson(v: VersionInfo, current: VersionInfo | null | undefined) {
   return {
     version: v.version,
     vigente_desde: v.vigenteDesde,
