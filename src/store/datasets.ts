@@ -92,7 +92,7 @@ export class Datasets {
   }
 
   /** The last call of `on()` and its result, given again while the date, the catalog and the main store are the same. */
-  private lastOn: { date: string; catalog: readonly VersionInfo[]; main: Store; answer: VersionInForce | undefined } | null = null;
+  private lastOn: { date: string; catalog: readonly VersionInfo[]; main: Store; result: VersionInForce | undefined } | null = null;
 
   /** The version in force today, and its store. */
   current(): VersionInForce {
@@ -103,11 +103,11 @@ export class Datasets {
   on(date: string): VersionInForce | undefined {
     const main = this.mainStore.current();
     const last = this.lastOn;
-    if (last !== null && last.date === date && last.catalog === this.catalog && last.main === main) return last.answer;
+    if (last !== null && last.date === date && last.catalog === this.catalog && last.main === main) return last.result;
     if (main !== this.readFrom) void this.refresh();
-    const answer = this.resolve(date, main);
-    this.lastOn = { date, catalog: this.catalog, main, answer };
-    return answer;
+    const result = this.resolve(date, main);
+    this.lastOn = { date, catalog: this.catalog, main, result };
+    return result;
   }
 
   private resolve(date: string, main: Store): VersionInForce | undefined {
