@@ -200,8 +200,8 @@ for (const kind of await storeKinds()) {
 }
 
 /** The catalog is read again every few seconds: a version another load added shows within that time. */
-async function pollVersion(version: string) {
-  let answer = await server.json<{ cobertura: Record<string, { fracciones: number; de: number }> }>(`/api/v1/versiones/${version}`);
+async function pollVersion(version: string): Promise<{ status: number; body: { cobertura: Record<string, { fracciones: number; de: number }> } }> {
+  let answer: Awaited<ReturnType<typeof pollVersion>> | undefined;
   await waitFor(
     `version ${version} to be listed`,
     async () => {
@@ -210,5 +210,5 @@ async function pollVersion(version: string) {
     },
     30_000,
   );
-  return answer;
+  return answer!;
 }

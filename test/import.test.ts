@@ -22,6 +22,7 @@ import type { Filter } from '../src/record-sets/define.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { buildCount, buildSearch, sqliteDialect } from '../src/store/sql.js';
 import { startBuild } from '../src/store/drivers.js';
+import { cpuSeconds } from '../bench/load.js';
 import type { DatasetInfo } from '../src/store/store.js';
 import type { Outcome, Running } from './helpers.js';
 import {
@@ -373,14 +374,6 @@ describe('--strict', () => {
   });
 });
 
-/** The CPU time a process has used so far, in seconds (Linux: /proc/PID/stat, utime and stime in clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    .replace(/^.*\) /s, '')
-    .split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 describe('an import killed half-way', () => {
   const ctx = serving();
 
@@ -393,7 +386,7 @@ describe('an import killed half-way', () => {
     const building = `${mainFile}.building-${child.pid}`;
     await waitFor('the import to start building', () => existsSync(building));
     // The whole demo takes seconds of work to load: a third of a second of the process's own work
-    // after the build began, it is half-way, however busy the machine is.
+    // after the build began, it is half-way, however busy the machine is (bench/load.ts reads it from /proc).
     const begun = cpuSeconds(child.pid!);
     await waitFor('a third of a second of building', () => cpuSeconds(child.pid!) >= begun + 0.3);
     child.kill('SIGKILL');

@@ -169,10 +169,7 @@ export class FastPath {
     const id = parts.requestId(request);
     const head: OutgoingHttpHeader[] = ['x-request-id', id];
     for (let i = 0; i < SECURITY.length; i++) head.push(SECURITY[i]!);
-    if (limit !== null) {
-      const rate = rateLimitHead(limit);
-      for (let i = 0; i < rate.length; i++) head.push(rate[i]!);
-    }
+    if (limit !== null) head.push(...rateLimitHead(limit));
     writeResponse(response, head, written);
     parts.answered({ id, method: 'GET', route, status: written.status, ms: performance.now() - started, user: user.username });
     return true;

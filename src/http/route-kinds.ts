@@ -184,8 +184,9 @@ export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url
   const parse = fromPath === undefined ? route.parse : (request: FastifyRequest): P => fromPath(request.params as Record<string, unknown>);
   // The 200's schema finds the serialiser Fastify compiled for it when the app became ready, used by both paths.
   const ok = route.responses[200]!;
+  let serializer: ((result: unknown) => string) | undefined;
   const serialize = (result: unknown): string => {
-    const serializer = serializerOf(ok);
+    serializer ??= serializerOf(ok);
     if (serializer === undefined) throw new Error(`No serialiser compiled for the 200 of ${url}`);
     return serializer(result);
   };
