@@ -18,19 +18,20 @@ import { acceptsGzip } from '../src/http/descargas.js';
 import { recordSets } from '../src/record-sets/index.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
-import { TEST_PASSWORD, TEST_USER, addUser, database, defer, login, serve, storeKinds, temporary, testConfig, waitFor } from './helpers.js';
+import { TEST_PASSWORD, TEST_USER, addUser, database, defer, keepOriginal, login, serve, storeKinds, temporary, testConfig, waitFor } from './helpers.js';
 import { runService } from './process.js';
 
 const run = promisify(execFile);
 const tlcs = recordSets.find((rs) => rs.path === 'tlcs')!;
 
-/** The fixture, and tlcs (the largest record set in real data) grown to this many records. */
+/** The fixture, and tlcs (the largest record set in real data) grown to this many records: built once and kept, as the fixture is. */
 const LARGE = 250_000;
 function fillLarge(writer: DatasetWriter): void {
   fillFixture(writer);
   const records = fixtureRecords(tlcs);
   for (let i = 0; i < LARGE; i++) writer.insert(tlcs, recordToRow(tlcs, { ...records[i % records.length]!, SYSID: 1000 + i }));
 }
+keepOriginal('large', fillLarge, import.meta.url);
 
 interface Manifest {
   version: string;

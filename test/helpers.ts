@@ -262,6 +262,27 @@ const builtOnce = new Map<(writer: DatasetWriter) => void, string>([
   [fillDemo, 'demo'],
 ]);
 
+/**
+ * Makes the database `fill` writes one more original, built once per run, kept between runs and copied
+ * like the fixture's (createTestDatabase, database). `definedIn` is the module that defines `fill`
+ * (its `import.meta.url`): its compiled text is part of the original's name, so that a change to the
+ * fill gives a new original.
+ */
+export function keepOriginal(name: string, fill: (writer: DatasetWriter) => void, definedIn: string): void {
+  builtOnce.set(fill, name);
+  definers.set(name, fileURLToPath(definedIn));
+}
+
+/** The modules that define the fills kept by keepOriginal, by the name of their original. */
+const definers = new Map<string, string>();
+
+/** The key in the name of an original: originalsKey, with the text of the module that defines its fill when a test file does. */
+function keyOf(name: string): string {
+  const definer = definers.get(name);
+  if (definer === undefined) return originalsKey();
+  return createHash('sha256').update(originalsKey()).update(readFileSync(definer)).digest('hex').slice(0, 16);
+}
+
 /** Beside the compiled tests; kept between runs, each original named by what it is made from (originalsKey). */
 const ORIGINALS = fileURLToPath(new URL('../.test-originals/', import.meta.url));
 /** An original not made by this run (another key) is removed once it is this old: a run in progress may still copy it. */
@@ -314,7 +335,7 @@ function sqliteOriginal(name: string, fill: (writer: DatasetWriter) => void): Pr
 }
 
 async function makeSqliteOriginal(name: string, fill: (writer: DatasetWriter) => void): Promise<string> {
-  const file = join(ORIGINALS, `${name}-${originalsKey()}.sqlite`);
+  const file = join(ORIGINALS, `${name}-${keyOf(name)}.sqlite`);
   if (existsSync(file)) return file;
   mkdirSync(ORIGINALS, { recursive: true });
   // Written under a name of this process's own, then renamed: a file at `file` is always complete.
@@ -342,7 +363,7 @@ let builtDemo: Promise<{ file: string; info: DatasetInfo }> | undefined;
 /**
  * A copy at `path` (a file that does not exist yet) of the embedded demo database as the first start
  * builds it (buildDemoDatabase: both versions, the older in the folder beside it), built once per run;
- * gives what the build gave. demo-versions.test.ts, about the build itself, builds.
+ * gives what the build gave. The build's own tests (demo-versions.test.ts) build small versions of their own.
  */
 export async function copyOfBuiltDemo(path: string): Promise<DatasetInfo> {
   builtDemo ??= makeBuiltDemo();
@@ -402,7 +423,7 @@ async function copyOfPostgresOriginal(name: string, fill: (writer: DatasetWriter
 
 async function makePostgresOriginal(name: string, fill: (writer: DatasetWriter) => void): Promise<string> {
   const prefix = `tariff_original_${name}_`;
-  const template = `${prefix}${originalsKey()}`;
+  const template = `${prefix}${keyOf(name)}`;
   const exists = async (): Promise<boolean> => (await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [template])).length > 0;
   if (await exists()) return template;
   const db = await createPostgresDatabase();

@@ -2,21 +2,25 @@
  * `npm test`, after `tsc -b` has brought dist/ up to date (incrementally: `npm ci` already built it).
  *
  * 1. Removes compiled files whose source is gone (a renamed test would otherwise still run).
- * 2. Runs the test files, and only them (test/**\/*.test.ts compiled; not the helpers beside them),
- *    with Node's test runner, its output as it comes.
+ * 2. Runs the test files, and only them (test/**\/*.test.ts compiled; not the helpers beside them), in
+ *    TEST_CONCURRENCY worker processes (tools/test-worker.ts) that each run one file after another,
+ *    as their parent hands them out, longest first (by the last run's times, kept in dist/). A process
+ *    loads the service's modules once for many files: one process per file spent about 1.3 s of CPU
+ *    on that alone, 70 s over the suite. A file that changes what the whole process shares
+ *    (OWN_PROCESS) runs in a process of its own. The output is Node's test runner's, as it comes.
  * 3. Meanwhile runs the checks one after another: the server's own type check, Prettier, ESLint,
- *    dependency-cruiser and the OpenAPI linters. They take about a minute and a half of CPU and the
- *    tests leave a core idle much of the time, so the two together end sooner than one after the
- *    other. A check's output is printed when it fails.
+ *    dependency-cruiser and the OpenAPI linters. The tests leave a core idle part of the time, so the
+ *    two together end sooner than one after the other. A check's output is printed when it fails.
  *
  * The exit code is 0 only when every test and every check passed.
- * TEST_CONCURRENCY: test files run at once (default 2: on this project's 2-core machines the suite takes
- * about 40 % less time than one at a time, since its files wait on processes, timers and the network).
+ * TEST_CONCURRENCY: worker processes (default 2: this project's machines have 2 cores, and the suite's
+ * files wait on processes, timers and the network, so two at once keep both busy).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { NextFile, WorkerMessage } from './test-worker.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = join(root, 'dist');
@@ -70,7 +74,7 @@ function run(command: string, args: readonly string[], inherit = false): Promise
 
 const CHECKS: readonly { name: string; command: string; args: readonly string[] }[] = [
   { name: 'type check of the server build (tsconfig.server.json)', command: bin('tsc'), args: ['-p', 'tsconfig.server.json'] },
-  { name: 'Prettier', command: bin('prettier'), args: ['--check', '.'] },
+  { name: 'Prettier', command: bin('prettier'), args: ['--check', '--cache', '--cache-strategy', 'content', '--cache-location', 'dist/.prettier-cache', '.'] },
   { name: 'ESLint', command: bin('eslint'), args: ['.'] },
   { name: 'dependency-cruiser', command: bin('depcruise'), args: ['src', '--config', '.dependency-cruiser.cjs'] },
   { name: 'OpenAPI linters and client', command: process.execPath, args: ['dist/tools/openapi-lint.js'] },
@@ -82,12 +86,118 @@ async function runChecks(): Promise<{ name: string; outcome: Outcome }[]> {
   return results;
 }
 
+/** Test files that change what every test in their process shares, each with what: run in a process of their own. */
+const OWN_PROCESS: Readonly<Record<string, string>> = {
+  'dist/test/consulta-views.test.js': 'sets a happy-dom window as the globals window, document, location and fetch',
+};
+
+/** Each test file's time in its last run (seconds), by its compiled path: the order of the next run. */
+const DURATIONS = join(dist, '.test-durations.json');
+
+function lastDurations(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(DURATIONS, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The files longest first, so that the last to end is a short one: by their last run's times, and
+ * before those the files without one (new, or the first run), largest first.
+ */
+export function longestFirst(files: readonly string[], durations: Readonly<Record<string, number>>): string[] {
+  const size = (file: string): number => statSync(join(root, file)).size;
+  return [...files].sort((a, b) => {
+    const [da, db] = [durations[a], durations[b]];
+    if (da === undefined || db === undefined) return da === db ? size(b) - size(a) : da === undefined ? -1 : 1;
+    return db - da;
+  });
+}
+
+/** The lines of Node's test runner's summary (`ℹ tests 12`): each process prints its own; the run prints their sums. */
+const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/;
+
+/** Passes a worker's output on line by line (so two workers' lines never mix), its summary lines summed into `totals`. */
+function relay(from: NodeJS.ReadableStream, to: NodeJS.WritableStream, totals: Map<string, number>): void {
+  let pending = '';
+  from.setEncoding('utf8');
+  from.on('data', (chunk: string) => {
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop()!;
+    const shown = lines.filter((line) => {
+      const summary = SUMMARY.exec(line);
+      if (summary !== null) totals.set(summary[1]!, (totals.get(summary[1]!) ?? 0) + Number(summary[2]));
+      return summary === null && !line.startsWith('ℹ duration_ms');
+    });
+    if (shown.length > 0) to.write(`${shown.join('\n')}\n`);
+  });
+  from.on('end', () => pending !== '' && to.write(`${pending}\n`));
+}
+
+/** Runs the files in `concurrency` worker processes; true when every test passed. */
+async function runTests(files: readonly string[], concurrency: number): Promise<boolean> {
+  const durations = lastDurations();
+  const queue = longestFirst(files, durations);
+  const totals = new Map<string, number>();
+  let passed = true;
+
+  /** One worker process: hands it files until there are none, or the next must run in a process of its own. */
+  const worker = (): Promise<void> =>
+    new Promise((ended) => {
+      let ran = 0;
+      let alone = false;
+      let running: string | null = null;
+      const child = spawn(process.execPath, ['--test-reporter=spec', join(dist, 'tools', 'test-worker.js')], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        env: process.stdout.isTTY ? { ...process.env, FORCE_COLOR: '1' } : process.env,
+      });
+      relay(child.stdout!, process.stdout, totals);
+      relay(child.stderr!, process.stderr, totals);
+      child.on('message', (message: WorkerMessage) => {
+        if ('done' in message) {
+          durations[message.done] = message.seconds;
+          running = null;
+          return;
+        }
+        const head = queue[0];
+        const takes = head !== undefined && !alone && (ran === 0 || OWN_PROCESS[head] === undefined);
+        running = takes ? queue.shift()! : null;
+        if (running !== null) {
+          ran++;
+          alone = OWN_PROCESS[running] !== undefined;
+        }
+        child.send({ file: running } satisfies NextFile);
+      });
+      child.on('close', (code, signal) => {
+        if (code !== 0) passed = false;
+        if (running !== null) process.stdout.write(`\n✖ ${running}: its test process ended (${signal ?? `exit code ${code}`}) before the file's tests did\n`);
+        else if (ran === 0 && code !== 0) {
+          process.stdout.write(`\n✖ a test process could not start (${signal ?? `exit code ${code}`})\n`);
+          queue.length = 0;
+        }
+        ended();
+      });
+    });
+  const slot = async (): Promise<void> => {
+    while (queue.length > 0) await worker();
+  };
+  await Promise.all(Array.from({ length: concurrency }, slot));
+
+  writeFileSync(DURATIONS, `${JSON.stringify(durations, null, 1)}\n`);
+  process.stdout.write(`${[...totals].map(([name, count]) => `ℹ ${name} ${count}`).join('\n')}\n`);
+  return passed && (totals.get('fail') ?? 0) === 0 && (totals.get('cancelled') ?? 0) === 0;
+}
+
 async function main(): Promise<number> {
   for (const file of staleOutputs()) rmSync(file, { force: true });
   const concurrency = process.env['TEST_CONCURRENCY'] ?? '2';
-  if (!/^[1-9][0-9]?$/.test(concurrency)) throw new Error(`TEST_CONCURRENCY must be a number of test files from 1 to 99, not ${JSON.stringify(concurrency)}`);
+  if (!/^[1-9][0-9]?$/.test(concurrency))
+    throw new Error(`TEST_CONCURRENCY must be a number of test processes from 1 to 99, not ${JSON.stringify(concurrency)}`);
+  const started = process.hrtime.bigint();
   const checks = runChecks();
-  const tests = run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=900000', ...testFiles()], true);
+  const tests = runTests(testFiles(), Number(concurrency)).then((passed) => ({ passed, seconds: Number(process.hrtime.bigint() - started) / 1e9 }));
   const [checked, tested] = await Promise.all([checks, tests]);
   const failed = checked.filter(({ outcome }) => outcome.code !== 0);
   for (const { name, outcome } of failed) process.stdout.write(`\n# check failed: ${name}\n${outcome.output}`);
@@ -95,8 +205,8 @@ async function main(): Promise<number> {
   for (const { name, outcome } of checked) {
     process.stdout.write(`# check ${outcome.code === 0 ? 'passed' : 'FAILED'}: ${name} (${outcome.seconds.toFixed(1)} s)\n`);
   }
-  process.stdout.write(`# tests ${tested.code === 0 ? 'passed' : 'FAILED'} (${tested.seconds.toFixed(1)} s)\n`);
-  return failed.length === 0 && tested.code === 0 ? 0 : 1;
+  process.stdout.write(`# tests ${tested.passed ? 'passed' : 'FAILED'} (${tested.seconds.toFixed(1)} s)\n`);
+  return failed.length === 0 && tested.passed ? 0 : 1;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
