@@ -11,15 +11,19 @@
  * 3. Meanwhile runs the checks one after another: the server's own type check, Prettier, ESLint,
  *    dependency-cruiser and the OpenAPI linters. The tests leave a core idle part of the time, so the
  *    two together end sooner than one after the other. A check's output is printed when it fails.
+ *    The type check and Prettier keep what they learnt in dist/; the other three are not run again
+ *    while nothing they read has changed since they passed (Check.memo).
  *
  * The exit code is 0 only when every test and every check passed.
  * TEST_CONCURRENCY: worker processes (default 2: this project's machines have 2 cores, and the suite's
  * files wait on processes, timers and the network, so two at once keep both busy).
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import type { NextFile, WorkerMessage } from './test-worker.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -72,17 +76,74 @@ function run(command: string, args: readonly string[], inherit = false): Promise
   });
 }
 
-const CHECKS: readonly { name: string; command: string; args: readonly string[] }[] = [
+interface Check {
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  /**
+   * Not run again while nothing it reads has changed since it last passed (PASSED): its result is a
+   * function of the project's files, its dependencies and Node alone. The type check and Prettier
+   * are incremental by themselves and always run.
+   */
+  readonly memo?: true;
+}
+
+const CHECKS: readonly Check[] = [
   { name: 'type check of the server build (tsconfig.server.json)', command: bin('tsc'), args: ['-p', 'tsconfig.server.json'] },
   { name: 'Prettier', command: bin('prettier'), args: ['--check', '--cache', '--cache-strategy', 'content', '--cache-location', 'dist/.prettier-cache', '.'] },
-  { name: 'ESLint', command: bin('eslint'), args: ['.'] },
-  { name: 'dependency-cruiser', command: bin('depcruise'), args: ['src', '--config', '.dependency-cruiser.cjs'] },
-  { name: 'OpenAPI linters and client', command: process.execPath, args: ['dist/tools/openapi-lint.js'] },
+  { name: 'ESLint', command: bin('eslint'), args: ['.'], memo: true },
+  { name: 'dependency-cruiser', command: bin('depcruise'), args: ['src', '--config', '.dependency-cruiser.cjs'], memo: true },
+  { name: 'OpenAPI linters and client', command: process.execPath, args: ['dist/tools/openapi-lint.js'], memo: true },
 ];
 
-async function runChecks(): Promise<{ name: string; outcome: Outcome }[]> {
-  const results: { name: string; outcome: Outcome }[] = [];
-  for (const check of CHECKS) results.push({ name: check.name, outcome: await run(check.command, check.args) });
+/** Each memo check's inputs (a hash, inputsHash) when it last passed. */
+const PASSED = join(dist, '.checks-passed.json');
+
+/**
+ * A SHA-256 of everything a check may read: every file of the project git knows of or would add
+ * (tracked, or untracked and not ignored), by path and content, the installed dependencies' lockfile
+ * and the Node version. Null outside a git checkout: every check runs.
+ */
+export async function inputsHash(): Promise<string | null> {
+  const listed = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard']);
+  if (listed.code !== 0) return null;
+  const hash = createHash('sha256').update(`${process.version}\0`);
+  const files = [...listed.output.split('\0').filter((file) => file !== ''), 'node_modules/.package-lock.json'].sort();
+  for (const file of files) {
+    const path = join(root, file);
+    hash
+      .update(`${file}\0`)
+      .update(existsSync(path) ? readFileSync(path) : 'absent')
+      .update('\0');
+  }
+  return hash.digest('hex');
+}
+
+function lastPassed(): Record<string, string> {
+  try {
+    return JSON.parse(readFileSync(PASSED, 'utf8')) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+async function runChecks(): Promise<{ name: string; outcome: Outcome; skipped: boolean }[]> {
+  const inputs = await inputsHash();
+  const passed = lastPassed();
+  const results: { name: string; outcome: Outcome; skipped: boolean }[] = [];
+  for (const check of CHECKS) {
+    if (check.memo && inputs !== null && passed[check.name] === inputs) {
+      results.push({ name: check.name, outcome: { code: 0, output: '', seconds: 0 }, skipped: true });
+      continue;
+    }
+    const outcome = await run(check.command, check.args);
+    if (check.memo && inputs !== null) {
+      if (outcome.code === 0) passed[check.name] = inputs;
+      else delete passed[check.name];
+    }
+    results.push({ name: check.name, outcome, skipped: false });
+  }
+  writeFileSync(PASSED, `${JSON.stringify(passed, null, 1)}\n`);
   return results;
 }
 
@@ -118,21 +179,36 @@ export function longestFirst(files: readonly string[], durations: Readonly<Recor
 /** The lines of Node's test runner's summary (`ℹ tests 12`): each process prints its own; the run prints their sums. */
 const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/;
 
-/** Passes a worker's output on line by line (so two workers' lines never mix), its summary lines summed into `totals`. */
+/** A line that ends a file's report: the result of its suite, at the left margin (once its colours are taken out). */
+const FILE_ENDS = /^[✔✖] dist\//;
+
+/**
+ * Passes a worker's output on a file's report at a time (from one file's end to the next's, FILE_ENDS),
+ * so that two workers' reports never mix; its summary lines are summed into `totals` instead.
+ */
 function relay(from: NodeJS.ReadableStream, to: NodeJS.WritableStream, totals: Map<string, number>): void {
   let pending = '';
+  let block: string[] = [];
+  const flush = (): void => {
+    if (block.length > 0) to.write(`${block.join('\n')}\n`);
+    block = [];
+  };
   from.setEncoding('utf8');
   from.on('data', (chunk: string) => {
     const lines = (pending + chunk).split('\n');
     pending = lines.pop()!;
-    const shown = lines.filter((line) => {
-      const summary = SUMMARY.exec(line);
+    for (const line of lines) {
+      const plain = stripVTControlCharacters(line);
+      const summary = SUMMARY.exec(plain);
       if (summary !== null) totals.set(summary[1]!, (totals.get(summary[1]!) ?? 0) + Number(summary[2]));
-      return summary === null && !line.startsWith('ℹ duration_ms');
-    });
-    if (shown.length > 0) to.write(`${shown.join('\n')}\n`);
+      else if (!plain.startsWith('ℹ duration_ms')) block.push(line);
+      if (FILE_ENDS.test(plain)) flush();
+    }
   });
-  from.on('end', () => pending !== '' && to.write(`${pending}\n`));
+  from.on('end', () => {
+    if (pending !== '') block.push(pending);
+    flush();
+  });
 }
 
 /** Runs the files in `concurrency` worker processes; true when every test passed. */
@@ -202,8 +278,9 @@ async function main(): Promise<number> {
   const failed = checked.filter(({ outcome }) => outcome.code !== 0);
   for (const { name, outcome } of failed) process.stdout.write(`\n# check failed: ${name}\n${outcome.output}`);
   process.stdout.write('\n');
-  for (const { name, outcome } of checked) {
-    process.stdout.write(`# check ${outcome.code === 0 ? 'passed' : 'FAILED'}: ${name} (${outcome.seconds.toFixed(1)} s)\n`);
+  for (const { name, outcome, skipped } of checked) {
+    const how = skipped ? 'nothing it reads has changed since it passed' : `${outcome.seconds.toFixed(1)} s`;
+    process.stdout.write(`# check ${outcome.code === 0 ? 'passed' : 'FAILED'}: ${name} (${how})\n`);
   }
   process.stdout.write(`# tests ${tested.passed ? 'passed' : 'FAILED'} (${tested.seconds.toFixed(1)} s)\n`);
   return failed.length === 0 && tested.passed ? 0 : 1;
