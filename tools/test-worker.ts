@@ -18,8 +18,8 @@ export interface NextFile {
   readonly file: string | null;
 }
 
-/** What a worker sends: ready for a file, or done with one, in seconds. */
-export type WorkerMessage = { readonly ready: true } | { readonly done: string; readonly seconds: number };
+/** What a worker sends: ready for a file, or done with one (in seconds), and whether it now ends (RETIRE_AT_BYTES). */
+export type WorkerMessage = { readonly ready: true } | { readonly done: string; readonly seconds: number; readonly retiring: boolean };
 
 function next(): Promise<string | null> {
   return new Promise((answer) => {
@@ -37,12 +37,17 @@ if (process.send === undefined) throw new Error('tools/test-worker.js is started
  */
 const RETIRE_AT_BYTES = 384 * 2 ** 20;
 
-for (let file = await next(); file !== null; file = process.memoryUsage().heapUsed > RETIRE_AT_BYTES ? null : await next()) {
+/** A file whose tests have not ended after this long fails, and the worker goes on with the next (a hang is a failure, not a wait). */
+const FILE_TIMEOUT_MS = 15 * 60 * 1000;
+
+for (let file = await next(); file !== null;) {
   const started = process.hrtime.bigint();
   const url = pathToFileURL(resolve(file)).href;
-  await describe(file, async () => {
+  await describe(file, { timeout: FILE_TIMEOUT_MS }, async () => {
     await import(url);
   });
-  process.send({ done: file, seconds: Number(process.hrtime.bigint() - started) / 1e9 } satisfies WorkerMessage);
+  const retiring = process.memoryUsage().heapUsed > RETIRE_AT_BYTES;
+  process.send({ done: file, seconds: Number(process.hrtime.bigint() - started) / 1e9, retiring } satisfies WorkerMessage);
+  file = retiring ? null : await next();
 }
 process.disconnect();

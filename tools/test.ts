@@ -7,13 +7,15 @@
  *    as their parent hands them out, longest first (by the last run's times, kept in dist/). A process
  *    loads the service's modules once for many files: one process per file spent about 1.3 s of CPU
  *    on that alone, 70 s over the suite. A file that changes what the whole process shares
- *    (OWN_PROCESS) runs in a process of its own. The output is Node's test runner's, as it comes.
+ *    (OWN_PROCESS) runs in a process of its own. The output is Node's test runner's, a file's report
+ *    at a time.
  * 3. Meanwhile runs the checks one after another: the server's own type check, Prettier, ESLint,
  *    dependency-cruiser and the OpenAPI linters. The tests leave a core idle part of the time, so the
  *    two together end sooner than one after the other. A check's output is printed when it fails.
  *    The type check and Prettier keep what they learnt in dist/; the other three are not run again
  *    while nothing they read has changed since they passed (Check.memo).
  *
+ * With test files named (`npm test -- test/a.test.ts test/b.test.ts`), runs those alone, and no checks.
  * The exit code is 0 only when every test and every check passed.
  * TEST_CONCURRENCY: worker processes (default 2: this project's machines have 2 cores, and the suite's
  * files wait on processes, timers and the network, so two at once keep both busy).
@@ -62,11 +64,11 @@ interface Outcome {
   readonly seconds: number;
 }
 
-/** Runs a command from the project's root; its output is kept (or passed through with `inherit`). */
-function run(command: string, args: readonly string[], inherit = false): Promise<Outcome> {
+/** Runs a command from the project's root; its output is kept. */
+function run(command: string, args: readonly string[]): Promise<Outcome> {
   const started = process.hrtime.bigint();
   return new Promise((done) => {
-    const child = spawn(command, args, { cwd: root, stdio: inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -211,6 +213,9 @@ function relay(from: NodeJS.ReadableStream, to: NodeJS.WritableStream, totals: M
   });
 }
 
+/** How long a worker given no more files has to print its summary and exit. */
+const EXIT_WAIT_MS = 60_000;
+
 /** Runs the files in `concurrency` worker processes; true when every test passed. */
 async function runTests(files: readonly string[], concurrency: number): Promise<boolean> {
   const durations = lastDurations();
@@ -235,6 +240,7 @@ async function runTests(files: readonly string[], concurrency: number): Promise<
         if ('done' in message) {
           durations[message.done] = message.seconds;
           running = null;
+          if (message.retiring) waitForExit();
           return;
         }
         const head = queue[0];
@@ -245,7 +251,21 @@ async function runTests(files: readonly string[], concurrency: number): Promise<
           alone = OWN_PROCESS[running] !== undefined;
         }
         child.send({ file: running } satisfies NextFile);
+        if (running === null) waitForExit();
       });
+      /**
+       * Given no file (or retiring), a worker prints its summary and exits; one that does not,
+       * something a test started still runs: it fails the run rather than hang it.
+       */
+      const waitForExit = (): void => {
+        const timer = setTimeout(() => {
+          if (child.exitCode !== null || child.signalCode !== null) return;
+          process.stdout.write(`\n✖ a test process did not exit ${EXIT_WAIT_MS / 1000} s after its last file: something a test started still runs\n`);
+          passed = false;
+          child.kill('SIGKILL');
+        }, EXIT_WAIT_MS);
+        timer.unref();
+      };
       child.on('close', (code, signal) => {
         if (code !== 0) passed = false;
         if (running !== null) process.stdout.write(`\n✖ ${running}: its test process ended (${signal ?? `exit code ${code}`}) before the file's tests did\n`);
@@ -272,8 +292,14 @@ async function main(): Promise<number> {
   if (!/^[1-9][0-9]?$/.test(concurrency))
     throw new Error(`TEST_CONCURRENCY must be a number of test processes from 1 to 99, not ${JSON.stringify(concurrency)}`);
   const started = process.hrtime.bigint();
-  const checks = runChecks();
-  const tests = runTests(testFiles(), Number(concurrency)).then((passed) => ({ passed, seconds: Number(process.hrtime.bigint() - started) / 1e9 }));
+  // Test files named on the command line (`npm test -- test/x.test.ts`): those alone, and no checks.
+  const named = process.argv.slice(2).map((file) => join('dist', file.replace(/^dist\//, '').replace(/\.ts$/, '.js')));
+  for (const file of named) if (!existsSync(join(root, file))) throw new Error(`no compiled test file ${file}`);
+  const checks = named.length > 0 ? Promise.resolve([]) : runChecks();
+  const tests = runTests(named.length > 0 ? named : testFiles(), Number(concurrency)).then((passed) => ({
+    passed,
+    seconds: Number(process.hrtime.bigint() - started) / 1e9,
+  }));
   const [checked, tested] = await Promise.all([checks, tests]);
   const failed = checked.filter(({ outcome }) => outcome.code !== 0);
   for (const { name, outcome } of failed) process.stdout.write(`\n# check failed: ${name}\n${outcome.output}`);
