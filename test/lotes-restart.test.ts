@@ -3,7 +3,7 @@
  * while a batch runs, then started again; the new process (on PostgreSQL, any copy) takes the batch
  * once the dead one's lease runs out and finishes it, every line answered exactly once. On PostgreSQL,
  * two copies at once: one works the batch, and when it is killed the other takes it over within the
- * contract's 60 s. The tests set a short lease (LOTES_LEASE_S, 4 s) so as not to wait out the
+ * contract's 60 s. The tests set short leases (LOTES_LEASE_S, 4 and 8 s) so as not to wait out the
  * default's 20 s; the setting itself keeps any lease a deployment may set within the 60 s (tested here).
  */
 import assert from 'node:assert/strict';
@@ -135,7 +135,9 @@ describe('lotes with two copies of the service (postgres)', { skip: !(await stor
   test('one copy works a batch; killed, the other takes it over within 60 s; every line exactly once', async (t) => {
     const db = await database(t, 'postgres', fillDemo);
     await addUser(testConfig({ DATABASE_URL: db.url }), 'broker', TEST_PASSWORD);
-    const env = { DATABASE_URL: db.url, PG_STATEMENT_TIMEOUT_MS: '120000', LOTES_LEASE_S: '4' };
+    // Longer than the restart tests' 4 s: the holder is alive here, and a slice on a loaded machine must
+    // never outlast its lease (the other copy would take the batch from a live holder).
+    const env = { DATABASE_URL: db.url, PG_STATEMENT_TIMEOUT_MS: '120000', LOTES_LEASE_S: '8' };
     const copies = [await started(t, env), await started(t, env)];
     const token = ((await (await login(copies[0]!.base, 'broker', TEST_PASSWORD)).json()) as { access_token: string }).access_token;
     const headers = { authorization: `Bearer ${token}` };
