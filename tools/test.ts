@@ -20,7 +20,7 @@
  * TEST_CONCURRENCY: worker processes (default 2: this project's machines have 2 cores, and the suite's
  * files wait on processes, timers and the network, so two at once keep both busy).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -106,11 +106,20 @@ const PASSED = join(dist, '.checks-passed.json');
  * (tracked, or untracked and not ignored), by path and content, the installed dependencies' lockfile
  * and the Node version. Null outside a git checkout: every check runs.
  */
-export async function inputsHash(): Promise<string | null> {
-  const listed = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard']);
-  if (listed.code !== 0) return null;
+export function inputsHash(): string | null {
+  let listed: string;
+  try {
+    listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 * 2 ** 20,
+    });
+  } catch {
+    return null;
+  }
   const hash = createHash('sha256').update(`${process.version}\0`);
-  const files = [...listed.output.split('\0').filter((file) => file !== ''), 'node_modules/.package-lock.json'].sort();
+  const files = [...listed.split('\0').filter((file) => file !== ''), 'node_modules/.package-lock.json'].sort();
   for (const file of files) {
     const path = join(root, file);
     hash
@@ -121,17 +130,20 @@ export async function inputsHash(): Promise<string | null> {
   return hash.digest('hex');
 }
 
-function lastPassed(): Record<string, string> {
+/** What a run kept in dist/ for the next one (PASSED, DURATIONS): none when it is missing or unreadable. */
+function lastRun<T>(file: string): Record<string, T> {
   try {
-    return JSON.parse(readFileSync(PASSED, 'utf8')) as Record<string, string>;
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, T>;
   } catch {
     return {};
   }
 }
 
+const keepForNextRun = (file: string, record: Readonly<Record<string, unknown>>): void => writeFileSync(file, `${JSON.stringify(record, null, 1)}\n`);
+
 async function runChecks(): Promise<{ name: string; outcome: Outcome; skipped: boolean }[]> {
-  const inputs = await inputsHash();
-  const passed = lastPassed();
+  const inputs = inputsHash();
+  const passed = lastRun<string>(PASSED);
   const results: { name: string; outcome: Outcome; skipped: boolean }[] = [];
   for (const check of CHECKS) {
     if (check.memo && inputs !== null && passed[check.name] === inputs) {
@@ -145,7 +157,7 @@ async function runChecks(): Promise<{ name: string; outcome: Outcome; skipped: b
     }
     results.push({ name: check.name, outcome, skipped: false });
   }
-  writeFileSync(PASSED, `${JSON.stringify(passed, null, 1)}\n`);
+  keepForNextRun(PASSED, passed);
   return results;
 }
 
@@ -156,14 +168,6 @@ const OWN_PROCESS: Readonly<Record<string, string>> = {
 
 /** Each test file's time in its last run (seconds), by its compiled path: the order of the next run. */
 const DURATIONS = join(dist, '.test-durations.json');
-
-function lastDurations(): Record<string, number> {
-  try {
-    return JSON.parse(readFileSync(DURATIONS, 'utf8')) as Record<string, number>;
-  } catch {
-    return {};
-  }
-}
 
 /**
  * The files longest first, so that the last to end is a short one: by their last run's times, and
@@ -218,7 +222,7 @@ const EXIT_WAIT_MS = 60_000;
 
 /** Runs the files in `concurrency` worker processes; true when every test passed. */
 async function runTests(files: readonly string[], concurrency: number): Promise<boolean> {
-  const durations = lastDurations();
+  const durations = lastRun<number>(DURATIONS);
   const queue = longestFirst(files, durations);
   const totals = new Map<string, number>();
   let passed = true;
@@ -281,7 +285,7 @@ async function runTests(files: readonly string[], concurrency: number): Promise<
   };
   await Promise.all(Array.from({ length: concurrency }, slot));
 
-  writeFileSync(DURATIONS, `${JSON.stringify(durations, null, 1)}\n`);
+  keepForNextRun(DURATIONS, durations);
   process.stdout.write(`${[...totals].map(([name, count]) => `ℹ ${name} ${count}`).join('\n')}\n`);
   return passed && (totals.get('fail') ?? 0) === 0 && (totals.get('cancelled') ?? 0) === 0;
 }

@@ -13,6 +13,7 @@ import type { ValidationDetail } from './errors.js';
 import { HttpError, RequestValidationError } from './errors.js';
 import { bearerOf, bearerToken } from './rate-limit.js';
 import type { OpenRoute } from './route-kinds.js';
+import { nullableText } from './schemas.js';
 
 const BEARER = { 'www-authenticate': 'Bearer' } as const;
 const notAuthenticated = (): HttpError => new HttpError(401, 'Not authenticated', BEARER);
@@ -125,8 +126,8 @@ const Token = Type.Object({ access_token: Type.String(), token_type: Type.String
 const UserAnswer = Type.Object(
   {
     username: Type.String(),
-    full_name: Type.Unsafe<string | null>({ type: ['string', 'null'] }),
-    email: Type.Unsafe<string | null>({ type: ['string', 'null'] }),
+    full_name: nullableText(),
+    email: nullableText(),
     disabled: Type.Boolean(),
   },
   { title: 'User' },

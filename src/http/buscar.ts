@@ -13,6 +13,7 @@ import { RequestValidationError } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { PAGING, parseParams } from './params.js';
 import type { ProtectedGet } from './route-kinds.js';
+import { nullableText } from './schemas.js';
 
 const Q = {
   name: 'q',
@@ -32,9 +33,6 @@ const SUGGEST_Q = {
   description: `What has been typed so far: words (the last one is completed) or the beginning of a code. 1 to ${MAX_SUGGEST_LENGTH} characters.`,
 } as const satisfies ParamSpec;
 const PARAMS: readonly ParamSpec[] = [Q, ...PAGING];
-
-/** A text the record may lack, written as the original documents it (`type: [string, null]`). */
-const nullableText = (options: { description?: string } = {}) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
 
 /** One hit of a search: the tariff line, its texts and where it sits, with its relevance. */
 export const BuscarHit = Type.Object(

@@ -20,6 +20,7 @@ import type { ParamSpec } from './params.js';
 import { RequestValidationError, notFound } from './errors.js';
 import type { ProtectedGet } from './route-kinds.js';
 import { parseParams } from './params.js';
+import { nullableText } from './schemas.js';
 
 /** More than any fraction has in any record set; a ficha is one answer, not a page. */
 const PER_SET_LIMIT = 1000;
@@ -138,7 +139,7 @@ export function fichaSchema<const R extends readonly RecordSet[]>(recordSets: R)
   return Type.Object(
     {
       fraccion: Type.String({ description: 'The 8-digit fraction' }),
-      nico: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'The NICO asked for, if any' }),
+      nico: nullableText({ description: 'The NICO asked for, if any' }),
       ...own,
       [fraccionesAnteriores.path]: Type.Object(
         { reemplaza: recordsOf(fraccionesAnteriores), reemplazada_por: recordsOf(fraccionesAnteriores) },
@@ -146,7 +147,7 @@ export function fichaSchema<const R extends readonly RecordSet[]>(recordSets: R)
       ),
       [fraccionesUsa.path]: recordsOf(fraccionesUsa, { description: 'US HTS lines of the same HS subheading' }),
       [SIN_REGISTROS]: Type.Object(
-        { conjuntos: Type.Array(Type.String()), nota: Type.Unsafe<string | null>({ type: ['string', 'null'] }) },
+        { conjuntos: Type.Array(Type.String()), nota: nullableText() },
         {
           description:
             'The record sets above with no record for this fraction (as asked: NICO, country) in the loaded data, and a note saying so ("Los datos cargados no registran …"; null when every one has records). Absence in the data, not a sign that nothing of that kind applies; each version’s coverage per record set is in /api/v1/versiones/{version}.',

@@ -15,13 +15,11 @@ import type { Condition } from '../store/sql.js';
 import { RequestValidationError, notFound } from './errors.js';
 import { searchConditions } from '../record-sets/filters.js';
 import type { ProtectedGet } from './route-kinds.js';
+import { nullableText } from './schemas.js';
 
 const PAGE = 1000;
 
 const informacionGeneral = (recordSets: readonly RecordSet[]): RecordSet => recordSets.find((r) => r.path === 'informacion-general')!;
-
-/** A text the data may lack, written as the original documents it (`type: [string, null]`). */
-const nullableText = (options: { description?: string } = {}) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
 
 const Chapter = Type.Object({
   capitulo: Type.String(),

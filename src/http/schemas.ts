@@ -8,6 +8,9 @@ import type { Field, RecordOf, RecordSet } from '../record-sets/define.js';
 
 export const pageSchemaName = (rs: RecordSet): string => `Paginated${rs.schema}`;
 
+/** A text the data may lack, written as the original documents it (`type: [string, null]`, not `anyOf`). */
+export const nullableText = (options: { description?: string } = {}) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+
 function fieldSchema(field: Field, nullable: boolean): Record<string, unknown> {
   const t = field.type;
   const of = (type: string): string | string[] => (nullable ? [type, 'null'] : type);
