@@ -52,6 +52,27 @@ export async function newPage(browser: Browser, width = 1280, height = 900): Pro
   return { page, context, errors };
 }
 
+/** Where the page keeps its session in the tab (src/consulta/api.ts): the token and when it stops being sent. */
+const SESSION_KEY = 'consulta.sesion';
+
+/**
+ * Opens the context's pages signed in with `token`, as the login form leaves a tab (the token in the
+ * tab's sessionStorage, before the page's first script runs): for the tests whose subject is not the
+ * login; the login form's own tests go through it. Only the first document of the service's origin in
+ * a tab is signed in, so a tab that logs out stays logged out.
+ */
+export async function signIn(context: BrowserContext, base: string, token: string): Promise<void> {
+  const session = JSON.stringify({ token, expires: Date.now() + 25 * 60_000 });
+  await context.addInitScript(
+    ({ origin, key, value }) => {
+      if (location.origin !== origin || sessionStorage.getItem('test.signed-in') !== null) return;
+      sessionStorage.setItem('test.signed-in', 'yes');
+      sessionStorage.setItem(key, value);
+    },
+    { origin: new URL(base).origin, key: SESSION_KEY, value: session },
+  );
+}
+
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export interface Violation {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Watched } from './browser.js';
-import { browserMissing, launch, newPage, seriousViolations } from './browser.js';
+import { browserMissing, launch, newPage, seriousViolations, signIn } from './browser.js';
 import type { Running } from './helpers.js';
 import { TEST_PASSWORD, TEST_USER, fillDemo, serveFixture } from './helpers.js';
 
@@ -39,18 +39,17 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
   });
   after(() => browser?.close());
 
-  /** Opens a page of the consulta in a new browser: it asks for the login where it is (no redirect), then shows what it names. */
+  /**
+   * Opens a page of the consulta in a new browser, signed in as the login form leaves a tab (the
+   * form itself is gone through by the tests of a wrong password and of a refused token, and in
+   * consulta-phone.test.ts at a permalink), and waits until it shows what the address names.
+   */
   async function opened(path: string, width?: number): Promise<Watched> {
     const watched = await newPage(browser, width);
-    const { page } = watched;
-    await page.goto(server.base + path);
-    await page.getByLabel('Usuario').fill(TEST_USER);
-    assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, path, 'the login is asked for at the address itself');
-    await page.getByLabel('Contraseña').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: 'Entrar' }).click();
-    await page.locator('#usuario').waitFor({ state: 'detached' });
-    await page.locator('main h1').first().waitFor();
-    assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, path);
+    await signIn(watched.context, server.base, server.token);
+    await watched.page.goto(server.base + path);
+    await watched.page.locator('main h1').first().waitFor();
+    assert.equal(new URL(watched.page.url()).pathname + new URL(watched.page.url()).search, path);
     return watched;
   }
 

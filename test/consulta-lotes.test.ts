@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { buildApp } from '../src/app.js';
 import type { Watched } from './browser.js';
-import { axeViolations, browserMissing, launch, newPage } from './browser.js';
+import { axeViolations, browserMissing, launch, newPage, signIn } from './browser.js';
 import type { Running, TestDatabase } from './helpers.js';
 import { TEST_PASSWORD, TEST_USER, addUser, createTestDatabase, fillDemo, login, serveFixture, testConfig } from './helpers.js';
 
@@ -49,16 +49,14 @@ async function accessible(page: Page, where: string): Promise<void> {
   assert.deepEqual(violations, [], `${where}: ${JSON.stringify(violations, null, 1)}`);
 }
 
-/** Opens a page of the consulta in a new browser and logs in where it is. */
+/** Opens a page of the consulta in a new browser, signed in as the login form leaves a tab (test/browser.ts signIn). */
 async function opened(browser: Browser, base: string, path: string, width?: number): Promise<Watched> {
+  const answer = await login(base, TEST_USER, TEST_PASSWORD);
+  assert.equal(answer.status, 200);
   const watched = await newPage(browser, width);
-  const { page } = watched;
-  await page.goto(base + path);
-  await page.getByLabel('Usuario').fill(TEST_USER);
-  await page.getByLabel('Contraseña').fill(TEST_PASSWORD);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.locator('#usuario').waitFor({ state: 'detached' });
-  await page.locator('.enlace-permanente').waitFor();
+  await signIn(watched.context, base, ((await answer.json()) as { access_token: string }).access_token);
+  await watched.page.goto(base + path);
+  await watched.page.locator('.enlace-permanente').waitFor();
   return watched;
 }
 

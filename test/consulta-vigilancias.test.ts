@@ -16,9 +16,9 @@ import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { recordSets } from '../src/record-sets/index.js';
 import type { Watched } from './browser.js';
-import { browserMissing, launch, newPage, seriousViolations } from './browser.js';
+import { browserMissing, launch, newPage, seriousViolations, signIn } from './browser.js';
 import type { Running } from './helpers.js';
-import { TEST_PASSWORD, TEST_USER, serveFixture, waitFor } from './helpers.js';
+import { serveFixture, waitFor } from './helpers.js';
 
 const missing = browserMissing();
 const PHONE = { width: 390, height: 844 };
@@ -92,17 +92,13 @@ describe('the watch lists page in a real browser', { skip: missing ?? false }, (
   }
   const lists = async (): Promise<Vigilancia[]> => (await api<{ items: Vigilancia[] }>('GET', '/api/v1/vigilancias')).items;
 
-  /** Opens a page in a new browser, logging in where it is asked. */
+  /** Opens a page in a new browser, signed in as the login form leaves a tab (test/browser.ts signIn). */
   async function opened(path: string, size = { width: 1280, height: 900 }): Promise<Watched> {
     const watched = await newPage(browser, size.width, size.height);
     await watched.context.addInitScript(OBSERVE_SHIFTS);
-    const { page } = watched;
-    await page.goto(server.base + path);
-    await page.getByLabel('Usuario').fill(TEST_USER);
-    await page.getByLabel('Contraseña').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: 'Entrar' }).click();
-    await page.locator('#usuario').waitFor({ state: 'detached' });
-    await settled(page);
+    await signIn(watched.context, server.base, server.token);
+    await watched.page.goto(server.base + path);
+    await settled(watched.page);
     return watched;
   }
 

@@ -101,7 +101,7 @@ describe('soak', () => {
       assert.ok(result.requests.total > 100, `load was applied (${result.requests.total} requests)`);
     };
     // Caches and the heap reach their working size first; only then is memory compared.
-    await load(2);
+    await load(1);
     const halves: { retained: number[]; rss: number[] }[] = [];
     for (let i = 0; i < 2; i++) {
       const from = service.lines.length;
@@ -110,7 +110,7 @@ describe('soak', () => {
       const sampling = setInterval(() => {
         samples.push(rss(service.base).then((bytes) => void half.rss.push(bytes / 1e6)));
       }, 250);
-      await load(3.5);
+      await load(2.5);
       clearInterval(sampling);
       await Promise.all(samples);
       half.retained = retainedAfterCollections(service.lines, from);

@@ -239,7 +239,11 @@ for (const kind of await storeKinds()) {
       const partial = await fetch(`${s.base}/api/v1/descargas/current/cupos.csv`, { signal: stopped.signal, headers: { authorization: `Bearer ${s.token}` } });
       stopped.abort();
       await partial.arrayBuffer().catch(() => undefined);
-      assert.equal((await s.get('/api/v1/descargas/current/cupos.csv')).status, 200);
+      const whole = await s.get('/api/v1/descargas/current/cupos.csv');
+      assert.equal(whole.status, 200);
+      const sums = (await (await s.get('/api/v1/descargas/current/manifest.json')).json()) as { archivos: { archivo: string; sha256: string }[] };
+      const bytes = Buffer.from(await whole.arrayBuffer());
+      assert.equal(createHash('sha256').update(bytes).digest('hex'), sums.archivos.find((f) => f.archivo === 'cupos.csv')?.sha256);
     });
 
     test('cambios: altas, bajas and modificaciones between the versions in force on two dates, by record set and identifier; one fraction; 422 and 404', async (t) => {

@@ -7,7 +7,15 @@ import type { ScryptOptions } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 
 const KEY_LENGTH = 32;
-const DEFAULTS = { N: 2 ** 15, r: 8, p: 1 } as const;
+
+/** scrypt's cost parameters: N (CPU and memory), r (block size), p (parallelism). */
+export interface ScryptCost {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
+
+const DEFAULTS: ScryptCost = { N: 2 ** 15, r: 8, p: 1 };
 
 /**
  * Each scrypt run holds 128·N·r bytes (32 MiB with the defaults): running them one at a time per
@@ -31,7 +39,7 @@ async function withSlot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+function derive(password: string, salt: Buffer, params: ScryptCost): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
   return withSlot(
     () =>
@@ -41,10 +49,11 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
   );
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** A hash of `password` at `cost` (the service's own cost unless a caller, such as the test suite, names another). */
+export async function hashPassword(password: string, cost: ScryptCost = DEFAULTS): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, DEFAULTS);
-  return `scrypt$${DEFAULTS.N}$${DEFAULTS.r}$${DEFAULTS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await derive(password, salt, cost);
+  return `scrypt$${cost.N}$${cost.r}$${cost.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 /** A hash of nothing anyone knows, verified against when the user does not exist so both cost the same. */
