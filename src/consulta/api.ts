@@ -6,7 +6,6 @@
 import { chosenDate } from './dom.js';
 
 const TOKEN_KEY = 'consulta.sesion';
-const FEATURES_KEY = 'consulta.funciones';
 
 interface Session {
   token: string;
@@ -114,12 +113,12 @@ async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, bod
   return response.json().catch(() => null);
 }
 
-/** A business GET, as of the chosen date when the service keeps versions. */
+/** A business GET, as of the chosen date when there is one. */
 export async function get<T>(path: string, params: Record<string, string | number | undefined> = {}): Promise<T> {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') query.set(name, String(value));
   const date = chosenDate();
-  if (date !== null && (await features()).asOf) query.set('as_of', date);
+  if (date !== null) query.set('as_of', date);
   const q = query.toString();
   return (await call('GET', q === '' ? path : `${path}?${q}`)) as T;
 }
@@ -168,40 +167,6 @@ export async function download(path: string, fallbackName: string): Promise<stri
  */
 export async function send<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
   return (await call(method, path, body)) as T;
-}
-
-/** What this service offers beyond the original interface, read once per session from its OpenAPI document. */
-export interface Features {
-  readonly suggestions: boolean;
-  readonly contributions: boolean;
-  readonly versions: boolean;
-  readonly asOf: boolean;
-}
-
-let featuresOnce: Promise<Features> | undefined;
-
-/**
- * Calls that are still absent from a service are left out of the page rather than tried: a refused
- * call would be an error in the browser's console at every keystroke.
- */
-export function features(): Promise<Features> {
-  featuresOnce ??= (async () => {
-    const saved = sessionStorage.getItem(FEATURES_KEY);
-    if (saved !== null) return JSON.parse(saved) as Features;
-    const response = await fetch('/openapi.json');
-    const doc = (response.ok ? await response.json() : { paths: {} }) as { paths?: Record<string, Record<string, { parameters?: { name: string }[] }>> };
-    const paths = doc.paths ?? {};
-    const ficha = paths['/api/v1/ficha/{fraccion}']?.['get']?.parameters ?? [];
-    const found: Features = {
-      suggestions: '/api/v1/buscar/sugerencias' in paths,
-      contributions: '/api/v1/contribuciones' in paths,
-      versions: '/api/v1/versiones' in paths,
-      asOf: ficha.some((p) => p.name === 'as_of'),
-    };
-    sessionStorage.setItem(FEATURES_KEY, JSON.stringify(found));
-    return found;
-  })();
-  return featuresOnce;
 }
 
 /** The words a person reads for a failed call. */

@@ -5,7 +5,7 @@
  * service offers them. The results live at an address holding the query (a permalink).
  */
 import type { BuscarHit, BuscarResponse } from '../http/buscar.js';
-import { explain, features, get } from './api.js';
+import { explain, get } from './api.js';
 import { alertBox, dotted, fractionDigits, fractionUrl, h, link, marked, pageUrl, show } from './dom.js';
 import { englishTexts, levelText } from './english.js';
 
@@ -174,7 +174,7 @@ export async function showSearch(): Promise<void> {
     link('/consulta/explorar/', 'Explorar la tarifa por secciones y capítulos'),
   );
   if (q === '') input.focus();
-  if ((await features()).suggestions) suggestWhileTyping(input, suggestions);
+  suggestWhileTyping(input, suggestions);
   if (q === '') return;
   main.append(h('p', { role: 'status' }, 'Buscando…'));
   try {

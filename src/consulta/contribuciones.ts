@@ -4,7 +4,7 @@
  * Total), the best option said in words, the requirements listed. Amounts travel and show as the
  * decimal strings the service computes; the page does no arithmetic of its own.
  */
-import { ApiError, explain, features, post } from './api.js';
+import { ApiError, explain, post } from './api.js';
 import { absent, alertBox, chosenDate, field, h } from './dom.js';
 import type { Ficha, Row } from './sections.js';
 // Types only: the page's answer and body are the server's schema (no server code enters the page).
@@ -176,17 +176,13 @@ function input(id: string, label: string, attrs: Record<string, string | boolean
   );
 }
 
-export async function showContributions(main: HTMLElement, digits: string, ficha: Ficha): Promise<void> {
+export function showContributions(main: HTMLElement, digits: string, ficha: Ficha): void {
   const section = h(
     'section',
     { id: 'contribuciones', 'aria-labelledby': 'titulo-contribuciones' },
     h('h2', { id: 'titulo-contribuciones' }, 'Calcular contribuciones'),
   );
   main.append(section);
-  if (!(await features()).contributions) {
-    section.append(h('p', {}, 'Este servicio todavía no ofrece el cálculo de contribuciones.'));
-    return;
-  }
   const own = (ficha['fracciones'] as Row[] | undefined) ?? [];
   const unit = field(own[0] ?? {}, 'UMABREVIACION');
   const nicoChoice =

@@ -9,7 +9,7 @@ import type { VersionDetail } from '../http/versiones.js';
 import type { RecordOf } from '../record-sets/define.js';
 import type { fracciones } from '../record-sets/fracciones.js';
 import type { fraccionesAnteriores } from '../record-sets/fracciones-anteriores.js';
-import { answeringVersion, explain, features, get } from './api.js';
+import { answeringVersion, explain, get } from './api.js';
 import { showContributions } from './contribuciones.js';
 import { alertBox, date8, dotted, field, fractionDigits, fractionUrl, h, link, show } from './dom.js';
 import { englishTexts, levelText } from './english.js';
@@ -160,7 +160,7 @@ function summary(digits: string, ficha: Ficha): HTMLElement | null {
 /** The loaded version's coverage per record set, when the service reports it (`cobertura`). */
 async function coverage(): Promise<Coverage | null> {
   const version = answeringVersion();
-  if (version === null || !(await features()).versions) return null;
+  if (version === null) return null;
   try {
     const answer = await get<VersionDetail>(`/api/v1/versiones/${encodeURIComponent(version)}`);
     return answer.cobertura ?? null;
@@ -204,7 +204,7 @@ async function showFicha(digits: string, english: Promise<Record<string, string>
   }
   const notesSection = notes(ficha);
   if (notesSection !== null) main.append(notesSection);
-  await showContributions(main, digits, ficha);
+  showContributions(main, digits, ficha);
 }
 
 /** A NICO the fraction does not have: the fraction's own page is one link away. */

@@ -6,7 +6,7 @@
  * (no redirect), then shows what its address names.
  */
 import type { Version } from '../http/versiones.js';
-import { SessionEnded, explain, features, forget, get, onVersion, session } from './api.js';
+import { SessionEnded, explain, forget, get, onVersion, session } from './api.js';
 import { alertBox, chosenDate, h, link, show } from './dom.js';
 import { showExplore } from './explorar.js';
 import { showFraction } from './fraccion.js';
@@ -27,12 +27,11 @@ function versionLine(): HTMLElement {
   const version = answered;
   if (version === null) return line;
   line.textContent = `Versión de los datos: ${version}`;
-  void features().then(async (f) => {
-    if (!f.versions) return;
+  void (async () => {
     versions ??= get<Version[]>('/api/v1/versiones').catch(() => []);
     const fuente = (await versions).find((v) => v.version === version)?.fuente;
     if (fuente) line.textContent = `Versión de los datos: ${version} (${fuente})`;
-  });
+  })();
   return line;
 }
 
