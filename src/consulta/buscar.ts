@@ -1,8 +1,8 @@
 /**
  * The search page: one box for goods or a code. A code typed in any form goes straight to its
  * fraction; words list the hits with their dotted code, NICO, the description with the matched words
- * marked, and the path chapter › heading › subheading. Suggestions appear while typing when the
- * service offers them. The results live at an address holding the query (a permalink).
+ * marked, and the path chapter › heading › subheading. Suggestions appear while typing. The results
+ * live at an address holding the query (a permalink).
  */
 import type { BuscarHit, BuscarResponse } from '../http/buscar.js';
 import { explain, get } from './api.js';
