@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
+import { TOKEN_KEY } from '../src/consulta/api.js';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
 
@@ -52,9 +53,6 @@ export async function newPage(browser: Browser, width = 1280, height = 900): Pro
   return { page, context, errors };
 }
 
-/** Where the page keeps its session in the tab (src/consulta/api.ts): the token and when it stops being sent. */
-const SESSION_KEY = 'consulta.sesion';
-
 /**
  * Opens the context's pages signed in with `token`, as the login form leaves a tab (the token in the
  * tab's sessionStorage, before the page's first script runs): for the tests whose subject is not the
@@ -69,7 +67,7 @@ export async function signIn(context: BrowserContext, base: string, token: strin
       sessionStorage.setItem('test.signed-in', 'yes');
       sessionStorage.setItem(key, value);
     },
-    { origin: new URL(base).origin, key: SESSION_KEY, value: session },
+    { origin: new URL(base).origin, key: TOKEN_KEY, value: session },
   );
 }
 

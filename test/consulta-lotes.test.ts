@@ -16,7 +16,7 @@ import { buildApp } from '../src/app.js';
 import type { Watched } from './browser.js';
 import { axeViolations, browserMissing, launch, newPage, signIn } from './browser.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_PASSWORD, TEST_USER, addUser, createTestDatabase, fillDemo, login, serveFixture, testConfig } from './helpers.js';
+import { TEST_PASSWORD, TEST_USER, addUser, createTestDatabase, fillDemo, serveFixture, testConfig, tokenFor } from './helpers.js';
 
 const missing = browserMissing();
 
@@ -51,10 +51,8 @@ async function accessible(page: Page, where: string): Promise<void> {
 
 /** Opens a page of the consulta in a new browser, signed in as the login form leaves a tab (test/browser.ts signIn). */
 async function opened(browser: Browser, base: string, path: string, width?: number): Promise<Watched> {
-  const answer = await login(base, TEST_USER, TEST_PASSWORD);
-  assert.equal(answer.status, 200);
   const watched = await newPage(browser, width);
-  await signIn(watched.context, base, ((await answer.json()) as { access_token: string }).access_token);
+  await signIn(watched.context, base, await tokenFor(base));
   await watched.page.goto(base + path);
   await watched.page.locator('.enlace-permanente').waitFor();
   return watched;
@@ -292,7 +290,7 @@ describe('the batches page on a service whose batches stay queued: cancel, then 
       .filter({ hasText: /^Cancelado: / })
       .waitFor();
     await page.getByRole('heading', { level: 2, name: 'Líneas por revisar' }).waitFor();
-    const token = ((await (await login(base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+    const token = await tokenFor(base);
     const state = (await (await fetch(`${base}/api/v1/lotes/${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { estado: string };
     assert.equal(state.estado, 'cancelado');
 

@@ -512,7 +512,14 @@ const TEST_HASH_COST = { N: 2 ** 10, r: 8, p: 1 } as const;
 
 async function keptHash(password: string): Promise<string> {
   const hasher = readFileSync(fileURLToPath(new URL('../src/auth/passwords.js', import.meta.url)));
-  const file = join(ORIGINALS, `password-${createHash('sha256').update(hasher).update(`\0${TEST_HASH_COST.N}\0${password}`).digest('hex').slice(0, 16)}.txt`);
+  const file = join(
+    ORIGINALS,
+    `password-${createHash('sha256')
+      .update(hasher)
+      .update(`\0${JSON.stringify(TEST_HASH_COST)}\0${password}`)
+      .digest('hex')
+      .slice(0, 16)}.txt`,
+  );
   if (existsSync(file)) return readFileSync(file, 'utf8');
   const hash = await hashPassword(password, TEST_HASH_COST);
   mkdirSync(ORIGINALS, { recursive: true });
@@ -527,6 +534,13 @@ export async function login(base: string, username: string, password: string): P
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username, password }),
   });
+}
+
+/** A bearer token for the user (the test user by default): the login must succeed. */
+export async function tokenFor(base: string, username = TEST_USER, password = TEST_PASSWORD): Promise<string> {
+  const response = await login(base, username, password);
+  assert.equal(response.status, 200);
+  return ((await response.json()) as { access_token: string }).access_token;
 }
 
 /** Starts the service over the database the environment names (over TEST_ENV), with a test user logged in. */

@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, login, tempDir, within, writeFixtureDatabase } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, tempDir, tokenFor, within, writeFixtureDatabase } from './helpers.js';
 import type { Service } from './process.js';
 import { runService, spawnService, waitFor } from './process.js';
 
@@ -44,11 +44,6 @@ function get(url: string, options: { agent?: Agent | false; headers?: Record<str
     req.setTimeout(30_000, () => req.destroy(Object.assign(new Error('no answer within 30 s'), { code: 'TIMEOUT' })));
     req.end();
   });
-}
-
-async function tokenFor(base: string): Promise<string> {
-  const response = await login(base, TEST_USER, TEST_PASSWORD);
-  return ((await response.json()) as { access_token: string }).access_token;
 }
 
 interface ClientOutcome {

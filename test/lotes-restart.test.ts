@@ -10,34 +10,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { TEST_PASSWORD, addUser, database, fillDemo, login, storeKinds, testConfig } from './helpers.js';
-import { request } from 'node:http';
 import type { TestContext } from 'node:test';
-import { defer } from './helpers.js';
 import type { Listening } from './process.js';
-import { freePort, kill, spawnService, waitFor } from './process.js';
+import { runService, waitFor } from './process.js';
 
 /** The service started as runService does, given longer to answer: a start on a busy machine is no failure here. */
-async function started(t: TestContext, env: Record<string, string>): Promise<Listening> {
-  const base = `http://127.0.0.1:${await freePort()}`;
-  const service = spawnService({ ...env, PORT: new URL(base).port });
-  defer(t, () => kill(service));
-  await waitFor(
-    'the service to answer',
-    async () => {
-      if (service.child.exitCode !== null || service.child.signalCode !== null) throw new Error(`the service exited before listening: ${service.stderr()}`);
-      return new Promise<boolean>((resolve) => {
-        const req = request(`${base}/`, { agent: false }, (res) => {
-          res.resume();
-          resolve(true);
-        });
-        req.once('error', () => resolve(false));
-        req.end();
-      });
-    },
-    300_000,
-  );
-  return { ...service, base };
-}
+const started = (t: TestContext, env: Record<string, string>): Promise<Listening> => runService(t, env, [], 300_000);
 
 interface Lote {
   id: string;

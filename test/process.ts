@@ -70,18 +70,24 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the service on a free port and waits until it answers. */
-export async function startService(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Listening> {
+/** Starts the service on a free port and waits until it answers (within `answerWithinMs`: a generous bound, not a speed check). */
+export async function startService(env: Record<string, string>, nodeArgs: readonly string[] = [], answerWithinMs = 30_000): Promise<Listening> {
   const base = `http://127.0.0.1:${await freePort()}`;
   const service = spawnService({ ...env, PORT: new URL(base).port }, nodeArgs);
-  await waitFor(
-    'the service to answer',
-    async () => {
-      if (service.child.exitCode !== null || service.child.signalCode !== null) throw new Error(`the service exited before listening: ${service.stderr()}`);
-      return answers(`${base}/`);
-    },
-    30_000,
-  );
+  try {
+    await waitFor(
+      'the service to answer',
+      async () => {
+        if (service.child.exitCode !== null || service.child.signalCode !== null) throw new Error(`the service exited before listening: ${service.stderr()}`);
+        return answers(`${base}/`);
+      },
+      answerWithinMs,
+    );
+  } catch (error) {
+    // A service that never answered is not left running.
+    await kill(service);
+    throw error;
+  }
   return { ...service, base };
 }
 
@@ -97,8 +103,8 @@ function answers(url: string): Promise<boolean> {
 }
 
 /** startService, killed when the test ends if it still runs. */
-export async function runService(t: TestContext, env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Listening> {
-  const started = await startService(env, nodeArgs);
+export async function runService(t: TestContext, env: Record<string, string>, nodeArgs: readonly string[] = [], answerWithinMs?: number): Promise<Listening> {
+  const started = await startService(env, nodeArgs, answerWithinMs);
   defer(t, () => kill(started));
   return started;
 }

@@ -26,6 +26,7 @@ import {
   startServer,
   tempDir,
   testConfig,
+  tokenFor,
   waitFor,
   writeFixtureDatabase,
 } from './helpers.js';
@@ -56,12 +57,6 @@ async function read(response: Response | Promise<Response>): Promise<Response> {
   const answer = await response;
   await answer.arrayBuffer();
   return answer;
-}
-
-async function tokenFor(base: string, username = TEST_USER, password = TEST_PASSWORD): Promise<string> {
-  const response = await login(base, username, password);
-  assert.equal(response.status, 200);
-  return ((await response.json()) as { access_token: string }).access_token;
 }
 
 describe('soak', () => {

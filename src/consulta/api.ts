@@ -5,7 +5,8 @@
  */
 import { chosenDate } from './dom.js';
 
-const TOKEN_KEY = 'consulta.sesion';
+/** Where the tab keeps its session: the token and when it stops being sent (the tests sign a tab in through it). */
+export const TOKEN_KEY = 'consulta.sesion';
 
 interface Session {
   token: string;

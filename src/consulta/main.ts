@@ -27,11 +27,11 @@ function versionLine(): HTMLElement {
   const version = answered;
   if (version === null) return line;
   line.textContent = `Versión de los datos: ${version}`;
-  void (async () => {
-    versions ??= get<Version[]>('/api/v1/versiones').catch(() => []);
-    const fuente = (await versions).find((v) => v.version === version)?.fuente;
+  versions ??= get<Version[]>('/api/v1/versiones').catch(() => []);
+  void versions.then((list) => {
+    const fuente = list.find((v) => v.version === version)?.fuente;
     if (fuente) line.textContent = `Versión de los datos: ${version} (${fuente})`;
-  })();
+  });
   return line;
 }
 
