@@ -1,11 +1,9 @@
 /** The answer cache follows the data: a new dataset, loaded by another process, shows within seconds. */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { get as httpGet } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { recordSets } from '../src/record-sets/index.js';
 import { recordToRow } from '../src/data/record-row.js';
@@ -13,7 +11,7 @@ import { writeDatabase } from '../src/data/write.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { fixtureRecords } from './fixtures.js';
 import type { Running } from './helpers.js';
-import { TEST_ENV, TEST_PASSWORD, TEST_USER, database, login, serve, serveWithLog, storeKinds, temporary, waitFor } from './helpers.js';
+import { TEST_ENV, TEST_PASSWORD, TEST_USER, cliInProcess, database, login, serve, serveWithLog, storeKinds, temporary, waitFor } from './helpers.js';
 
 /** The fixture with only its first `n` records in every record set. */
 const firstRecords =
@@ -312,7 +310,6 @@ describe('a client holding the answer', () => {
 describe('import into PostgreSQL', () => {
   test('tariff-lookup import loads an exported folder into PostgreSQL in one go, and a running service serves it', async (t) => {
     if (!(await storeKinds()).includes('postgres')) return t.skip('PostgreSQL is not reachable');
-    const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
     const source = await database(t, 'sqlite');
     const target = await database(t, 'postgres', firstRecords(2));
     const folder = temporary(t);
@@ -322,13 +319,12 @@ describe('import into PostgreSQL', () => {
     const secret = 'import-secret-4711';
     const withPassword = new URL(target.url);
     withPassword.password = secret;
-    const run = (args: string[], url: string) =>
-      spawnSync(process.execPath, [cli, ...args], { env: { ...process.env, ...TEST_ENV, DATABASE_URL: url }, encoding: 'utf8' });
-    const exported = run(['export', join(folder, 'csv')], source.url);
-    assert.equal(exported.status, 0, exported.stderr);
+    const run = (args: string[], url: string) => cliInProcess(args, { ...TEST_ENV, DATABASE_URL: url });
+    const exported = await run(['export', join(folder, 'csv')], source.url);
+    assert.equal(exported.code, 0, exported.stderr);
     assert.equal((await server.json<unknown[]>('/api/v1/tlcs/')).body.length, 2);
-    const imported = run(['import', join(folder, 'csv'), '--source', 'fixture export'], withPassword.toString());
-    assert.equal(imported.status, 0, imported.stderr);
+    const imported = await run(['import', join(folder, 'csv'), '--source', 'fixture export'], withPassword.toString());
+    assert.equal(imported.code, 0, imported.stderr);
     assert.match(imported.stdout, /rows\/s/);
     assert.match(imported.stdout + imported.stderr, /postgres:\*\*\*@/, 'the database is named, its password hidden');
     assert.ok(!(imported.stdout + imported.stderr).includes(secret), 'no password shown');

@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
-import { runCli } from '../src/cli/run.js';
+import { writeAll } from '../src/cli/io.js';
 import type { Outcome, Running, TestDatabase } from './helpers.js';
-import { login, outcomeOf, serveFixture, storeKinds, tempDir } from './helpers.js';
+import { cliInProcess, login, outcomeOf, serveFixture, storeKinds, tempDir } from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const tmp = tempDir();
@@ -19,17 +19,7 @@ let db: TestDatabase;
 let server: Running;
 
 /** `tariff-lookup ...args` in this process, `input` on its standard input. */
-async function run(args: string[], input = '', env: Record<string, string> = {}): Promise<Outcome> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    env: { ...process.env, DATABASE_URL: db.url, ...env },
-    stdin: Readable.from([Buffer.from(input)]),
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-  });
-  return { code, stdout, stderr };
-}
+const run = (args: string[], input = '', env: Record<string, string> = {}): Promise<Outcome> => cliInProcess(args, { DATABASE_URL: db.url, ...env }, input);
 
 /** `tariff-lookup ...args` as a process of its own. */
 function spawned(args: string[], input = '', env: Record<string, string> = {}): Promise<Outcome> {
@@ -39,6 +29,25 @@ function spawned(args: string[], input = '', env: Record<string, string> = {}): 
 }
 
 after(() => tmp.remove());
+
+test('output to a slow reader is written in order, waiting whenever the stream asks to', async () => {
+  const received: string[] = [];
+  let waits = 0;
+  const slow = new Writable({
+    highWaterMark: 4,
+    write(chunk: Buffer, _encoding, done) {
+      received.push(chunk.toString());
+      setTimeout(done, 5);
+    },
+  });
+  slow.on('drain', () => waits++);
+  const chunks = Array.from({ length: 20 }, (_, i) => `chunk ${i};`);
+  await writeAll(Readable.from(chunks), slow);
+  await new Promise<void>((resolve) => slow.end(resolve));
+  assert.deepEqual(received, chunks);
+  assert.ok(waits >= 10, `writeAll waited for the stream ${waits} times`);
+  assert.ok(slow.writableLength === 0);
+});
 
 for (const kind of await storeKinds()) {
   describe(`${kind} store`, () => {

@@ -14,12 +14,13 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
+import { runCli } from '../src/cli/run.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import type { Config } from '../src/config.js';
 import type { StoreKind } from '../src/config-values.js';
@@ -585,6 +586,25 @@ export interface Outcome {
   stderr: string;
 }
 
+/**
+ * `tariff-lookup ...args` run in this process (runCli) with streams of its own, `input` on its standard
+ * input, none of them a terminal: for the tests of what a command does, where the process itself (its
+ * start, its exit status, a signal) is not the subject. Loading the service for each command in a
+ * process of its own cost about a second of CPU a command.
+ */
+export async function cliInProcess(args: readonly string[], env: Record<string, string | undefined>, input = ''): Promise<Outcome> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    env: { ...process.env, ...env },
+    stdin: Readable.from([Buffer.from(input)]),
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** What the command `child` printed and how it ended. */
 export function outcomeOf(child: ChildProcessWithoutNullStreams): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     let stdout = '';

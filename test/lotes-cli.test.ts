@@ -1,4 +1,8 @@
-/** `tariff-lookup lote FILE`: the built CLI run as a process against a real database, on both stores. */
+/**
+ * `tariff-lookup lote FILE` against a real database, on both stores: once as the built CLI in a process
+ * of its own (its CSV on a real pipe, nothing on stderr, exit 0), the other cases in the test's process
+ * (cliInProcess), whose streams are not terminals either.
+ */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -7,15 +11,19 @@ import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
 import type { Outcome } from './helpers.js';
-import { database, outcomeOf, storeKinds, temporary } from './helpers.js';
+import { cliInProcess, database, outcomeOf, storeKinds, temporary } from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
-function run(url: string, args: string[]): Promise<Outcome> {
+/** `tariff-lookup lote ...args` as a process of its own. */
+function spawned(url: string, args: string[]): Promise<Outcome> {
   const child = spawn(process.execPath, [cli, 'lote', ...args], { env: { ...process.env, DATABASE_URL: url }, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.end();
   return outcomeOf(child);
 }
+
+/** `tariff-lookup lote ...args` in this process. */
+const run = (url: string, args: string[]): Promise<Outcome> => cliInProcess(['lote', ...args], { DATABASE_URL: url });
 
 const CATALOGUE = 'referencia;Descripción;fraccion;valor_aduana\nA1;"=HYPERLINK(""x"")";01012101;100.00\nA2;algo;99999999;\n';
 
@@ -26,7 +34,7 @@ for (const kind of await storeKinds()) {
       const dir = temporary(t);
       const file = join(dir, 'catalogo.csv');
       writeFileSync(file, CATALOGUE);
-      const csv = await run(db.url, [file, '--pais', 'usa', '--fecha', '2026-01-15']);
+      const csv = await spawned(db.url, [file, '--pais', 'usa', '--fecha', '2026-01-15']);
       assert.equal(csv.code, 0, csv.stderr);
       assert.equal(csv.stderr, '');
       const rows = csv.stdout

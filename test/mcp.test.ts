@@ -6,7 +6,6 @@
  * name their field; an unknown tool is named; the fraction resource; 401 without a token; no session.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -19,7 +18,20 @@ import { writeDatabase } from '../src/data/write.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 import { fillFixture } from './fixtures.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_ENV, TEST_PASSWORD, TEST_USER, createTestDatabase, database, login, serve, serveWithLog, startServer, storeKinds, defer } from './helpers.js';
+import {
+  TEST_ENV,
+  TEST_PASSWORD,
+  TEST_USER,
+  cliInProcess,
+  createTestDatabase,
+  database,
+  login,
+  serve,
+  serveWithLog,
+  startServer,
+  storeKinds,
+  defer,
+} from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
@@ -419,8 +431,9 @@ for (const kind of await storeKinds()) {
 
     behavesAsRest(() => ({ client, server }));
 
-    test('tariff-lookup mcp --help says what it serves and that it needs no token', () => {
-      const help = execFileSync(process.execPath, [cli, 'mcp', '--help'], { encoding: 'utf8' });
+    test('tariff-lookup mcp --help says what it serves and that it needs no token', async () => {
+      const { code, stdout: help } = await cliInProcess(['mcp', '--help'], {});
+      assert.equal(code, 0);
       assert.match(help, /^Usage: tariff-lookup mcp/);
       assert.match(help, /tarifa:\/\/fraccion\/\{fraccion\}/);
       assert.match(help, /needs no token/);

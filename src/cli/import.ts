@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { formatReport, runImport } from '../data/import.js';
 import { isIsoDate, mexicoCityDate } from '../store/versions.js';
+import type { Output, Terminal } from './io.js';
 import { CliError, oneFolder } from './io.js';
 import { pruneVersions } from './versions.js';
 
@@ -41,20 +42,21 @@ const flags = {
 } as const;
 
 /** Progress on one rewritten line, only for a person watching a terminal. */
-function progressLine(): { show: (file: string, rows: number) => void; clear: () => void } | undefined {
-  if (!process.stdout.isTTY) return undefined;
+function progressLine(stdout: Output): { show: (file: string, rows: number) => void; clear: () => void } | undefined {
+  if (!stdout.isTTY) return undefined;
   let last = 0;
   return {
     show: (file, rows) => {
       if (Date.now() - last < 200) return;
       last = Date.now();
-      process.stdout.write(`\r\x1b[K${file}: ${rows.toLocaleString('en-US')} rows`);
+      stdout.write(`\r\x1b[K${file}: ${rows.toLocaleString('en-US')} rows`);
     },
-    clear: () => process.stdout.write('\r\x1b[K'),
+    clear: () => stdout.write('\r\x1b[K'),
   };
 }
 
-export async function importCommand(args: string[], config: Config, out: (line: string) => void): Promise<number> {
+export async function importCommand(args: string[], config: Config, terminal: Terminal): Promise<number> {
+  const out = (line: string): void => void terminal.stdout.write(`${line}\n`);
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: flags });
   if (values.help) {
     out(importHelp);
@@ -63,7 +65,7 @@ export async function importCommand(args: string[], config: Config, out: (line: 
   const directory = oneFolder('import', positionals);
   const vigenteDesde = values['vigente-desde'] ?? mexicoCityDate(new Date());
   if (!isIsoDate(vigenteDesde)) throw new CliError(`import: --vigente-desde must be a date written YYYY-MM-DD, not ${JSON.stringify(vigenteDesde)}`);
-  const progress = values.json ? undefined : progressLine();
+  const progress = values.json ? undefined : progressLine(terminal.stdout);
   const report = await runImport({
     directory,
     config,
@@ -80,7 +82,7 @@ export async function importCommand(args: string[], config: Config, out: (line: 
   for (const removed of await pruneVersions(config))
     if (!values.json) out(`removed version ${removed} (DATASET_VERSIONS_KEEP=${config.DATASET_VERSIONS_KEEP})`);
   if (report.refusedRows > 0) {
-    process.stderr.write(`tariff-lookup: ${report.refusedRows} rows refused (listed in the report); the other rows were imported\n`);
+    terminal.stderr.write(`tariff-lookup: ${report.refusedRows} rows refused (listed in the report); the other rows were imported\n`);
     return 2;
   }
   return 0;

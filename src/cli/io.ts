@@ -4,12 +4,29 @@ export class CliError extends Error {
   override readonly name = 'CliError';
 }
 
+/**
+ * A standard output or error stream: `isTTY` when a person watches it (progress is shown only then);
+ * `once('drain')` when it is a stream whose `write` can ask the writer to wait (writeAll).
+ */
+export interface Output {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+  once?(event: 'drain', listener: () => void): unknown;
+}
+
 /** Where a command runs: its environment and standard streams (the process's own, or a test's). */
 export interface Terminal {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
-  readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
+  readonly stdout: Output;
+  readonly stderr: Output;
+}
+
+/** Writes every chunk to `to` in order, waiting whenever it asks to (a pipe to a slow reader): memory stays flat. */
+export async function writeAll(chunks: AsyncIterable<string>, to: Output): Promise<void> {
+  for await (const chunk of chunks) {
+    if (to.write(chunk) === false && to.once) await new Promise<void>((resolve) => to.once!('drain', resolve));
+  }
 }
 
 /** The process's own. */

@@ -21,7 +21,8 @@ import { recordSets } from '../record-sets/index.js';
 import { driverFor } from '../store/drivers.js';
 import type { Store } from '../store/store.js';
 import { inForce, isIsoDate, mexicoCityDate, newestImport } from '../store/versions.js';
-import { CliError } from './io.js';
+import type { Output, Terminal } from './io.js';
+import { CliError, writeAll } from './io.js';
 
 export const loteHelp = `Usage: tariff-lookup lote FILE [--fecha YYYY-MM-DD] [--pais PAIS] [--salida OUT.csv|OUT.xlsx]
 
@@ -49,15 +50,17 @@ async function storeOn(config: Config, fecha: string): Promise<Store> {
   return driver.openVersion(config, version);
 }
 
-function progress(done: number, total: number): void {
-  if (!process.stderr.isTTY) return;
+/** A progress bar on `stderr`, only for a person watching a terminal. */
+function progress(stderr: Output, done: number, total: number): void {
+  if (!stderr.isTTY) return;
   const width = 30;
   const filled = total === 0 ? width : Math.floor((width * done) / total);
-  process.stderr.write(`\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${Math.floor((100 * done) / Math.max(total, 1))}% ${done}/${total}`);
-  if (done === total) process.stderr.write('\n');
+  stderr.write(`\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${Math.floor((100 * done) / Math.max(total, 1))}% ${done}/${total}`);
+  if (done === total) stderr.write('\n');
 }
 
-export async function loteCommand(args: string[], config: Config, out: (line: string) => void): Promise<void> {
+export async function loteCommand(args: string[], config: Config, terminal: Terminal): Promise<void> {
+  const out = (line: string): void => void terminal.stdout.write(`${line}\n`);
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -87,15 +90,15 @@ export async function loteCommand(args: string[], config: Config, out: (line: st
     const parameters = { fecha, paisOrigen: values.pais?.toUpperCase() ?? null };
     const lines = read.lines;
     async function* pages(): AsyncGenerator<Resultado[]> {
-      progress(0, lines.length);
+      progress(terminal.stderr, 0, lines.length);
       for (let i = 0; i < lines.length; i += SLICE_LINES) {
         yield await checker.check(store, parameters, lines.slice(i, i + SLICE_LINES));
-        progress(Math.min(i + SLICE_LINES, lines.length), lines.length);
+        progress(terminal.stderr, Math.min(i + SLICE_LINES, lines.length), lines.length);
       }
     }
     const xlsx = output !== undefined && extname(output).toLowerCase() === '.xlsx';
-    const body = xlsx ? xlsxStream(pages(), read.extraColumns) : Readable.from(csvChunks(pages(), read.extraColumns));
-    await pipeline(body, output === undefined ? process.stdout : createWriteStream(output));
+    if (output === undefined) await writeAll(csvChunks(pages(), read.extraColumns), terminal.stdout);
+    else await pipeline(xlsx ? xlsxStream(pages(), read.extraColumns) : Readable.from(csvChunks(pages(), read.extraColumns)), createWriteStream(output));
   } finally {
     await store.close();
   }
