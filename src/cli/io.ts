@@ -1,17 +1,15 @@
 /** Terminal helpers of the command line: errors as one line, passwords read without echo, the folder argument. */
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 export class CliError extends Error {
   override readonly name = 'CliError';
 }
 
-/**
- * A standard output or error stream: `isTTY` when a person watches it (progress is shown only then);
- * `once('drain')` when it is a stream whose `write` can ask the writer to wait (writeAll).
- */
+/** A standard output or error stream: `isTTY` when a person watches it (progress is shown only then). */
 export interface Output {
   write(text: string): unknown;
   readonly isTTY?: boolean;
-  once?(event: 'drain', listener: () => void): unknown;
 }
 
 /** Where a command runs: its environment and standard streams (the process's own, or a test's). */
@@ -22,11 +20,14 @@ export interface Terminal {
   readonly stderr: Output;
 }
 
-/** Writes every chunk to `to` in order, waiting whenever it asks to (a pipe to a slow reader): memory stays flat. */
+/**
+ * Writes every chunk to `to` in order. A stream (the process's own) is piped to, so that a slow reader
+ * holds the writer back and a reader gone away (EPIPE) is the command's error; a test's plain object
+ * takes each chunk as it comes.
+ */
 export async function writeAll(chunks: AsyncIterable<string>, to: Output): Promise<void> {
-  for await (const chunk of chunks) {
-    if (to.write(chunk) === false && to.once) await new Promise<void>((resolve) => to.once!('drain', resolve));
-  }
+  if (to instanceof Writable) return pipeline(Readable.from(chunks), to);
+  for await (const chunk of chunks) to.write(chunk);
 }
 
 /** The process's own. */
