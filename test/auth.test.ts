@@ -5,7 +5,7 @@ import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { recordSets } from '../src/record-sets/index.js';
 import { openUserAdmin } from '../src/store/drivers.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, defer, login, serve, serveFixture, storeKinds, waitFor } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, defer, login, serve, serveFixture, storeKinds, tokenFor, waitFor } from './helpers.js';
 
 let server: Running;
 let db: TestDatabase;
@@ -146,7 +146,7 @@ for (const kind of await storeKinds()) {
 
       test('a disabled or removed user loses access at once, and a re-enabled one gets it back', async (t) => {
         await addUser(server.config, 'temp', 'temporary password');
-        const token = ((await (await login(server.base, 'temp', 'temporary password')).json()) as { access_token: string }).access_token;
+        const token = await tokenFor(server.base, 'temp', 'temporary password');
         assert.equal((await server.get('/api/v1/aladi2/', bearer(token))).status, 200);
         const admin = await openUserAdmin(server.config);
         defer(t, () => admin.close());
@@ -164,7 +164,7 @@ for (const kind of await storeKinds()) {
         const admin = await openUserAdmin(server.config);
         defer(t, () => admin.close());
         await addUser(local.config, 'cached', 'cached password');
-        const token = ((await (await login(local.base, 'cached', 'cached password')).json()) as { access_token: string }).access_token;
+        const token = await tokenFor(local.base, 'cached', 'cached password');
         const call = async (): Promise<number> => {
           const response = await local.get('/api/v1/aladi2/?limit=1', bearer(token));
           await response.arrayBuffer();

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
-import { TOKEN_KEY } from '../src/consulta/api.js';
+import { TOKEN_KEY, sessionRecord } from '../src/consulta/api.js';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
 
@@ -60,7 +60,7 @@ export async function newPage(browser: Browser, width = 1280, height = 900): Pro
  * a tab is signed in, so a tab that logs out stays logged out.
  */
 export async function signIn(context: BrowserContext, base: string, token: string): Promise<void> {
-  const session = JSON.stringify({ token, expires: Date.now() + 25 * 60_000 });
+  const session = sessionRecord(token, Date.now() + 25 * 60_000);
   await context.addInitScript(
     ({ origin, key, value }) => {
       if (location.origin !== origin || sessionStorage.getItem('test.signed-in') !== null) return;

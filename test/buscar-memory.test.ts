@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { TEST_PASSWORD, TEST_USER, addUser, database, fillDemo, login, testConfig } from './helpers.js';
+import { TEST_PASSWORD, TEST_USER, addUser, database, fillDemo, testConfig, tokenFor } from './helpers.js';
 import { runService } from './process.js';
 
 /** Every shape (1 to 10 words by 0 to 3 codes) ten times over, each query a new mix of words. */
@@ -68,7 +68,7 @@ describe('memory under searches of every shape', () => {
       RESPONSE_CACHE_ENTRIES: String(ANSWERS_MAX),
       RESPONSE_CACHE_MB: '8',
     });
-    const token = ((await (await login(service.base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+    const token = await tokenFor(service.base);
     const metrics = async (): Promise<string> => (await fetch(`${service.base}/metrics`)).text();
     let next = 0;
     const search = async (until: number): Promise<void> => {

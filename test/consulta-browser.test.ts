@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { TOKEN_KEY } from '../src/consulta/api.js';
+import { TOKEN_KEY, sessionRecord } from '../src/consulta/api.js';
 import type { Watched } from './browser.js';
 import { browserMissing, launch, newPage, seriousViolations, signIn } from './browser.js';
 import type { Running } from './helpers.js';
@@ -200,7 +200,7 @@ describe('consulta in a real browser', { skip: missing ?? false }, () => {
 
   test('a token the service refuses sends the person to the login and back to where they were', async () => {
     const { page, context } = await opened('/consulta/');
-    await page.evaluate((key) => sessionStorage.setItem(key, JSON.stringify({ token: 'not.a.token', expires: Date.now() + 600_000 })), TOKEN_KEY);
+    await page.evaluate(([key, value]) => sessionStorage.setItem(key, value), [TOKEN_KEY, sessionRecord('not.a.token', Date.now() + 600_000)] as const);
     await page.goto(`${server.base}/consulta/fraccion/0101.21.01`);
     await page.waitForURL(/\/consulta\/entrar\?volver=%2Fconsulta%2Ffraccion%2F0101\.21\.01/);
     await page.getByLabel('Usuario').fill(TEST_USER);

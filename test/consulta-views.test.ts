@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Window } from 'happy-dom';
-import { ApiError } from '../src/consulta/api.js';
+import { ApiError, TOKEN_KEY, sessionRecord } from '../src/consulta/api.js';
 import { showSearch } from '../src/consulta/buscar.js';
 import { date8, dotted, fractionDigits, plain } from '../src/consulta/dom.js';
 import { showLogin } from '../src/consulta/entrar.js';
@@ -113,7 +113,7 @@ describe("the page's views without a browser, over one started service", () => {
   );
   before(() => {
     installBrowserGlobals();
-    sessionStorage.setItem('consulta.sesion', JSON.stringify({ token: server.token, expires: Date.now() + 3_600_000 }));
+    sessionStorage.setItem(TOKEN_KEY, sessionRecord(server.token, Date.now() + 3_600_000));
   });
   after(() => window.happyDOM.close());
 

@@ -18,7 +18,7 @@ import { acceptsGzip } from '../src/http/descargas.js';
 import { recordSets } from '../src/record-sets/index.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
-import { TEST_PASSWORD, TEST_USER, addUser, database, defer, keepOriginal, login, serve, storeKinds, temporary, testConfig, waitFor } from './helpers.js';
+import { TEST_PASSWORD, TEST_USER, addUser, database, defer, keepOriginal, serve, storeKinds, temporary, testConfig, tokenFor, waitFor } from './helpers.js';
 import { runService } from './process.js';
 
 const run = promisify(execFile);
@@ -101,7 +101,7 @@ for (const kind of await storeKinds()) {
       await addUser(testConfig({ DATABASE_URL: db.url }), TEST_USER, TEST_PASSWORD);
       const service = await runService(t, { DATABASE_URL: db.url, LOG_LEVEL: 'warn' });
       const pid = service.child.pid!;
-      const token = ((await (await login(service.base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+      const token = await tokenFor(service.base);
       const url = `${service.base}/api/v1/descargas/current/tlcs.csv`;
       const headers = { authorization: `Bearer ${token}` };
       const manifest = (await (await fetch(`${service.base}/api/v1/descargas/current/manifest.json`, { headers })).json()) as Manifest;

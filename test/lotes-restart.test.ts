@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { TEST_PASSWORD, addUser, database, fillDemo, login, storeKinds, testConfig } from './helpers.js';
+import { TEST_PASSWORD, addUser, database, fillDemo, storeKinds, testConfig, tokenFor } from './helpers.js';
 import type { TestContext } from 'node:test';
 import type { Listening } from './process.js';
 import { runService, waitFor } from './process.js';
@@ -68,7 +68,7 @@ for (const kind of await storeKinds()) {
       // default lease against the contract's 60 s is the subject of the two copies' test below).
       const env = { DATABASE_URL: db.url, PG_STATEMENT_TIMEOUT_MS: '120000', LOTES_LEASE_S: '4' };
       const first = await started(t, env);
-      const token = ((await (await login(first.base, 'broker', TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+      const token = await tokenFor(first.base, 'broker', TEST_PASSWORD);
       const headers = { authorization: `Bearer ${token}` };
       const sent = await fetch(`${first.base}/api/v1/lotes?pais_origen=USA`, {
         method: 'POST',
@@ -117,7 +117,7 @@ describe('lotes with two copies of the service (postgres)', { skip: !(await stor
     // never outlast its lease (the other copy would take the batch from a live holder).
     const env = { DATABASE_URL: db.url, PG_STATEMENT_TIMEOUT_MS: '120000', LOTES_LEASE_S: '8' };
     const copies = [await started(t, env), await started(t, env)];
-    const token = ((await (await login(copies[0]!.base, 'broker', TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+    const token = await tokenFor(copies[0]!.base, 'broker', TEST_PASSWORD);
     const headers = { authorization: `Bearer ${token}` };
     const sent = await fetch(`${copies[0]!.base}/api/v1/lotes?pais_origen=USA`, {
       method: 'POST',

@@ -12,7 +12,7 @@ import ExcelJS from 'exceljs';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_PASSWORD, addUser, createTestDatabase, fillDemo, login, startServer, storeKinds, testConfig, waitFor } from './helpers.js';
+import { TEST_PASSWORD, addUser, createTestDatabase, fillDemo, startServer, storeKinds, testConfig, tokenFor, waitFor } from './helpers.js';
 
 const CSV = 'text/csv';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -111,7 +111,7 @@ async function finished(server: Running, id: string): Promise<Lote> {
 
 async function tokenOf(server: Running, username: string): Promise<string> {
   await addUser(server.config, username, TEST_PASSWORD);
-  return ((await (await login(server.base, username, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+  return await tokenFor(server.base, username, TEST_PASSWORD);
 }
 
 for (const kind of await storeKinds()) {
@@ -470,7 +470,7 @@ describe('lotes without a worker: queued batches, the per-user limit, cancel and
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no address');
     base = `http://127.0.0.1:${address.port}`;
-    token = ((await (await login(base, 'limitado', TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+    token = await tokenFor(base, 'limitado', TEST_PASSWORD);
   });
 
   after(async () => {

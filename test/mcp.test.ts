@@ -18,20 +18,7 @@ import { writeDatabase } from '../src/data/write.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 import { fillFixture } from './fixtures.js';
 import type { Running, TestDatabase } from './helpers.js';
-import {
-  TEST_ENV,
-  TEST_PASSWORD,
-  TEST_USER,
-  cliInProcess,
-  createTestDatabase,
-  database,
-  login,
-  serve,
-  serveWithLog,
-  startServer,
-  storeKinds,
-  defer,
-} from './helpers.js';
+import { TEST_ENV, TEST_USER, cliInProcess, createTestDatabase, database, defer, serve, serveWithLog, startServer, storeKinds, tokenFor } from './helpers.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
@@ -390,7 +377,7 @@ describe('MCP tool descriptions and the loaded data', () => {
   test("the REST call a tool makes is logged under the /mcp request's id, as the caller", async (t) => {
     const db = await database(t, 'sqlite');
     const { base, log } = await serveWithLog(t, { DATABASE_URL: db.url, LOG_LEVEL: 'info' });
-    const token = ((await (await login(base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+    const token = await tokenFor(base);
     const client = await httpClient(t, base, token);
     await client.callTool({ name: 'ficha_fraccion', arguments: { fraccion: '0101.21.01' } });
     const requests = log.lines().filter((l) => l['msg'] === 'request');

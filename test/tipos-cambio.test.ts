@@ -23,7 +23,7 @@ import { addDays, tipoCambioAplicable } from '../src/tipos-cambio/rule.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 import { withAladi2 } from './fixtures.js';
 import type { Running } from './helpers.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, login, serveFixture, storeKinds, temporary, defer } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, defer, serveFixture, storeKinds, temporary, tokenFor } from './helpers.js';
 
 interface Rate {
   fecha: string;
@@ -278,7 +278,7 @@ async function serveClock(t: TestContext, url: string, clock: { now: Date }) {
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no address');
   const base = `http://127.0.0.1:${address.port}`;
-  const token = ((await (await login(base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+  const token = await tokenFor(base);
   return {
     json: async (path: string) => {
       const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });

@@ -17,7 +17,7 @@ import { writeDatabase } from '../src/data/write.js';
 import { inForce, mexicoCityDate, nextVersionId } from '../src/store/versions.js';
 import type { VersionInfo } from '../src/store/versions.js';
 import { fixtureRecords, withAladi2 } from './fixtures.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, login, storeKinds, defer, waitFor } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, defer, storeKinds, tokenFor, waitFor } from './helpers.js';
 
 const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
 
@@ -64,7 +64,7 @@ async function serve(t: TestContext, url: string, clock: { now: Date }): Promise
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no address');
   const base = `http://127.0.0.1:${address.port}`;
-  const token = ((await (await login(base, TEST_USER, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+  const token = await tokenFor(base);
   return { base, token, get: (path, headers = {}) => fetch(base + path, { headers: { authorization: `Bearer ${token}`, ...headers } }) };
 }
 

@@ -16,7 +16,7 @@ import { buildApp } from '../src/app.js';
 import { writeDatabase } from '../src/data/write.js';
 import { checkedLookup, isPublicAddress, post, refuseUrl } from '../src/vigilancias/outbound.js';
 import { withAladi2 } from './fixtures.js';
-import { TEST_PASSWORD, TEST_USER, addUser, database, defer, login, storeKinds, testConfig, waitFor } from './helpers.js';
+import { TEST_PASSWORD, TEST_USER, addUser, database, defer, storeKinds, testConfig, tokenFor, waitFor } from './helpers.js';
 import { runService } from './process.js';
 
 interface Received {
@@ -52,7 +52,7 @@ interface Client {
 }
 
 async function clientOf(base: string, username = TEST_USER): Promise<Client> {
-  const token = ((await (await login(base, username, TEST_PASSWORD)).json()) as { access_token: string }).access_token;
+  const token = await tokenFor(base, username, TEST_PASSWORD);
   return {
     base,
     call: async <T>(method: string, path: string, body?: unknown) => {

@@ -55,8 +55,7 @@ function progressLine(stdout: Output): { show: (file: string, rows: number) => v
   };
 }
 
-export async function importCommand(args: string[], config: Config, terminal: Terminal): Promise<number> {
-  const out = (line: string): void => void terminal.stdout.write(`${line}\n`);
+export async function importCommand(args: string[], config: Config, out: (line: string) => void, terminal: Terminal): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: flags });
   if (values.help) {
     out(importHelp);

@@ -6,7 +6,6 @@
 import { createWriteStream } from 'node:fs';
 import { readFile as readBytes } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
@@ -59,8 +58,7 @@ function progress(stderr: Output, done: number, total: number): void {
   if (done === total) stderr.write('\n');
 }
 
-export async function loteCommand(args: string[], config: Config, terminal: Terminal): Promise<void> {
-  const out = (line: string): void => void terminal.stdout.write(`${line}\n`);
+export async function loteCommand(args: string[], config: Config, out: (line: string) => void, terminal: Terminal): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -96,9 +94,8 @@ export async function loteCommand(args: string[], config: Config, terminal: Term
         progress(terminal.stderr, Math.min(i + SLICE_LINES, lines.length), lines.length);
       }
     }
-    const xlsx = output !== undefined && extname(output).toLowerCase() === '.xlsx';
-    if (output === undefined) await writeAll(csvChunks(pages(), read.extraColumns), terminal.stdout);
-    else await pipeline(xlsx ? xlsxStream(pages(), read.extraColumns) : Readable.from(csvChunks(pages(), read.extraColumns)), createWriteStream(output));
+    if (output !== undefined && extname(output).toLowerCase() === '.xlsx') await pipeline(xlsxStream(pages(), read.extraColumns), createWriteStream(output));
+    else await writeAll(csvChunks(pages(), read.extraColumns), output === undefined ? terminal.stdout : createWriteStream(output));
   } finally {
     await store.close();
   }

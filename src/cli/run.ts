@@ -47,11 +47,11 @@ async function command(argv: readonly string[], terminal: Terminal): Promise<num
     case 'versions':
       return (await import('./versions.js')).versionsCommand(args, config(), out);
     case 'import':
-      return (await import('./import.js')).importCommand(args, config(), terminal);
+      return (await import('./import.js')).importCommand(args, config(), out, terminal);
     case 'export':
       return (await import('./export.js')).exportCommand(args, config(), out);
     case 'lote':
-      return (await import('./lote.js')).loteCommand(args, config(), terminal);
+      return (await import('./lote.js')).loteCommand(args, config(), out, terminal);
     default:
       throw new CliError(`unknown command ${JSON.stringify(name)} (see tariff-lookup --help)`);
   }

@@ -5,7 +5,7 @@
  */
 import { chosenDate } from './dom.js';
 
-/** Where the tab keeps its session: the token and when it stops being sent (the tests sign a tab in through it). */
+/** Where the tab keeps its session (sessionRecord). */
 export const TOKEN_KEY = 'consulta.sesion';
 
 interface Session {
@@ -13,6 +13,9 @@ interface Session {
   /** Milliseconds since the epoch; a token past it is not sent. */
   expires: number;
 }
+
+/** What the tab keeps under TOKEN_KEY once `token` is given: it is sent until `expires` (the tests sign a tab in with it too). */
+export const sessionRecord = (token: string, expires: number): string => JSON.stringify({ token, expires } satisfies Session);
 
 export function session(): Session | null {
   try {
@@ -66,7 +69,7 @@ export async function login(username: string, password: string): Promise<LoginRe
   if (response.ok) {
     const body = (await response.json()) as { access_token: string; expires_in?: number };
     const seconds = typeof body.expires_in === 'number' ? body.expires_in : 1800;
-    sessionStorage.setItem(TOKEN_KEY, JSON.stringify({ token: body.access_token, expires: Date.now() + seconds * 1000 - 5000 }));
+    sessionStorage.setItem(TOKEN_KEY, sessionRecord(body.access_token, Date.now() + seconds * 1000 - 5000));
     return { ok: true };
   }
   if (response.status === 401 || response.status === 422) return { ok: false, message: 'Usuario o contraseña incorrectos.' };
