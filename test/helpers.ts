@@ -349,7 +349,10 @@ async function makeSqliteOriginal(name: string, fill: (writer: DatasetWriter) =>
   }
   for (const other of readdirSync(ORIGINALS)) {
     const path = join(ORIGINALS, other);
-    if (other.startsWith(`${name}-`) && path !== file && Date.now() - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { force: true });
+    if (!other.startsWith(`${name}-`) || path === file) continue;
+    // Another test process may have renamed or removed it since the listing (one building the same original).
+    const changed = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+    if (changed !== undefined && Date.now() - changed > STALE_AFTER_MS) rmSync(path, { force: true });
   }
   return file;
 }

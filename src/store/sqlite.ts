@@ -49,6 +49,25 @@ function settled<T>(work: () => T): Promise<T> {
 
 const noSearchIndex = (): StoreUnavailableError => new StoreUnavailableError('this database has no search index: load the data again (tariff-lookup import)');
 
+/**
+ * glibc's malloc gives freed memory back to the system as soon as 128 KiB of it lie free at the top of
+ * the heap (M_TRIM_THRESHOLD), and asks for it again on the next allocation: a brk call, then a page
+ * fault for every page. A search's transient indexes (`IN (SELECT rowid …)` over FTS5,
+ * buscar/ranking.ts) take and free hundreds of KiB per statement, so an uncached search spent two
+ * thirds of its time in the kernel. glibc raises both thresholds by itself the first time the process
+ * frees a mapped block larger than the current one, to the block's size and twice that (mallopt(3),
+ * the dynamic mmap threshold): a process that built a database had done so, one that only opens it had
+ * not, and searched three times slower. One 8 MiB value made and freed at the first open does it
+ * (trim threshold 16 MiB). It does nothing under other C libraries, nor where GLIBC_TUNABLES sets a
+ * malloc threshold (the operator's choice then stands).
+ */
+let heapThresholdRaised = false;
+function raiseHeapThreshold(db: Database.Database): void {
+  if (heapThresholdRaised) return;
+  heapThresholdRaised = true;
+  db.prepare('SELECT octet_length(CAST(zeroblob(8388608) AS BLOB))').get();
+}
+
 /** Stores of this process with a read transaction open (SqliteStore.beginRead). */
 const openReads = new Set<SqliteStore>();
 
@@ -97,6 +116,7 @@ export class SqliteStore implements Store {
     // process with SIGBUS on the next read; with plain reads it is an error, answered 503.
     this.db.pragma('mmap_size = 0');
     if (cacheKib !== undefined) this.db.pragma(`cache_size = -${cacheKib}`);
+    raiseHeapThreshold(this.db);
     this.statements = new StatementCache(this.db, statementLimits);
     this.rowStatements = new StatementCache(this.db, statementLimits, true);
     this.prepare = this.statements.prepare;
