@@ -53,13 +53,13 @@ const noSearchIndex = (): StoreUnavailableError => new StoreUnavailableError('th
  * glibc's malloc gives freed memory back to the system as soon as 128 KiB of it lie free at the top of
  * the heap (M_TRIM_THRESHOLD), and asks for it again on the next allocation: a brk call, then a page
  * fault for every page. A search's transient indexes (`IN (SELECT rowid …)` over FTS5,
- * buscar/ranking.ts) take and free hundreds of KiB per statement, so an uncached search spent two
- * thirds of its time in the kernel. glibc raises both thresholds by itself the first time the process
- * frees a mapped block larger than the current one, to the block's size and twice that (mallopt(3),
- * the dynamic mmap threshold): a process that built a database had done so, one that only opens it had
- * not, and searched three times slower. One 8 MiB value made and freed at the first open does it
- * (trim threshold 16 MiB). It does nothing under other C libraries, nor where GLIBC_TUNABLES sets a
- * malloc threshold (the operator's choice then stands).
+ * buscar/ranking.ts) take and free hundreds of KiB per statement, so an uncached search took three
+ * times the CPU it needs (bench/buscar-queries.csv: 14.2 ms a query against 4.5). glibc raises both
+ * thresholds by itself the first time the process frees a mapped block larger than the current one,
+ * to the block's size and twice that (mallopt(3), the dynamic mmap threshold): a process that built a
+ * database had done so, one that only opens it, as the service does, had not. One 8 MiB value made and
+ * freed at the first open does it (trim threshold 16 MiB). It is harmless under other C libraries, and
+ * does nothing where GLIBC_TUNABLES sets a malloc threshold (the operator's choice then stands).
  */
 let heapThresholdRaised = false;
 function raiseHeapThreshold(db: Database.Database): void {
