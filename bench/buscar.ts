@@ -11,9 +11,11 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
+import { buildDemoDatabase } from '../src/data/startup.js';
 import { isStopWord, stem, words } from '../src/buscar/analysis.js';
 import { queryCode } from '../src/store/fulltext.js';
 import { PostgresStore } from '../src/store/postgres.js';
@@ -132,12 +134,10 @@ async function main(): Promise<void> {
   const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
   const path = join(tmpdir(), `tariff-bench-search-${process.pid}.sqlite`);
   console.log(`${queries.length} queries (bench/buscar-queries.csv); building the demo dataset…`);
-  // Built in a process of its own: this one then opens the file as the service does. A process that
-  // has built a database searches it faster than one that only opened it (the heap threshold, store/sqlite.ts).
-  // (Not --input-type=module: the build's worker threads would inherit it.)
-  const startup = JSON.stringify(new URL('../src/data/startup.js', import.meta.url).href);
-  const build = `import(${startup}).then((m) => m.buildDemoDatabase(${JSON.stringify(path)})).catch((e) => { console.error(e); process.exit(1); });`;
-  execFileSync(process.execPath, ['-e', build], { stdio: 'inherit' });
+  // Built by this script in a process of its own (--build): this one then opens the file as the service
+  // does. A process that has built a database searches it faster than one that only opened it (the heap
+  // threshold, store/sqlite.ts).
+  execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--build', path], { stdio: 'inherit' });
   const typings: [string, Typing][] = [];
   const rows: [string, Measured, { p50: number; p99: number } | null, { p50: number; p99: number } | null][] = [];
   const results: Store[] = [];
@@ -180,6 +180,7 @@ async function main(): Promise<void> {
   } finally {
     await results[0]?.close();
     rmSync(path, { force: true });
+    rmSync(`${path}.versions`, { recursive: true, force: true });
   }
   console.log('\n| engine | queries | hit@1 | hit@5 | hit@10 | MRR | empty |');
   console.log('|---|---|---:|---:|---:|---:|---:|');
@@ -248,4 +249,5 @@ async function typing(suggest: (q: string) => Promise<{ SUGERENCIA: string }[]>)
   return { found: typed.length / phrases.length, typed: percentile(typed, 50), rank: ranks.reduce((a, b) => a + b, 0) / Math.max(1, ranks.length) };
 }
 
-await main();
+if (process.argv[2] === '--build') await buildDemoDatabase(process.argv[3]!);
+else await main();

@@ -61,11 +61,12 @@ const noSearchIndex = (): StoreUnavailableError => new StoreUnavailableError('th
  * freed at the first open does it (trim threshold 16 MiB). It is harmless under other C libraries, and
  * does nothing where GLIBC_TUNABLES sets a malloc threshold (the operator's choice then stands).
  */
+const HEAP_THRESHOLD_BLOCK = 8 * 2 ** 20;
 let heapThresholdRaised = false;
 function raiseHeapThreshold(db: Database.Database): void {
   if (heapThresholdRaised) return;
   heapThresholdRaised = true;
-  db.prepare('SELECT octet_length(CAST(zeroblob(8388608) AS BLOB))').get();
+  db.prepare('SELECT octet_length(CAST(zeroblob(?) AS BLOB))').get(HEAP_THRESHOLD_BLOCK);
 }
 
 /** Stores of this process with a read transaction open (SqliteStore.beginRead). */
