@@ -11,12 +11,18 @@ import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
+import Fastify from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { buildApp } from '../src/app.js';
 import { writeDatabase } from '../src/data/write.js';
+import { openWorkDb } from '../src/store/work.js';
+import type { WorkDb } from '../src/store/work.js';
+import { Sender } from '../src/vigilancias/deliveries.js';
+import type { Resultado } from '../src/vigilancias/deliveries.js';
 import { checkedLookup, isPublicAddress, post, refuseUrl } from '../src/vigilancias/outbound.js';
+import { Vigilancias } from '../src/vigilancias/vigilancias.js';
 import { withAladi2 } from './fixtures.js';
-import { TEST_PASSWORD, TEST_USER, addUser, database, defer, storeKinds, testConfig, tokenFor, waitFor } from './helpers.js';
+import { TEST_PASSWORD, TEST_USER, addUser, captureLog, database, defer, storeKinds, temporary, testConfig, tokenFor, waitFor } from './helpers.js';
 import { runService } from './process.js';
 
 interface Received {
@@ -346,6 +352,66 @@ for (const kind of await storeKinds()) {
     for (const id of failedIds) assert.ok(hook.received.filter((r) => r.headers['webhook-id'] === id).length >= 2, `${String(id)} sent again`);
   });
 }
+
+/**
+ * The working store as `db` is, except that the first transaction writing an attempt's outcome fails
+ * as a lost connection would, after its statement: the transaction is rolled back.
+ */
+function failingOnce(db: WorkDb): WorkDb & { failures: number } {
+  const wrapped = Object.create(db) as WorkDb & { failures: number };
+  wrapped.failures = 0;
+  wrapped.transaction = (work) =>
+    db.transaction((tx) =>
+      work({
+        ...tx,
+        bool: (value) => tx.bool(value),
+        all: (text, values) => tx.all(text, values),
+        run: async (text, values) => {
+          const changed = await tx.run(text, values);
+          if (wrapped.failures === 0 && /^UPDATE "vigilancias_entregas" SET "estado"/.test(text)) {
+            wrapped.failures++;
+            throw new Error('Connection terminated unexpectedly');
+          }
+          return changed;
+        },
+      }),
+    );
+  return wrapped;
+}
+
+describe('the sender', () => {
+  test('an outcome the store fails to take is written again at once: delivered once, not sent again when the lease runs out', async (t) => {
+    const hook = await receiver(t);
+    const work = openWorkDb(testConfig({ DATABASE_URL: `sqlite:${temporary(t)}/tarifa.sqlite` }));
+    const db = failingOnce(work);
+    const results: Resultado[] = [];
+    const log = captureLog();
+    const sender = new Sender(db, {
+      waits: [60_000],
+      allowed: new Set(['127.0.0.1']),
+      concurrency: 4,
+      log: Fastify({ logger: { level: 'warn', stream: log.stream } }).log,
+      attempted: (resultado) => results.push(resultado),
+    });
+    const vigilancias = new Vigilancias(db, () => sender.wake());
+    defer(t, async () => {
+      await sender.close();
+      await work.close();
+    });
+    const made = await vigilancias.create(TEST_USER, { nombre: 'x', fracciones: ['01'], conjuntos: [], url: hook.url }, 10);
+    assert.ok('vigilancia' in made);
+    sender.start();
+    const queued = await vigilancias.test(TEST_USER, made.vigilancia.id);
+    await waitFor('the outcome recorded', async () => (await vigilancias.deliveries(TEST_USER, made.vigilancia.id, 0, 10))?.items[0]?.estado === 'entregada');
+    const [delivery] = (await vigilancias.deliveries(TEST_USER, made.vigilancia.id, 0, 10))!.items;
+    assert.equal(db.failures, 1, 'the first write of the outcome failed');
+    assert.equal(delivery?.id, queued?.id);
+    assert.equal(delivery?.intentos, 1);
+    assert.equal(hook.received.length, 1);
+    assert.deepEqual(results, ['entregada']);
+    assert.match(log.text(), /could not be recorded; trying again/);
+  });
+});
 
 describe('outbound requests never reach a non-public address unless allowed', () => {
   test('the address check (ipaddr.js ranges)', () => {

@@ -6,6 +6,7 @@
  * deliveries taken leaves them to whoever finds their lease run out.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WorkDb, WorkStatements } from '../store/work.js';
 import type { Outcome } from './outbound.js';
@@ -18,6 +19,9 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 15_000;
 const PER_VIGILANCIA = 2;
 const TICK_MS = 250;
+/** The first wait before an attempt's outcome is written again after the store failed to take it; doubled each time, up to RECORD_WAIT_MAX_MS. */
+const RECORD_WAIT_MS = 100;
+const RECORD_WAIT_MAX_MS = 2_000;
 
 /** Deliveries due now (placeholders 1 and 2: now), whose lease, if any, ran out. */
 const due = (db: WorkStatements): string =>
@@ -42,6 +46,8 @@ interface Taken {
   readonly url: string;
   readonly secreto: string;
   readonly cuerpo: string;
+  /** When this process's lease on it runs out (ms since the epoch). */
+  readonly hasta: number;
 }
 
 export class Sender {
@@ -126,12 +132,13 @@ export class Sender {
       now + LEASE_MS,
       ...chosen,
     ]);
-    return tx.all<Taken>(
+    const taken = await tx.all<Omit<Taken, 'hasta'>>(
       `SELECT d."id", d."evento", d."vigilancia", d."intentos", v."url", v."secreto", e."cuerpo"
          FROM "vigilancias_entregas" d JOIN "vigilancias" v ON v."id" = d."vigilancia" JOIN "vigilancias_eventos" e ON e."id" = d."evento"
         WHERE d."id" IN (${chosen.map((_, i) => p(i + 1)).join(', ')})`,
       chosen,
     );
+    return taken.map((row) => ({ ...row, hasta: now + LEASE_MS }));
   }
 
   private attempt(row: Taken): void {
@@ -153,7 +160,7 @@ export class Sender {
   private async send(row: Taken): Promise<void> {
     const started = Date.now();
     const outcome = await post(row.url, webhookHeaders(row.secreto, row.evento, row.cuerpo, started), row.cuerpo, this.options.allowed, ATTEMPT_TIMEOUT_MS);
-    const resultado = await this.record(row, outcome);
+    const resultado = await this.recordWhileHeld(row, outcome);
     this.options.attempted?.(resultado);
     const status = 'status' in outcome ? outcome.status : null;
     const error = 'error' in outcome ? outcome.error : null;
@@ -168,6 +175,23 @@ export class Sender {
       { vigilancia: row.vigilancia, entrega: row.id, evento: row.evento, intento: row.intentos + 1, host, status, error, ms: Date.now() - started, resultado },
       'webhook attempt',
     );
+  }
+
+  /**
+   * Writes the attempt's outcome, again after a failure (a connection lost, no free connection in
+   * time) for as long as the lease holds: an attempt that was made is recorded, not left taken until
+   * the lease runs out and then made again.
+   */
+  private async recordWhileHeld(row: Taken, outcome: Outcome): Promise<Resultado> {
+    for (let wait = RECORD_WAIT_MS; ; wait = Math.min(2 * wait, RECORD_WAIT_MAX_MS)) {
+      try {
+        return await this.record(row, outcome);
+      } catch (error) {
+        if (this.closed || Date.now() + wait >= row.hasta) throw error;
+        this.options.log.warn({ err: error, entrega: row.id }, 'the outcome of a webhook attempt could not be recorded; trying again');
+        await delay(wait);
+      }
+    }
   }
 
   /** What an attempt's outcome makes of its delivery, written only while this process still holds it. */

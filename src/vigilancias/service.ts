@@ -45,11 +45,15 @@ export function startVigilancias(config: Config, datasets: Datasets, log: Fastif
   const events = new EventGenerator(db, datasets, log, () => sender.wake());
   // Not awaited: a store that cannot answer yet must not keep the service from starting (it answers 503
   // meanwhile). Watch lists wait for the first pass, so versions already there are claimed before any is made.
+  // The sender starts once the tables are there (made now on a new database), so that its first look for
+  // work does not fail on them; where the store cannot answer yet it starts anyway, and keeps looking.
   firstPass = vigilancias
     .ready()
     .catch((error: unknown) => log.error({ err: error }, "the watch lists' tables cannot be reached yet; trying again when they are used"))
-    .then(() => events.start());
-  sender.start();
+    .then(() => {
+      sender.start();
+      return events.start();
+    });
   return {
     vigilancias,
     allowedHosts,
