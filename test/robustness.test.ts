@@ -93,7 +93,8 @@ describe('soak', () => {
       const result: autocannon.Result = await autocannon({ url: service.base, connections: 32, duration: seconds, requests });
       assert.equal(result.errors + result.timeouts, 0, 'no connection error or timeout');
       assert.equal(result.non2xx, 0, 'every answer a 2xx');
-      assert.ok(result.requests.total > 100, `load was applied (${result.requests.total} requests)`);
+      // How many a second depends on the machine; that some were answered does not.
+      assert.ok(result.requests.total > 0, 'load was applied');
     };
     // Caches and the heap reach their working size first; only then is memory compared.
     await load(1);
