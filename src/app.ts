@@ -27,7 +27,7 @@ import { loggerOptions, requestLogger } from './http/logging.js';
 import { registerObservability, requestIds } from './http/observe.js';
 import { registerErrorHandling } from './http/errors.js';
 import { DirectRoutes, FastPath } from './http/fast-path.js';
-import { clientErrorHandler, connectionLimits, frameworkError, registerProtection } from './http/protection.js';
+import { clientErrorHandler, closeSilentConnections, connectionLimits, frameworkError, registerProtection } from './http/protection.js';
 import { openapiOptions } from './http/openapi.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
 import { registerRoutes } from './http/routes.js';
@@ -151,6 +151,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // plugins' included, as setValidatorCompiler on the root is not.
     schemaController: { compilersFactory: { buildValidator: NO_VALIDATION, buildSerializer: sharedSerializers } },
   });
+  closeSilentConnections(app);
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // The fast path finds the routes it responds to in a router of its own, holding every GET route as Fastify's does.
   const routes = new DirectRoutes(ROUTER_OPTIONS);

@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, tempDir, tokenFor, within, writeFixtureDatabase } from './helpers.js';
+import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, startServer, tempDir, tokenFor, within, writeFixtureDatabase } from './helpers.js';
 import type { Service } from './process.js';
 import { runService, spawnService, waitFor } from './process.js';
 
@@ -80,6 +80,14 @@ async function keepAliveClient(url: string, headers: Record<string, string>, sto
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** A TCP connection to the service that sends nothing, as a browser's preconnect; `closed` resolves when the server ends it. */
+async function silentConnection(base: string): Promise<{ closed: Promise<void> }> {
+  const socket = connect(Number(new URL(base).port), '127.0.0.1');
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  return { closed: new Promise<void>((resolve) => socket.once('close', () => resolve())) };
+}
+
 describe('SIGTERM and SIGINT', () => {
   test('in the middle of load: every request on an open connection is answered, new ones are refused, exit 0', async (t) => {
     // A deadline far longer than a shutdown takes: reaching it would mean something held the process.
@@ -111,6 +119,21 @@ describe('SIGTERM and SIGINT', () => {
     idle.destroy();
     assert.ok(!service.lines.some((l) => l.msg === 'connections still open at the shutdown deadline were closed'));
     assert.ok(service.lines.some((l) => l.msg?.startsWith('stopping')));
+  });
+
+  test('a connection that never sent a byte (a preconnect) is closed at once: it holds neither SIGTERM until the deadline nor app.close()', async (t) => {
+    // No connection timeout and a deadline of an hour: only the close itself can end the silent connection in time.
+    const service = await runService(t, { DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '3600', CONNECTION_TIMEOUT_SECONDS: '0' });
+    const silent = await silentConnection(service.base);
+    service.child.kill('SIGTERM');
+    assert.equal(await within(service.exited, 60_000, 'still running 60 s after SIGTERM'), 0);
+    assert.equal(await within(silent.closed, 60_000, 'still open'), undefined, 'the server closed the silent connection');
+    assert.ok(!service.lines.some((l) => l.msg === 'connections still open at the shutdown deadline were closed'));
+
+    const running = await startServer({ DATABASE_URL: database, CONNECTION_TIMEOUT_SECONDS: '0' }, { user: false });
+    const another = await silentConnection(running.base);
+    assert.equal(await within(running.app.close(), 60_000, 'app.close() still waiting after 60 s'), undefined);
+    assert.equal(await within(another.closed, 60_000, 'still open'), undefined);
   });
 
   test('SIGINT the same: a connection still busy at the deadline is closed then, and the exit is still 0', async (t) => {

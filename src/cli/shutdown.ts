@@ -1,8 +1,9 @@
 /**
  * Stopping without dropping a request. On close the server stops accepting connections at once, and
  * Fastify answers every request still arriving on an open connection, with `Connection: close`, so
- * each connection ends after the answer it is giving. Connections that stay silent are closed after
- * a short grace; whatever is still open at the deadline is closed then.
+ * each connection ends after the answer it is giving. Connections that never brought a request are
+ * closed at once (src/http/protection.ts closeSilentConnections); those that did and stay silent are
+ * closed after a short grace; whatever is still open at the deadline is closed then.
  */
 import { Server } from 'node:net';
 import type { FastifyInstance } from 'fastify';

@@ -78,6 +78,24 @@ const PRESSURE_RETRY_AFTER = '5';
 const PRESSURE_WARN_EVERY_MS = 10_000;
 
 /**
+ * Connections that never brought a byte (a browser's preconnect, a balancer's TCP check, a client's
+ * spare connection) are closed when the app closes, as idle keep-alive connections are. Node counts
+ * them neither idle nor busy: neither http.Server#close nor closeIdleConnections ends them, and a
+ * close waited for each until CONNECTION_TIMEOUT_SECONDS (30 s) ran out.
+ */
+export function closeSilentConnections(app: FastifyInstance): void {
+  const open = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  app.addHook('preClose', (done) => {
+    for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
+    done();
+  });
+}
+
+/**
  * Timeouts of the HTTP server, so that a client that sends slowly or stops in the middle does not
  * hold a connection. Node checks the request and header timeouts every 30 s by default, which lets a
  * slow client stay well past a limit of a few seconds: checked every second instead. Headers get the
