@@ -358,24 +358,32 @@ for (const kind of await storeKinds()) {
  * as a lost connection would, after its statement: the transaction is rolled back.
  */
 function failingOnce(db: WorkDb): WorkDb & { failures: number } {
-  const wrapped = Object.create(db) as WorkDb & { failures: number };
-  wrapped.failures = 0;
-  wrapped.transaction = (work) =>
-    db.transaction((tx) =>
-      work({
-        ...tx,
-        bool: (value) => tx.bool(value),
-        all: (text, values) => tx.all(text, values),
-        run: async (text, values) => {
-          const changed = await tx.run(text, values);
-          if (wrapped.failures === 0 && /^UPDATE "vigilancias_entregas" SET "estado"/.test(text)) {
-            wrapped.failures++;
-            throw new Error('Connection terminated unexpectedly');
-          }
-          return changed;
-        },
-      }),
-    );
+  const wrapped: WorkDb & { failures: number } = {
+    kind: db.kind,
+    dialect: db.dialect,
+    types: db.types,
+    lockRows: db.lockRows,
+    failures: 0,
+    bool: (value) => db.bool(value),
+    run: (text, values) => db.run(text, values),
+    all: <T>(text: string, values?: readonly unknown[]) => db.all<T>(text, values),
+    ensure: (ddl) => db.ensure(ddl),
+    close: () => db.close(),
+    transaction: (work) =>
+      db.transaction((tx) =>
+        work({
+          ...tx,
+          run: async (text, values) => {
+            const changed = await tx.run(text, values);
+            if (wrapped.failures === 0 && /^UPDATE "vigilancias_entregas" SET "estado"/.test(text)) {
+              wrapped.failures++;
+              throw new Error('Connection terminated unexpectedly');
+            }
+            return changed;
+          },
+        }),
+      ),
+  };
   return wrapped;
 }
 
