@@ -19,8 +19,9 @@
  * The exit code is 0 only when every test and every check passed.
  * TEST_CONCURRENCY: worker processes (default one more than the machine's CPUs, 3 on this project's
  * 2-core machines: the suite's files wait on processes, timers, PostgreSQL and the network, and with
- * one worker per core the cores were idle a fifth of the time; 156.6 s with 2, 135.0 s with 3,
- * 139.9 s with 4 on one machine, one run each).
+ * one worker per core the cores were idle a fifth of the time. One 2-core machine, steady runs of
+ * the same code: 154.8 s with 2 workers, 135.8 s with 3; 4 were no faster than 3 (139.9 s against
+ * 135.0 s in an earlier pair).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
