@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
@@ -80,12 +81,13 @@ async function keepAliveClient(url: string, headers: Record<string, string>, sto
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** A TCP connection to the service that sends nothing, as a browser's preconnect; `closed` resolves when the server ends it. */
-async function silentConnection(base: string): Promise<{ closed: Promise<void> }> {
+/** A raw TCP connection to the service, connected; `closed` resolves when it ends (the server closing it). */
+async function rawConnection(base: string): Promise<{ socket: Socket; closed: Promise<void> }> {
   const socket = connect(Number(new URL(base).port), '127.0.0.1');
   socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   await new Promise<void>((resolve) => socket.once('connect', resolve));
-  return { closed: new Promise<void>((resolve) => socket.once('close', () => resolve())) };
+  return { socket, closed };
 }
 
 describe('SIGTERM and SIGINT', () => {
@@ -124,14 +126,15 @@ describe('SIGTERM and SIGINT', () => {
   test('a connection that never sent a byte (a preconnect) is closed at once: it holds neither SIGTERM until the deadline nor app.close()', async (t) => {
     // No connection timeout and a deadline of an hour: only the close itself can end the silent connection in time.
     const service = await runService(t, { DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '3600', CONNECTION_TIMEOUT_SECONDS: '0' });
-    const silent = await silentConnection(service.base);
+    // A connection that sends nothing, as a browser's preconnect.
+    const silent = await rawConnection(service.base);
     service.child.kill('SIGTERM');
     assert.equal(await within(service.exited, 60_000, 'still running 60 s after SIGTERM'), 0);
     assert.equal(await within(silent.closed, 60_000, 'still open'), undefined, 'the server closed the silent connection');
     assert.ok(!service.lines.some((l) => l.msg === 'connections still open at the shutdown deadline were closed'));
 
     const running = await startServer({ DATABASE_URL: database, CONNECTION_TIMEOUT_SECONDS: '0' }, { user: false });
-    const another = await silentConnection(running.base);
+    const another = await rawConnection(running.base);
     assert.equal(await within(running.app.close(), 60_000, 'app.close() still waiting after 60 s'), undefined);
     assert.equal(await within(another.closed, 60_000, 'still open'), undefined);
   });
@@ -139,11 +142,8 @@ describe('SIGTERM and SIGINT', () => {
   test('SIGINT the same: a connection still busy at the deadline is closed then, and the exit is still 0', async (t) => {
     const service = await runService(t, { DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '1', REQUEST_TIMEOUT_SECONDS: '0' });
     // Half a request: the connection is in use, and stays so until it is closed.
-    const socket = connect(Number(new URL(service.base).port), '127.0.0.1');
-    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const { socket, closed } = await rawConnection(service.base);
     socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    socket.on('error', () => undefined);
     await sleep(500);
     const signalled = Date.now();
     service.child.kill('SIGINT');

@@ -127,18 +127,15 @@ export class Sender {
     }
     if (chosen.length === 0) return [];
     const ids = chosen.map((_, i) => p(i + 3)).join(', ');
-    await tx.run(`UPDATE "vigilancias_entregas" SET "tomada_por" = ${p(1)}, "tomada_hasta" = ${p(2)} WHERE "id" IN (${ids})`, [
-      this.me,
-      now + LEASE_MS,
-      ...chosen,
-    ]);
+    const hasta = now + LEASE_MS;
+    await tx.run(`UPDATE "vigilancias_entregas" SET "tomada_por" = ${p(1)}, "tomada_hasta" = ${p(2)} WHERE "id" IN (${ids})`, [this.me, hasta, ...chosen]);
     const taken = await tx.all<Omit<Taken, 'hasta'>>(
       `SELECT d."id", d."evento", d."vigilancia", d."intentos", v."url", v."secreto", e."cuerpo"
          FROM "vigilancias_entregas" d JOIN "vigilancias" v ON v."id" = d."vigilancia" JOIN "vigilancias_eventos" e ON e."id" = d."evento"
         WHERE d."id" IN (${chosen.map((_, i) => p(i + 1)).join(', ')})`,
       chosen,
     );
-    return taken.map((row) => ({ ...row, hasta: now + LEASE_MS }));
+    return taken.map((row) => ({ ...row, hasta }));
   }
 
   private attempt(row: Taken): void {
