@@ -79,8 +79,6 @@ async function keepAliveClient(url: string, headers: Record<string, string>, sto
   return outcome;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** A raw TCP connection to the service, connected; `closed` resolves when it ends (the server closing it). */
 async function rawConnection(base: string): Promise<{ socket: Socket; closed: Promise<void> }> {
   const socket = connect(Number(new URL(base).port), '127.0.0.1');
@@ -141,10 +139,14 @@ describe('SIGTERM and SIGINT', () => {
 
   test('SIGINT the same: a connection still busy at the deadline is closed then, and the exit is still 0', async (t) => {
     const service = await runService(t, { DATABASE_URL: database, SHUTDOWN_TIMEOUT_SECONDS: '1', REQUEST_TIMEOUT_SECONDS: '0' });
-    // Half a request: the connection is in use, and stays so until it is closed.
+    // A request whose body never comes: the connection is in use, and stays so until it is closed.
+    // The server's 100 Continue says it has read the request's head: no waiting on a guess.
     const { socket, closed } = await rawConnection(service.base);
-    socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-    await sleep(500);
+    const headRead = new Promise<void>((resolve) => socket.on('data', (chunk: Buffer) => chunk.toString().startsWith('HTTP/1.1 100 ') && resolve()));
+    socket.write(
+      'POST /api/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 40\r\nExpect: 100-continue\r\n\r\n',
+    );
+    assert.equal(await within(headRead, 60_000, 'no 100 Continue within 60 s'), undefined);
     const signalled = Date.now();
     service.child.kill('SIGINT');
     assert.equal(await service.exited, 0);
