@@ -5,6 +5,8 @@
  * versions record set by record set once per pair (versions never change, so the comparison is kept:
  * Datasets.changes), which gives the total; a page then reads only its own records from each version.
  */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { onRequestHookHandler } from 'fastify';
 import { fractionChanges, page, wholePage } from '../data/cambios.js';
 import type { RecordSet } from '../record-sets/define.js';
@@ -15,6 +17,7 @@ import { RequestValidationError, notFound } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { PAGING, parseParams, partSchemas } from './params.js';
 import type { OpenRoute } from './route-kinds.js';
+import { nullableText } from './schemas.js';
 
 export interface CambiosContext {
   readonly datasets: Datasets;
@@ -33,6 +36,34 @@ const PARAMS = [
   { name: 'conjunto', in: 'query', kind: 'text', description: 'Only this record set (its path: tlcs, aladi2, …)' },
   ...PAGING,
 ] as const satisfies readonly ParamSpec[];
+
+/** A field's value as stored: a text (decimals and dates too), an integer, or none. */
+const Value = Type.Unsafe<string | number | null>({ type: ['string', 'number', 'null'] });
+
+/** One record added, removed or changed (../shared/spec/versiones.md). */
+const Change = Type.Object({
+  conjunto: Type.String({ description: 'The record set (its path: tlcs, aladi2, …)' }),
+  id: Type.Union([Value, Type.Array(Value)], { description: 'The record’s identifier: its one value, or its values in key order when it has several fields' }),
+  cambio: Type.Union([Type.Literal('alta'), Type.Literal('baja'), Type.Literal('modificacion')]),
+  fraccion: nullableText({ description: 'The record’s fraction (of its `hasta` side when changed), if it has one' }),
+  nico: nullableText({ description: 'The record’s NICO (of its `hasta` side when changed), if it has one' }),
+  campos: Type.Optional(
+    Type.Array(Type.Object({ campo: Type.String(), antes: Value, despues: Value }), {
+      description: 'Only for `modificacion`: the fields whose values differ, each with its value in `desde` and in `hasta`',
+    }),
+  ),
+});
+
+/** The answer: a page of the changes between the two versions, ordered by record set (registry order), then identifier. */
+const Cambios = Type.Object({
+  desde_version: Type.String({ description: 'The version in force on `desde`' }),
+  hasta_version: Type.String({ description: 'The version in force on `hasta`' }),
+  items: Type.Array(Change),
+  total: Type.Integer({ description: 'Changes matching the filters, all pages together' }),
+  skip: Type.Integer(),
+  limit: Type.Integer(),
+});
+export type Cambios = Static<typeof Cambios>;
 
 function recordSetsAsked(conjunto: string | undefined): readonly RecordSet[] {
   if (conjunto === undefined) return recordSets;
@@ -69,13 +100,13 @@ export function cambiosRoute(ctx: CambiosContext): OpenRoute {
       security: [{ HTTPBearer: [] }],
       ...partSchemas(PARAMS),
       response: {
-        200: { description: 'Successful Response', type: 'object', additionalProperties: true },
+        200: { description: 'Successful Response', ...Cambios },
         401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
         404: { description: 'No dataset in force on desde', $ref: 'ErrorMessage#' },
         422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
       },
     },
-    handler: async (request) => {
+    handler: async (request): Promise<Cambios> => {
       const p = parseParams(PARAMS, {}, request.query as Record<string, unknown>);
       const desde = p.desde;
       if (desde === undefined) throw new RequestValidationError([{ type: 'missing', loc: ['query', 'desde'], msg: 'Field required', input: null }]);
