@@ -178,6 +178,22 @@ export function postgresUrl(database: string): string {
   return url.toString();
 }
 
+let strategy: Promise<string> | undefined;
+
+/**
+ * How a copy is made: from PostgreSQL 15, by copying the template's files (FILE_COPY) rather than by
+ * writing each of its blocks to the WAL (WAL_LOG, the default since 15, meant for small templates).
+ * A copy of the demo's original (about 110 MB) took 0.74 s of the server's CPU and 1.07 s with
+ * WAL_LOG, 0.18 s and 0.29 s with FILE_COPY. Over a whole steady run on one 2-core machine, FILE_COPY
+ * wrote 185 MB of WAL instead of 989 MB, and the machine was busy 688 CPU-s instead of 714.
+ */
+function copyStrategy(): Promise<string> {
+  strategy ??= adminQuery<{ v: string }>("SELECT current_setting('server_version_num') AS v").then((rows) =>
+    Number(rows[0]?.v) >= 150000 ? ' STRATEGY FILE_COPY' : '',
+  );
+  return strategy;
+}
+
 /**
  * An empty PostgreSQL database of its own (or a copy of `template`). Its default collation is a
  * linguistic one, as production databases usually have (es_MX, en_US): the store must answer as
@@ -185,7 +201,7 @@ export function postgresUrl(database: string): string {
  */
 export async function createPostgresDatabase(template?: string): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const name = `tariff_test_${randomBytes(6).toString('hex')}`;
-  if (template !== undefined) await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  if (template !== undefined) await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${template}"${await copyStrategy()}`);
   else {
     try {
       await adminQuery(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'es-MX' LOCALE 'C.UTF-8'`);
