@@ -188,8 +188,12 @@ let strategy: Promise<string> | undefined;
  * wrote 185 MB of WAL instead of 989 MB, and the machine was busy 688 CPU-s instead of 714.
  */
 function copyStrategy(): Promise<string> {
-  strategy ??= adminQuery<{ v: string }>("SELECT current_setting('server_version_num') AS v").then((rows) =>
-    Number(rows[0]?.v) >= 150000 ? ' STRATEGY FILE_COPY' : '',
+  strategy ??= adminQuery<{ v: string }>("SELECT current_setting('server_version_num') AS v").then(
+    (rows) => (Number(rows[0]?.v) >= 150000 ? ' STRATEGY FILE_COPY' : ''),
+    (error: unknown) => {
+      strategy = undefined; // asked again by the next copy, as a CREATE DATABASE that failed would be tried again
+      throw error;
+    },
   );
   return strategy;
 }
