@@ -16,7 +16,7 @@ export interface Cambio {
   readonly conjunto: string;
   /** The identifier: its one value, or its values in key order when it has several fields. */
   readonly id: Value | Value[];
-  readonly cambio: 'alta' | 'baja' | 'modificacion';
+  readonly cambio: (typeof CHANGE_KINDS)[number];
   readonly fraccion: string | null;
   readonly nico: string | null;
   readonly campos?: { campo: string; antes: Value; despues: Value }[];

@@ -11,6 +11,7 @@ import type { onRequestHookHandler } from 'fastify';
 import { fractionChanges, page, wholePage } from '../data/cambios.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
+import { CHANGE_KINDS } from '../store/core.js';
 import type { Datasets } from '../store/datasets.js';
 import type { VersionInfo } from '../store/versions.js';
 import { RequestValidationError, notFound } from './errors.js';
@@ -44,7 +45,7 @@ const Value = Type.Unsafe<string | number | null>({ type: ['string', 'number', '
 const Change = Type.Object({
   conjunto: Type.String({ description: 'The record set (its path: tlcs, aladi2, …)' }),
   id: Type.Union([Value, Type.Array(Value)], { description: 'The record’s identifier: its one value, or its values in key order when it has several fields' }),
-  cambio: Type.Union([Type.Literal('alta'), Type.Literal('baja'), Type.Literal('modificacion')]),
+  cambio: Type.Union(CHANGE_KINDS.map((kind) => Type.Literal(kind))),
   fraccion: nullableText({ description: 'The record’s fraction (of its `hasta` side when changed), if it has one' }),
   nico: nullableText({ description: 'The record’s NICO (of its `hasta` side when changed), if it has one' }),
   campos: Type.Optional(
