@@ -103,9 +103,9 @@ function checkQuery(raw: unknown, spec: ParamSpec & { readonly maxLength: number
   return q;
 }
 
-export function buscarRoute(): ProtectedGet<FullTextQuery> {
+export function buscarRoute(): ProtectedGet<FullTextQuery, typeof BuscarResponse> {
   return {
-    schemas: [BuscarHit, BuscarResponse],
+    schemas: [BuscarHit],
     operationId: 'buscar',
     summary: 'Find fractions by description or code, ranked by relevance',
     description:
@@ -115,21 +115,20 @@ export function buscarRoute(): ProtectedGet<FullTextQuery> {
       'Answered from the dataset version in force today, or on the date `as_of` names.',
     tag: 'buscar',
     params: PARAMS,
-    responses: { 200: { description: 'Successful Response', $ref: 'BuscarResponse#' } },
+    ok: BuscarResponse,
     parse: (request): FullTextQuery => {
       const query = request.query as Record<string, unknown>;
       const q = checkQuery(query['q'], Q);
       const { skip, limit } = parseParams(PAGING, {}, query);
       return { text: q, code: queryCode(q), skip, limit };
     },
-    // The search's answer is held to the schema's type: what the document says is what is sent.
-    compute: (store, search): Promise<BuscarResponse> => buscar(store, search),
+    compute: (store, search) => buscar(store, search),
   };
 }
 
-export function sugerenciasRoute(): ProtectedGet<string> {
+export function sugerenciasRoute(): ProtectedGet<string, typeof SugerenciasResponse> {
   return {
-    schemas: [Sugerencia, SugerenciasResponse],
+    schemas: [Sugerencia],
     operationId: 'buscarSugerencias',
     summary: 'Up to ten completions of what is being typed in a search box: words, or fractions for digits',
     description:
@@ -138,8 +137,8 @@ export function sugerenciasRoute(): ProtectedGet<string> {
       'typed (TIPO palabra). Answered from the dataset version in force today, or on the date `as_of` names.',
     tag: 'buscar',
     params: [SUGGEST_Q],
-    responses: { 200: { description: 'Successful Response', $ref: 'SugerenciasResponse#' } },
+    ok: SugerenciasResponse,
     parse: (request): string => checkQuery((request.query as Record<string, unknown>)['q'], SUGGEST_Q),
-    compute: async (store, q): Promise<SugerenciasResponse> => ({ items: await store.suggest(q) }),
+    compute: async (store, q) => ({ items: await store.suggest(q) }),
   };
 }

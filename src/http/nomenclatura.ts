@@ -168,7 +168,7 @@ function levelCode(request: FastifyRequest, name: string, digits: number): strin
 
 const notFoundResponse = { 404: { description: 'No fraction of the data is under this code', $ref: 'ErrorMessage#' } };
 
-export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Record<string, never>> {
+export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Record<string, never>, typeof Nomenclatura> {
   const rs = informacionGeneral(recordSets);
   return {
     operationId: 'get_nomenclatura',
@@ -178,7 +178,7 @@ export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGe
       'the next levels are under /api/v1/nomenclatura/capitulos/{capitulo}. Answered from the dataset version in force today, or on the date `as_of` names.',
     tag: 'nomenclatura',
     params: [],
-    responses: { 200: { description: 'Successful Response', ...Nomenclatura } },
+    ok: Nomenclatura,
     parse: () => ({}),
     compute: (store) => nomenclatura(store, rs),
   };
@@ -190,7 +190,10 @@ const LEVELS = {
 } as const;
 
 /** One level below the top: a chapter (`capitulo`, 2 digits) or a heading (`partida`, 4 digits). */
-export function nomenclaturaLevelRoute(recordSets: readonly RecordSet[], name: keyof typeof LEVELS): ProtectedGet<string> {
+export function nomenclaturaLevelRoute(
+  recordSets: readonly RecordSet[],
+  name: keyof typeof LEVELS,
+): ProtectedGet<string, typeof ChapterLevel | typeof HeadingLevel> {
   const rs = informacionGeneral(recordSets);
   const level = LEVELS[name];
   return {
@@ -199,7 +202,8 @@ export function nomenclaturaLevelRoute(recordSets: readonly RecordSet[], name: k
     description: `${level.summary}, as the loaded data has them; 404 when no fraction of the data is under the code. One level of the tariff's tree per call. Answered from the dataset version in force today, or on the date \`as_of\` names.`,
     tag: 'nomenclatura',
     params: [{ name, in: 'path', kind: 'text', description: `${level.digits} digits (${level.example}); dots and spaces are ignored` }],
-    responses: { 200: { description: 'Successful Response', ...level.schema }, ...notFoundResponse },
+    ok: level.schema,
+    responses: notFoundResponse,
     parse: (request) => levelCode(request, name, level.digits),
     compute: (store, code) => level.compute(store, rs, code),
   };

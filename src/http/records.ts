@@ -3,6 +3,8 @@
  * searches such as /fundamentos-tlc/tipat) and a lookup by identifier. Nothing here is written per
  * record set.
  */
+import { Type } from '@sinclair/typebox';
+import type { TUnsafe } from '@sinclair/typebox';
 import type { Filter, RecordSet } from '../record-sets/define.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
@@ -22,7 +24,10 @@ export interface Page {
   limit: number;
 }
 
-export interface RecordRoute {
+/** What a record route answers: a search's records (a page of them for a paginated record set), or a lookup's record. */
+type Answer = Row[] | Page | Row;
+
+export interface RecordRoute<A extends Answer = Answer> {
   readonly kind: 'search' | 'lookup';
   readonly url: string;
   readonly operationId: string;
@@ -30,8 +35,9 @@ export interface RecordRoute {
   readonly description: string;
   readonly tag: string;
   readonly params: readonly ParamSpec[];
-  readonly response: Record<string, unknown>;
-  readonly run: (store: Store, params: Parsed) => Promise<Row[] | Page | Row>;
+  /** The 200's schema (the record set's schemas are registered under their names), of the type `run` answers. */
+  readonly response: TUnsafe<A>;
+  readonly run: (store: Store, params: Parsed) => Promise<A>;
 }
 
 /** A filter's query parameter: parsed by its rule's name, documented by its rule. */
@@ -42,7 +48,7 @@ const arrayOf = (schema: string): Record<string, unknown> => ({ type: 'array', i
 /** Where a record route's answer comes from, as every record route's description ends. */
 const FROM_VERSION = 'Answered from the dataset version in force today, or on the date `as_of` names.';
 
-function searchRoute(rs: RecordSet, url: string, operationId: string, summary: string, fixed: Condition[]): RecordRoute {
+function searchRoute(rs: RecordSet, url: string, operationId: string, summary: string, fixed: Condition[]): RecordRoute<Row[] | Page> {
   const params = [...rs.filters.map(filterParam), ...PAGING];
   const only = fixed.map((c) => (c.kind === 'eq' ? `${c.field} is ${String(c.value)}` : '')).filter((c) => c !== '');
   const which = only.length > 0 ? `The records where ${only.join(' and ')} that match` : 'The records that match';
@@ -55,7 +61,7 @@ function searchRoute(rs: RecordSet, url: string, operationId: string, summary: s
     description: `${rs.description} ${which} every filter given (a filter left out matches everything): ${page}. ${FROM_VERSION}`,
     tag: rs.path,
     params,
-    response: rs.paginated ? { $ref: `${pageSchemaName(rs)}#` } : arrayOf(rs.schema),
+    response: Type.Unsafe<Row[] | Page>(rs.paginated ? { $ref: `${pageSchemaName(rs)}#` } : arrayOf(rs.schema)),
     run: async (store, parsed) => {
       const conditions = [...fixed, ...searchConditions(rs, parsed)];
       const skip = parsed['skip'] as number;
@@ -68,7 +74,7 @@ function searchRoute(rs: RecordSet, url: string, operationId: string, summary: s
   };
 }
 
-function lookupRoute(rs: RecordSet): RecordRoute {
+function lookupRoute(rs: RecordSet): RecordRoute<Row> {
   const params: ParamSpec[] = rs.key.map((k) => {
     const isInt = rs.fields.find((f) => f.name === k)?.type.kind === 'int';
     return { name: k.toLowerCase(), in: 'path', kind: isInt ? 'int' : 'text', description: `${k} of the record` };
@@ -81,7 +87,7 @@ function lookupRoute(rs: RecordSet): RecordRoute {
     description: `${rs.description} The record whose ${rs.key.join(' and ')} the path gives; 404 when there is none. ${FROM_VERSION}`,
     tag: rs.path,
     params,
-    response: { $ref: `${rs.schema}#` },
+    response: Type.Unsafe<Row>({ $ref: `${rs.schema}#` }),
     run: async (store, parsed) => {
       // A fraction in the key is matched as stored (8 digits), whatever dots or spaces it was typed with.
       const key = params.map((p) => {
@@ -112,17 +118,15 @@ export function recordRoutes(recordSets: readonly RecordSet[]): RecordRoute[] {
 }
 
 /** A record route as a protected, cached GET; the store's time is measured per record set and operation. */
-export function recordGet(route: RecordRoute, timer: StoreTimer): ProtectedGet<Parsed> {
+export function recordGet<A extends Answer>(route: RecordRoute<A>, timer: StoreTimer): ProtectedGet<Parsed, TUnsafe<A>> {
   return {
     operationId: route.operationId,
     summary: route.summary,
     description: route.description,
     tag: route.tag,
     params: route.params,
-    responses: {
-      200: { description: 'Successful Response', ...route.response },
-      ...(route.kind === 'lookup' ? { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } : {}),
-    },
+    ok: route.response,
+    ...(route.kind === 'lookup' ? { responses: { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } } : {}),
     compute: (store, params) => timer.time(route.tag, route.kind, () => route.run(store, params)),
     // Parsed parameters are normalised (fraction digits, upper-case codes, defaults); a lookup's
     // parameters are its path's alone, so the fast path may respond to its misses too (src/http/fast-path.ts).

@@ -3,6 +3,7 @@
  * its path answer 405 with Allow, as the original does) and a protected, cached GET (every business
  * route). Which URL is which kind is the routing table's business (routes.ts).
  */
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestHookHandler } from 'fastify';
 import type { Datasets, VersionInForce } from '../store/datasets.js';
@@ -91,8 +92,11 @@ export function routesWithAllow(app: FastifyInstance, url: string, routes: reado
   app.route({ method: ALL_METHODS.filter((m) => !taken.includes(m)), url, schema: { hide: true }, handler: methodNotAllowed(allowed) });
 }
 
-/** A protected, cached GET: what differs from one such route to another (its URL is in the routing table). */
-export type ProtectedGet<P> = ProtectedGetBase<P> &
+/**
+ * A protected, cached GET: what differs from one such route to another (its URL is in the routing
+ * table). `P` is its normalised parameters, `S` its 200's schema, whose type its computation answers.
+ */
+export type ProtectedGet<P, S extends TSchema> = ProtectedGetBase<P, S> &
   (
     | {
         /** The request's normalised parameters: equal parameters share a cached response. */
@@ -109,18 +113,23 @@ export type ProtectedGet<P> = ProtectedGetBase<P> &
       }
   );
 
-interface ProtectedGetBase<P> {
+interface ProtectedGetBase<P, S extends TSchema> {
   readonly operationId: string;
   readonly summary: string;
   /** What the operation answers and when, for the OpenAPI document (the lint names an operation without one). */
   readonly description?: string;
   readonly tag: string;
   readonly params: readonly ParamSpec[];
-  /** Responses besides the 401 and 422 every protected route documents; 200 is required. */
-  readonly responses: Readonly<Record<number, Readonly<Record<string, unknown>> | undefined>>;
+  /**
+   * The 200's schema: the type of what `compute` answers, the serialiser both paths send it with and
+   * the OpenAPI response. One with an `$id` is added to the app's schemas and referred to by it.
+   */
+  readonly ok: S;
+  /** Responses besides the 200, and the 401 and 422 every protected route documents. */
+  readonly responses?: Readonly<Record<number, Readonly<Record<string, unknown>>>>;
   /** What the route works out from the store for its parameters, before it is serialised. */
-  readonly compute: (store: Store, parameters: P) => Promise<unknown>;
-  /** Schemas the responses refer to that no other route brings. */
+  readonly compute: (store: Store, parameters: P) => Promise<Static<S>>;
+  /** Other schemas the responses refer to that no other route brings. */
   readonly schemas?: readonly Readonly<Record<string, unknown>>[];
   /**
    * Whether the request's URL alone names its parameters (when not given: it does). Parameters that
@@ -178,14 +187,16 @@ export function versionInForce<P>(
 const cacheKey = (operationId: string, parameters: unknown): string => `${operationId}?${JSON.stringify(parameters)}`;
 
 /** Registers a GET behind the bearer guard whose responses are kept in the cache, as every business route is. */
-export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url: string, route: ProtectedGet<P>): void {
+export function protectedGet<P, S extends TSchema>(app: FastifyInstance, ctx: ProtectedContext, url: string, route: ProtectedGet<P, S>): void {
   for (const schema of route.schemas ?? []) app.addSchema(schema);
+  const named = route.ok.$id;
+  if (named !== undefined) app.addSchema(route.ok);
   const fromPath = route.fromPath;
   const parse = fromPath === undefined ? route.parse : (request: FastifyRequest): P => fromPath(request.params as Record<string, unknown>);
   // The 200's schema finds the serialiser Fastify compiled for it when the app became ready, used by both paths.
-  const ok = route.responses[200]!;
-  let serializer: ((result: unknown) => string) | undefined;
-  const serialize = (result: unknown): string => {
+  const ok = { description: 'Successful Response', ...(named === undefined ? route.ok : { $ref: `${named}#` }) };
+  let serializer: ((result: Static<S>) => string) | undefined;
+  const serialize = (result: Static<S>): string => {
     serializer ??= serializerOf(ok);
     if (serializer === undefined) throw new Error(`No serialiser compiled for the 200 of ${url}`);
     return serializer(result);
@@ -213,7 +224,7 @@ export function protectedGet<P>(app: FastifyInstance, ctx: ProtectedContext, url
       tags: [route.tag],
       security: [{ HTTPBearer: [] }],
       ...partSchemas([...route.params, AS_OF]),
-      response: { ...route.responses, ...errorResponses },
+      response: { 200: ok, ...route.responses, ...errorResponses },
     },
     handler: async (request, reply) => {
       const { parameters, inForce } = versionInForce(request, reply, ctx.datasets, parse);

@@ -8,7 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { LoginThrottle } from '../auth/throttle.js';
 import type { TokenService } from '../auth/tokens.js';
-import { recordSets } from '../record-sets/index.js';
+import { recordSets, registry } from '../record-sets/index.js';
 import type { Datasets } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import { acceptAnyBody, loginRoute, meRoute } from './auth.js';
@@ -33,6 +33,7 @@ import { recordGet, recordRoutes } from './records.js';
 import { registerVigilancias } from './vigilancias.js';
 import type { VigilanciasService } from '../vigilancias/service.js';
 import type { OpenRoute, ProtectedGet } from './route-kinds.js';
+import type { TSchema } from '@sinclair/typebox';
 import { protectedGet, routeWithAllow } from './route-kinds.js';
 import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './schemas.js';
 
@@ -56,7 +57,7 @@ export interface Services {
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const get = (url: string, route: OpenRoute): void => routeWithAllow(app, { method: 'GET', url, ...route });
   const post = (url: string, route: OpenRoute): void => routeWithAllow(app, { method: 'POST', url, ...route });
-  const protectedAt = <P>(url: string, route: ProtectedGet<P>): void => protectedGet(app, services, url, route);
+  const protectedAt = <P, S extends TSchema>(url: string, route: ProtectedGet<P, S>): void => protectedGet(app, services, url, route);
   registerSchemas(app);
 
   const { metrics, timer } = services.observability;
@@ -71,7 +72,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/api/v1/auth/me', meRoute(services.protect));
 
   // Everything about one fraction; which fraction it is.
-  protectedAt('/api/v1/ficha/:fraccion', fichaRoute(recordSets));
+  protectedAt('/api/v1/ficha/:fraccion', fichaRoute(registry));
   protectedAt('/api/v1/buscar', buscarRoute());
   protectedAt('/api/v1/buscar/sugerencias', sugerenciasRoute());
   // The tariff's tree, one level per call ("Explorar la tarifa").

@@ -37,7 +37,7 @@ export const TipoCambio = Type.Object(
 );
 export type TipoCambio = Static<typeof TipoCambio>;
 
-export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: string }> {
+export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: string }, typeof TipoCambio> {
   return {
     operationId: 'get_tipo_cambio',
     summary: 'The exchange rate (pesos per US dollar) that applies on a date: the Banxico FIX published in the DOF the banking day before',
@@ -45,9 +45,8 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
       'The rate the law fixes for a date (Código Fiscal de la Federación art. 20, Ley Aduanera art. 56): the FIX the Banco de México determined on the banking day before the last DOF publication before `fecha`, from the series loaded with the dataset. A date the series cannot settle is a 404 naming the dates it holds.',
     tag: 'tipos-cambio',
     params: [FECHA],
-    schemas: [TipoCambio],
+    ok: TipoCambio,
     responses: {
-      200: { description: 'Successful Response', $ref: 'TipoCambio#' },
       404: {
         description:
           'The data cannot settle the rate of this date (before its first publication, or after the day after its last FIX); the detail names the dates held',
@@ -63,7 +62,7 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
       const { fecha } = parseParams([FECHA], {}, request.query as Record<string, unknown>);
       return { fecha: fecha ?? datasets.today() };
     },
-    compute: async (store, { fecha }): Promise<TipoCambio> => {
+    compute: async (store, { fecha }) => {
       const found = await tipoCambioOn(store, fecha);
       if (!isAplicable(found)) throw notFound(found.motivo);
       return { ...found, fuente: FUENTE_TIPO_CAMBIO, fundamento: FUNDAMENTO_TIPO_CAMBIO };

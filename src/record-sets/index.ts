@@ -20,7 +20,7 @@ import { ieps } from './ieps.js';
 import { noms } from './noms.js';
 import type { RecordSet } from './define.js';
 
-const REGISTRY = [
+export const registry = [
   aladi2,
   cuotas2,
   cupos,
@@ -43,6 +43,6 @@ const REGISTRY = [
 ] as const satisfies readonly RecordSet[];
 
 /** The registry's record sets each with its own type (path, filters, field names as declared): the ficha's type is derived from it. */
-export type Registry = typeof REGISTRY;
+export type Registry = typeof registry;
 
-export const recordSets: readonly RecordSet[] = REGISTRY;
+export const recordSets: readonly RecordSet[] = registry;
