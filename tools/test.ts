@@ -95,7 +95,9 @@ interface Check {
 }
 
 const CHECKS: readonly Check[] = [
-  { name: 'type check of the server build (tsconfig.server.json)', command: bin('tsc'), args: ['-p', 'tsconfig.server.json'] },
+  // Build mode: with nothing changed since the last check it reads its build info and stops (0.3 s
+  // against 3.3 CPU-s for `-p`, which parses every file again); errors found are kept and reported again.
+  { name: 'type check of the server build (tsconfig.server.json)', command: bin('tsc'), args: ['-b', 'tsconfig.server.json'] },
   { name: 'Prettier', command: bin('prettier'), args: ['--check', '--cache', '--cache-strategy', 'content', '--cache-location', 'dist/.prettier-cache', '.'] },
   { name: 'ESLint', command: bin('eslint'), args: ['.'], memo: true },
   { name: 'dependency-cruiser', command: bin('depcruise'), args: ['src', '--config', '.dependency-cruiser.cjs'], memo: true },
