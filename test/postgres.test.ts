@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
-import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
@@ -202,6 +201,8 @@ describe('PostgreSQL unreachable', () => {
 class Relay {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  /** The sockets the relay accepted: its end of each client's connection. */
+  private readonly clients = new Set<Socket>();
   port = 0;
 
   /** Connections open through the relay (two sockets each). */
@@ -222,6 +223,8 @@ class Relay {
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => s.destroy());
       }
+      this.clients.add(client);
+      client.on('close', () => this.clients.delete(client));
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
       client.pipe(upstream).pipe(client);
@@ -231,6 +234,19 @@ class Relay {
     if (address === null || typeof address === 'string') throw new Error('no address');
     this.port = address.port;
     this.server = server;
+  }
+
+  /**
+   * Cuts every connection as a lost server would, and resolves once each client has seen it: each is
+   * sent the end of its stream, and a client closes its own end in turn only when its socket has
+   * handled that end (Node's sockets answer an end with theirs, after the 'end' event). Then stops.
+   */
+  async cut(): Promise<void> {
+    const clients = [...this.clients];
+    const answered = clients.map((client) => new Promise((resolve) => client.once('close', resolve)));
+    for (const client of clients) client.end();
+    await Promise.all(answered);
+    await this.stop();
   }
 
   async stop(): Promise<void> {
@@ -351,10 +367,9 @@ if (kinds.includes('postgres')) {
       failed.catch(() => undefined);
       // Cut once the transaction has begun and holds its connection, not while that connection opens.
       await waitFor('the transaction to hold a connection', () => begun);
-      await relay.stop();
-      // Time for the cut to reach the idle, checked-out connection before its next query (with this
-      // fix nothing happens then; without it the event would end the process here).
-      await setTimeout(100);
+      // The cut reaches the idle, checked-out connection before its next query (with this fix
+      // nothing happens then; without it the event would end the process here).
+      await relay.cut();
       cut();
       await assert.rejects(failed, StoreUnavailableError);
       assert.deepEqual(uncaught, []);
