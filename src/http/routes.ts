@@ -5,6 +5,7 @@
  * OpenAPI document.
  */
 import swaggerUi from '@fastify/swagger-ui';
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { LoginThrottle } from '../auth/throttle.js';
 import type { TokenService } from '../auth/tokens.js';
@@ -33,7 +34,6 @@ import { recordGet, recordRoutes } from './records.js';
 import { registerVigilancias } from './vigilancias.js';
 import type { VigilanciasService } from '../vigilancias/service.js';
 import type { OpenRoute, ProtectedGet } from './route-kinds.js';
-import type { TSchema } from '@sinclair/typebox';
 import { protectedGet, routeWithAllow } from './route-kinds.js';
 import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './schemas.js';
 

@@ -20,6 +20,7 @@ import { ieps } from './ieps.js';
 import { noms } from './noms.js';
 import type { RecordSet } from './define.js';
 
+/** Every record set with its own type: what a route whose answer is typed per record set is given (the ficha). */
 export const registry = [
   aladi2,
   cuotas2,
