@@ -354,8 +354,8 @@ if (kinds.includes('postgres')) {
       const record = (error: unknown): void => void uncaught.push(error);
       process.on('uncaughtException', record);
       defer(t, () => void process.off('uncaughtException', record));
-      let cut!: () => void;
-      const holding = new Promise<void>((resolve) => (cut = resolve));
+      let release!: () => void;
+      const holding = new Promise<void>((resolve) => (release = resolve));
       let begun = false;
       const failed = work.transaction(async (tx) => {
         await tx.run('SELECT 1');
@@ -370,7 +370,7 @@ if (kinds.includes('postgres')) {
       // The cut reaches the idle, checked-out connection before its next query (with this fix
       // nothing happens then; without it the event would end the process here).
       await relay.cut();
-      cut();
+      release();
       await assert.rejects(failed, StoreUnavailableError);
       assert.deepEqual(uncaught, []);
       await relay.start();
