@@ -188,13 +188,13 @@ let strategy: Promise<string> | undefined;
  * wrote 185 MB of WAL instead of 989 MB, and the machine was busy 688 CPU-s instead of 714.
  */
 function copyStrategy(): Promise<string> {
-  strategy ??= adminQuery<{ v: string }>("SELECT current_setting('server_version_num') AS v").then(
-    (rows) => (Number(rows[0]?.v) >= 150000 ? ' STRATEGY FILE_COPY' : ''),
-    (error: unknown) => {
-      strategy = undefined; // asked again by the next copy, as a CREATE DATABASE that failed would be tried again
-      throw error;
-    },
-  );
+  if (strategy === undefined) {
+    strategy = adminQuery<{ v: string }>("SELECT current_setting('server_version_num') AS v").then((rows) =>
+      Number(rows[0]?.v) >= 150000 ? ' STRATEGY FILE_COPY' : '',
+    );
+    // A failure is not kept: the next copy asks again, as it would try a failed CREATE DATABASE again.
+    strategy.catch(() => (strategy = undefined));
+  }
   return strategy;
 }
 

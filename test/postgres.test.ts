@@ -200,15 +200,9 @@ describe('PostgreSQL unreachable', () => {
 /** A TCP relay to the PostgreSQL server that a test can cut and restore, as if the database went away and came back. */
 class Relay {
   private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  /** The sockets the relay accepted: its end of each client's connection. */
+  /** The sockets the relay accepted: its end of each client's connection (each upstream closes with its client). */
   private readonly clients = new Set<Socket>();
   port = 0;
-
-  /** Connections open through the relay (two sockets each). */
-  get open(): number {
-    return this.sockets.size / 2;
-  }
 
   constructor(
     private readonly host: string,
@@ -218,11 +212,7 @@ class Relay {
   async start(): Promise<void> {
     const server = createServer((client) => {
       const upstream = connect(this.targetPort, this.host);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => s.destroy());
-      }
+      for (const s of [client, upstream]) s.on('error', () => s.destroy());
       this.clients.add(client);
       client.on('close', () => this.clients.delete(client));
       client.on('close', () => upstream.destroy());
@@ -252,7 +242,7 @@ class Relay {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    for (const s of this.sockets) s.destroy();
+    for (const client of this.clients) client.destroy();
     if (server) await new Promise((resolve) => server.close(resolve));
   }
 }

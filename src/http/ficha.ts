@@ -20,7 +20,7 @@ import type { ParamSpec } from './params.js';
 import { RequestValidationError, notFound } from './errors.js';
 import type { ProtectedGet } from './route-kinds.js';
 import { parseParams } from './params.js';
-import { nullableText } from './schemas.js';
+import { nullableText, recordsOf } from './schemas.js';
 
 /** More than any fraction has in any record set; a ficha is one answer, not a page. */
 const PER_SET_LIMIT = 1000;
@@ -119,10 +119,6 @@ function absent(result: Readonly<Record<string, unknown>>): { conjuntos: string[
     nota: `Los datos cargados no registran ${conjuntos.join(', ')} para esta fracción: que no haya registros no significa que no apliquen (la cobertura de cada conjunto está en /api/v1/versiones/{version}).`,
   };
 }
-
-/** A record set's record as the answers refer to it (its schema is registered under its name), typed by its fields. */
-const recordRef = <RS extends RecordSet>(rs: RS) => Type.Unsafe<RecordOf<RS>>({ $ref: `${rs.schema}#` });
-const recordsOf = <RS extends RecordSet>(rs: RS, options: { description?: string } = {}) => Type.Array(recordRef(rs), options);
 
 /** The ficha's property of each record set with its own fraction filter: its records of the fraction. */
 type OwnRecords<R extends readonly RecordSet[]> = { [RS in WithOwnFraction<R[number]> as RS['path']]: TArray<TUnsafe<RecordOf<RS>>> };

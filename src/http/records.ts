@@ -4,7 +4,7 @@
  * record set.
  */
 import { Type } from '@sinclair/typebox';
-import type { TUnsafe } from '@sinclair/typebox';
+import type { Static, TSchema, TUnsafe } from '@sinclair/typebox';
 import type { Filter, RecordSet } from '../record-sets/define.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
@@ -14,7 +14,7 @@ import type { ParamSpec, Parsed } from './params.js';
 import { PAGING, parseParams } from './params.js';
 import type { ProtectedGet } from './route-kinds.js';
 import { parseDeclared } from './route-kinds.js';
-import { pageSchemaName } from './schemas.js';
+import { pageSchemaName, recordRef, recordsOf } from './schemas.js';
 import type { StoreTimer } from './observe.js';
 
 export interface Page {
@@ -24,10 +24,8 @@ export interface Page {
   limit: number;
 }
 
-/** What a record route answers: a search's records (a page of them for a paginated record set), or a lookup's record. */
-type Answer = Row[] | Page | Row;
-
-export interface RecordRoute<A extends Answer = Answer> {
+/** A record route; `S` is its 200's schema: a search's records (a page of them for a paginated record set), or a lookup's record. */
+export interface RecordRoute<S extends TSchema = TSchema> {
   readonly kind: 'search' | 'lookup';
   readonly url: string;
   readonly operationId: string;
@@ -36,19 +34,20 @@ export interface RecordRoute<A extends Answer = Answer> {
   readonly tag: string;
   readonly params: readonly ParamSpec[];
   /** The 200's schema (the record set's schemas are registered under their names), of the type `run` answers. */
-  readonly response: TUnsafe<A>;
-  readonly run: (store: Store, params: Parsed) => Promise<A>;
+  readonly response: S;
+  readonly run: (store: Store, params: Parsed) => Promise<Static<S>>;
 }
 
 /** A filter's query parameter: parsed by its rule's name, documented by its rule. */
 const filterParam = (f: Filter): ParamSpec => ({ name: f.param, in: 'query', kind: f.rule, description: ruleOf(f).describe(f) });
 
-const arrayOf = (schema: string): Record<string, unknown> => ({ type: 'array', items: { $ref: `${schema}#` } });
+/** A search's 200: a page of records for a paginated record set, else its records. */
+type SearchSchema = TUnsafe<Page> | ReturnType<typeof recordsOf<RecordSet>>;
 
 /** Where a record route's answer comes from, as every record route's description ends. */
 const FROM_VERSION = 'Answered from the dataset version in force today, or on the date `as_of` names.';
 
-function searchRoute(rs: RecordSet, url: string, operationId: string, summary: string, fixed: Condition[]): RecordRoute<Row[] | Page> {
+function searchRoute(rs: RecordSet, url: string, operationId: string, summary: string, fixed: Condition[]): RecordRoute<SearchSchema> {
   const params = [...rs.filters.map(filterParam), ...PAGING];
   const only = fixed.map((c) => (c.kind === 'eq' ? `${c.field} is ${String(c.value)}` : '')).filter((c) => c !== '');
   const which = only.length > 0 ? `The records where ${only.join(' and ')} that match` : 'The records that match';
@@ -61,7 +60,7 @@ function searchRoute(rs: RecordSet, url: string, operationId: string, summary: s
     description: `${rs.description} ${which} every filter given (a filter left out matches everything): ${page}. ${FROM_VERSION}`,
     tag: rs.path,
     params,
-    response: Type.Unsafe<Row[] | Page>(rs.paginated ? { $ref: `${pageSchemaName(rs)}#` } : arrayOf(rs.schema)),
+    response: rs.paginated ? Type.Unsafe<Page>({ $ref: `${pageSchemaName(rs)}#` }) : recordsOf(rs),
     run: async (store, parsed) => {
       const conditions = [...fixed, ...searchConditions(rs, parsed)];
       const skip = parsed['skip'] as number;
@@ -74,7 +73,7 @@ function searchRoute(rs: RecordSet, url: string, operationId: string, summary: s
   };
 }
 
-function lookupRoute(rs: RecordSet): RecordRoute<Row> {
+function lookupRoute(rs: RecordSet): RecordRoute<ReturnType<typeof recordRef<RecordSet>>> {
   const params: ParamSpec[] = rs.key.map((k) => {
     const isInt = rs.fields.find((f) => f.name === k)?.type.kind === 'int';
     return { name: k.toLowerCase(), in: 'path', kind: isInt ? 'int' : 'text', description: `${k} of the record` };
@@ -87,7 +86,7 @@ function lookupRoute(rs: RecordSet): RecordRoute<Row> {
     description: `${rs.description} The record whose ${rs.key.join(' and ')} the path gives; 404 when there is none. ${FROM_VERSION}`,
     tag: rs.path,
     params,
-    response: Type.Unsafe<Row>({ $ref: `${rs.schema}#` }),
+    response: recordRef(rs),
     run: async (store, parsed) => {
       // A fraction in the key is matched as stored (8 digits), whatever dots or spaces it was typed with.
       const key = params.map((p) => {
@@ -118,7 +117,7 @@ export function recordRoutes(recordSets: readonly RecordSet[]): RecordRoute[] {
 }
 
 /** A record route as a protected, cached GET; the store's time is measured per record set and operation. */
-export function recordGet<A extends Answer>(route: RecordRoute<A>, timer: StoreTimer): ProtectedGet<Parsed, TUnsafe<A>> {
+export function recordGet<S extends TSchema>(route: RecordRoute<S>, timer: StoreTimer): ProtectedGet<Parsed, S> {
   return {
     operationId: route.operationId,
     summary: route.summary,

@@ -45,11 +45,17 @@ export function recordSchema<RS extends RecordSet>(rs: RS) {
   });
 }
 
+/** A record set's record as the answers refer to it (its schema is registered under its name), typed by its fields. */
+export const recordRef = <RS extends RecordSet>(rs: RS) => Type.Unsafe<RecordOf<RS>>({ $ref: `${rs.schema}#` });
+
+/** A list of a record set's records, as the answers refer to them. */
+export const recordsOf = <RS extends RecordSet>(rs: RS, options: { description?: string } = {}) => Type.Array(recordRef(rs), options);
+
 /** A page of a paginated record set's search: its records (referring to the record's schema) and the total. */
 export function pageSchema<RS extends RecordSet>(rs: RS) {
   return Type.Object(
     {
-      items: Type.Array(Type.Unsafe<RecordOf<RS>>({ $ref: `${rs.schema}#` })),
+      items: recordsOf(rs),
       total: Type.Integer({ description: 'Records matching the filters, all pages together' }),
       skip: Type.Integer(),
       limit: Type.Integer(),

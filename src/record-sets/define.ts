@@ -193,12 +193,17 @@ export type WithOwnFraction<RS> = RS extends { readonly filters: readonly (infer
     : RS
   : never;
 
-/** A record of a record set as an answer holds it: every declared field, null when the record has no value. */
+/**
+ * A record of a record set as an answer holds it: every declared field, null when the record has no
+ * value; of a record set whose type does not name its fields (one of `RecordSet[]`), any field.
+ */
 export type RecordOf<RS> = RS extends { readonly [FIELD_NAMES]?: infer N extends string }
   ? string extends N
     ? Readonly<Record<string, string | number | null>>
     : { readonly [K in N]: string | number | null }
-  : never;
+  : RS extends RecordSet
+    ? Readonly<Record<string, string | number | null>>
+    : never;
 
 /** A record set's own fraction filter (`fraccion`, by Mexican fraction), if it has one. */
 export function ownFractionFilter(rs: RecordSet): FractionFilter | undefined {
