@@ -86,6 +86,19 @@ describe('consulta over HTTP', () => {
     assert.equal((await server.get('/consulta/static/..%2Fserver.js')).status, 404);
   });
 
+  test("a chapter's English HS texts, the page's fallback, are a file beside its modules; no other name is", async () => {
+    const response = await server.get('/consulta/static/ingles-01.json');
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+    const texts = (await response.json()) as Record<string, string>;
+    assert.equal(texts['01'], 'Animals; live');
+    assert.equal(texts['0101'], 'Horses, asses, mules and hinnies; live');
+    assert.equal(texts['010121'], 'Horses; live, pure-bred breeding animals');
+    assert.ok(Object.keys(texts).every((code) => code.startsWith('01')));
+    assert.equal((await server.get('/consulta/static/ingles-1.json')).status, 404);
+    assert.equal((await server.get('/consulta/static/ingles-00.json')).status, 404);
+  });
+
   test('/api/v1/nomenclatura: sections with their chapters, behind the token', async () => {
     assert.equal((await server.get('/api/v1/nomenclatura')).status, 401);
     const { status, body } = await server.json<{

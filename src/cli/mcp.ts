@@ -48,7 +48,7 @@ export async function mcpCommand(initial: Config): Promise<void> {
     }
     return { authorization: held.header };
   };
-  const server = mcpServer(new McpTools(app), askApp(app, identity));
+  const server = await mcpServer(new McpTools(app), askApp(app, identity));
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

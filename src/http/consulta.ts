@@ -29,8 +29,9 @@ const HS_ENGLISH = join(projectRoot, 'data', 'sources', 'hs2022', 'harmonized-sy
  * The English HS texts of each chapter, its headings and subheadings, as `ingles-NN.json`
  * (`{"0101": "Horses, asses, mules and hinnies; live", …}`): where the data shows one of these texts
  * for its code, it is the English fallback and the page marks it as English (docs/demo-dataset.md).
- * Public nomenclature, so a file like the page's own; a few KB per chapter. Made once per process
- * from a file that never changes while it runs (a process that builds several apps parses it once).
+ * Public nomenclature, so a file like the page's own; a few KB per chapter. Made once per process,
+ * when the first of them is asked for, from a file that never changes while it runs: parsing it is a
+ * tenth of a second of CPU that a start need not pay.
  */
 let englishOnce: Map<string, Buffer> | undefined;
 const englishTexts = (): Map<string, Buffer> => (englishOnce ??= readEnglishTexts());
@@ -117,8 +118,14 @@ function loadAssets(): Map<string, Asset> {
     }
   }
   if (existsSync(STYLESHEET)) assets.set('consulta.css', { type: 'text/css; charset=utf-8', body: readFileSync(STYLESHEET) });
-  for (const [name, body] of englishTexts()) assets.set(name, { type: 'application/json; charset=utf-8', body });
   return assets;
+}
+
+/** An `ingles-NN.json` (englishTexts), or undefined for any other name. */
+function englishAsset(name: string): Asset | undefined {
+  if (!/^ingles-\d{2}\.json$/.test(name)) return undefined;
+  const body = englishTexts().get(name);
+  return body === undefined ? undefined : { type: 'application/json; charset=utf-8', body };
 }
 
 const pageHeaders = (reply: FastifyReply): FastifyReply => reply.header('content-security-policy', CONSULTA_CSP).header('cache-control', 'no-cache');
@@ -153,13 +160,14 @@ export function consultaPages(): OpenRoute {
   };
 }
 
-/** `/consulta/static/:file`: the page's modules and stylesheet, read once. */
+/** `/consulta/static/:file`: the page's modules and stylesheet, read once, and the English HS texts. */
 export function consultaFiles(): OpenRoute {
   const assets = loadAssets();
   return {
     schema: { hide: true },
     handler: (request, reply) => {
-      const asset = assets.get((request.params as { file: string }).file);
+      const file = (request.params as { file: string }).file;
+      const asset = assets.get(file) ?? englishAsset(file);
       if (asset === undefined) return reply.code(404).send({ detail: 'Not Found' });
       return pageHeaders(reply).type(asset.type).send(asset.body);
     },

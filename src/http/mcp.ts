@@ -7,18 +7,11 @@
  * Served over Streamable HTTP at /mcp (stateless, behind the bearer token) and over standard
  * input/output by `tariff-lookup mcp` (src/cli/mcp.ts).
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type * as SdkServer from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type * as SdkTransport from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type * as SdkTypes from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourceTemplatesRequestSchema,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
@@ -197,9 +190,39 @@ const INSTRUCTIONS =
 
 const textOf = (text: string): CallToolResult['content'] => [{ type: 'text', text }];
 
+/** The SDK's modules the server uses. */
+interface Sdk {
+  readonly server: typeof SdkServer;
+  readonly transport: typeof SdkTransport;
+  readonly types: typeof SdkTypes;
+}
+
+/**
+ * The SDK, loaded when the first MCP request comes rather than when the service starts: its modules
+ * (and the zod schemas they build) are about a third of a second of CPU, which every start of a
+ * process that may never see an assistant paid. Loaded once per process.
+ */
+let sdkOnce: Promise<Sdk> | undefined;
+export const mcpSdk = (): Promise<Sdk> =>
+  (sdkOnce ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([server, transport, types]) => ({ server, transport, types })));
+
 /** One MCP server over `tools`, asking the REST API through `ask`. Stateless: a new one per HTTP request is cheap. */
-export function mcpServer(tools: McpTools, ask: Asker): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+export async function mcpServer(tools: McpTools, ask: Asker): Promise<Server> {
+  const sdk = await mcpSdk();
+  const {
+    CallToolRequestSchema,
+    ErrorCode,
+    ListResourceTemplatesRequestSchema,
+    ListResourcesRequestSchema,
+    ListToolsRequestSchema,
+    McpError,
+    ReadResourceRequestSchema,
+  } = sdk.types;
+  const server = new sdk.server.Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const note = await dataNote(ask);
@@ -240,7 +263,7 @@ export function mcpServer(tools: McpTools, ask: Asker): Server {
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] as Resource[] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request): Promise<ReadResourceResult> => {
     const uri = request.params.uri;
-    const fraction = fractionOfUri(uri);
+    const fraction = fractionOfUri(uri, sdk.types);
     const answer = await ask(getWith('/api/v1/ficha/{fraccion}', { fraccion: fraction }));
     if (answer.status === 404) throw new McpError(RESOURCE_NOT_FOUND, detailText(answer.json), { uri });
     if (answer.status !== 200) throw new McpError(ErrorCode.InvalidParams, detailText(answer.json), { uri });
@@ -250,7 +273,7 @@ export function mcpServer(tools: McpTools, ask: Asker): Server {
 }
 
 /** The fraction of a `tarifa://fraccion/{fraccion}` address: 8 or 10 digits, dots and spaces aside. */
-function fractionOfUri(uri: string): string {
+function fractionOfUri(uri: string, { McpError, ErrorCode }: Sdk['types']): string {
   const prefix = FICHA_TEMPLATE.replace('{fraccion}', '');
   if (!uri.startsWith(prefix)) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri} (the resources are ${FICHA_TEMPLATE})`);
   let raw: string;
@@ -340,14 +363,17 @@ export async function registerMcp(app: FastifyInstance, protect: onRequestHookHa
       bodyLimit: MCP_BODY_LIMIT,
       schema: mcpRouteSchema,
       handler: async (request, reply) => {
-        const server = mcpServer(
+        const server = await mcpServer(
           tools,
           askApp(app, () => ({
             ...(request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization }),
             'x-request-id': request.id,
           })),
         );
-        const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true, maxRequestBodySize: MCP_BODY_LIMIT });
+        const transport = new (await mcpSdk()).transport.WebStandardStreamableHTTPServerTransport({
+          enableJsonResponse: true,
+          maxRequestBodySize: MCP_BODY_LIMIT,
+        });
         try {
           await server.connect(transport);
           return await relay(await transport.handleRequest(webRequest(request)), reply);

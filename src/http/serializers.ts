@@ -1,7 +1,6 @@
 /**
  * Fastify's response serialisers, compiled once per process for each response schema and the shared
- * schemas it may refer to. An app's build compiles one per route and status, and each compile checks
- * every shared schema again (about 2 s for an app on this 2-core machine); a process that builds
+ * schemas it refers to. An app's build compiles one per route and status; a process that builds
  * several apps (the tests build hundreds, a benchmark several) gets the functions the first build
  * made. A serialiser holds no state, so sharing one gives every app the bytes its own would give.
  * A route's response schema finds the function compiled for it (`serializerOf`): the cached GETs
@@ -42,16 +41,48 @@ const schemaKey = (schema: object): string => {
   return key;
 };
 
-/** Fastify's own serializer factory, remembering in the process what it compiled (schemaController.compilersFactory.buildSerializer). */
+/**
+ * The shared schemas `schema` refers to (`$ref: 'Name#…'`), and those they refer to in turn, by id:
+ * fast-json-stringify checks every shared schema it is given on every compile (against the JSON Schema
+ * meta-schema, and for depth), so a route given all of them checked each one once per route and
+ * status, about half a second of a process's start; given these alone it checks only what it may use.
+ */
+export function referencedSchemas(schema: unknown, shared: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const found: Record<string, unknown> = {};
+  const pending: unknown[] = [schema];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    for (const [key, child] of Object.entries(value)) {
+      if (key === '$ref' && typeof child === 'string') {
+        const id = child.split('#')[0]!;
+        if (id !== '' && !(id in found) && Object.hasOwn(shared, id)) {
+          found[id] = shared[id];
+          pending.push(shared[id]);
+        }
+      } else pending.push(child);
+    }
+  }
+  return found;
+}
+
+/**
+ * Fastify's own serializer factory given, for each route, only the shared schemas its response schema
+ * refers to (referencedSchemas), remembering in the process what it compiled
+ * (schemaController.compilersFactory.buildSerializer).
+ */
 export const sharedSerializers: SerializerFactory = (externalSchemas, serializerOpts) => {
-  const compile = defaultFactory(externalSchemas, serializerOpts);
-  const schemas = Object.entries(externalSchemas as Record<string, object>).map(([id, schema]) => [id, schemaKey(schema)]);
-  const scope = keyOf(schemas, serializerOpts);
+  const shared = externalSchemas as Record<string, object>;
   return (route) => {
-    const key = keyOf(scope, route.schema);
+    const used = referencedSchemas(route.schema, shared);
+    const key = keyOf(
+      Object.entries(used).map(([id, schema]) => [id, schemaKey(schema as object)]),
+      serializerOpts,
+      route.schema,
+    );
     let serialize = compiled.get(key);
     if (serialize === undefined) {
-      serialize = compile(route) as Serialize;
+      serialize = defaultFactory(used, serializerOpts)(route) as Serialize;
       compiled.set(key, serialize);
     }
     if (typeof route.schema === 'object' && route.schema !== null) bySchema.set(route.schema, serialize);
