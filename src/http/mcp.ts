@@ -12,9 +12,9 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type * as SdkTransport from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type * as SdkTypes from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv } from 'ajv';
+import type * as AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import formats from 'ajv-formats';
+import type formats from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { FUENTE_2012, FUENTE_2022 } from '../data/demo/index.js';
 import { CONTRIBUCIONES_BODY_LIMIT } from './contribuciones.js';
@@ -166,12 +166,12 @@ export class McpTools {
   constructor(private readonly app: FastifyInstance) {}
 
   /** The tools with their schemas; the app must be ready (its OpenAPI document complete). */
-  get tools(): readonly (ToolSpec & { schema: JsonSchema; validate: ValidateFunction })[] {
+  tools(sdk: Sdk): readonly (ToolSpec & { schema: JsonSchema; validate: ValidateFunction })[] {
     if (this.made === null) {
       const document = this.app.swagger() as OpenApiDocument;
       // Formats checked (dates), keywords of the OpenAPI document that JSON Schema does not know (examples, x-…) left alone.
-      const ajv = new Ajv({ allErrors: true, strict: false });
-      formats.default(ajv);
+      const ajv = new sdk.ajv.Ajv({ allErrors: true, strict: false });
+      sdk.formats.default(ajv);
       const tools = TOOLS.map((spec) => {
         const schema = inputSchema(spec, document);
         return { ...spec, schema, validate: ajv.compile(schema) };
@@ -190,17 +190,19 @@ const INSTRUCTIONS =
 
 const textOf = (text: string): CallToolResult['content'] => [{ type: 'text', text }];
 
-/** The SDK's modules the server uses. */
+/** The SDK's modules the server uses, and Ajv for the tools' arguments. */
 interface Sdk {
   readonly server: typeof SdkServer;
   readonly transport: typeof SdkTransport;
   readonly types: typeof SdkTypes;
+  readonly ajv: typeof AjvModule;
+  readonly formats: typeof formats;
 }
 
 /**
- * The SDK, loaded when the first MCP request comes rather than when the service starts: its modules
- * (and the zod schemas they build) are about a third of a second of CPU, which every start of a
- * process that may never see an assistant paid. Loaded once per process.
+ * The SDK and Ajv, loaded when the first MCP request comes rather than when the service starts: their
+ * modules (and the zod schemas the SDK builds) are about 0.4 s of CPU, which every start of a process
+ * that may never see an assistant paid. Loaded once per process.
  */
 let sdkOnce: Promise<Sdk> | undefined;
 export const mcpSdk = (): Promise<Sdk> =>
@@ -208,7 +210,9 @@ export const mcpSdk = (): Promise<Sdk> =>
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
-  ]).then(([server, transport, types]) => ({ server, transport, types })));
+    import('ajv'),
+    import('ajv-formats'),
+  ]).then(([server, transport, types, ajv, formats]) => ({ server, transport, types, ajv, formats: formats.default })));
 
 /** One MCP server over `tools`, asking the REST API through `ask`. Stateless: a new one per HTTP request is cheap. */
 export async function mcpServer(tools: McpTools, ask: Asker): Promise<Server> {
@@ -226,7 +230,7 @@ export async function mcpServer(tools: McpTools, ask: Asker): Promise<Server> {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const note = await dataNote(ask);
-    const listed: Tool[] = tools.tools.map((tool) => ({
+    const listed: Tool[] = tools.tools(sdk).map((tool) => ({
       name: tool.name,
       title: tool.title,
       description: `${tool.description} ${note}`,
@@ -237,7 +241,7 @@ export async function mcpServer(tools: McpTools, ask: Asker): Promise<Server> {
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = tools.tools.find((t) => t.name === request.params.name);
+    const tool = tools.tools(sdk).find((t) => t.name === request.params.name);
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args: Args = request.params.arguments ?? {};
     if (!tool.validate(args)) return { content: textOf(refusal(tool.name, tool.validate.errors ?? [])), isError: true };
