@@ -47,7 +47,7 @@ const schemaKey = (schema: object): string => {
  * meta-schema, and for depth), so a route given all of them checked each one once per route and
  * status, about half a second of a process's start; given these alone it checks only what it may use.
  */
-export function referencedSchemas(schema: unknown, shared: Readonly<Record<string, unknown>>): Record<string, unknown> {
+function referencedSchemas(schema: unknown, shared: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const found: Record<string, unknown> = {};
   const pending: unknown[] = [schema];
   while (pending.length > 0) {
