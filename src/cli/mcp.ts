@@ -12,7 +12,7 @@ import { buildApp } from '../app.js';
 import { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import { prepareStartup } from '../data/startup.js';
-import { McpTools, askApp, mcpServer } from '../http/mcp.js';
+import { McpTools, askApp, mcpSdk, mcpServer } from '../http/mcp.js';
 import type { User } from '../store/store.js';
 
 export const mcpHelp = `Usage: tariff-lookup mcp
@@ -48,7 +48,7 @@ export async function mcpCommand(initial: Config): Promise<void> {
     }
     return { authorization: held.header };
   };
-  const server = await mcpServer(new McpTools(app), askApp(app, identity));
+  const server = mcpServer(await mcpSdk(), new McpTools(app), askApp(app, identity));
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

@@ -25,6 +25,14 @@ const STYLESHEET = join(projectRoot, 'src', 'consulta', 'consulta.css');
 /** The HS 2022 nomenclature in English (data/sources/hs2022), the last of the texts the hierarchy falls back to. */
 const HS_ENGLISH = join(projectRoot, 'data', 'sources', 'hs2022', 'harmonized-system.csv');
 
+/** A file the page may load: its type and its bytes. */
+interface Asset {
+  readonly type: string;
+  readonly body: Buffer;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /**
  * The English HS texts of each chapter, its headings and subheadings, as `ingles-NN.json`
  * (`{"0101": "Horses, asses, mules and hinnies; live", …}`): where the data shows one of these texts
@@ -33,11 +41,11 @@ const HS_ENGLISH = join(projectRoot, 'data', 'sources', 'hs2022', 'harmonized-sy
  * when the first of them is asked for, from a file that never changes while it runs: parsing it is a
  * tenth of a second of CPU that a start need not pay.
  */
-let englishOnce: Map<string, Buffer> | undefined;
-const englishTexts = (): Map<string, Buffer> => (englishOnce ??= readEnglishTexts());
+let englishOnce: Map<string, Asset> | undefined;
+const englishTexts = (): Map<string, Asset> => (englishOnce ??= readEnglishTexts());
 
-function readEnglishTexts(): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
+function readEnglishTexts(): Map<string, Asset> {
+  const files = new Map<string, Asset>();
   if (!existsSync(HS_ENGLISH)) return files;
   const rows = parse<{ hscode: string; description: string }>(readFileSync(HS_ENGLISH), { columns: true });
   const byChapter = new Map<string, Record<string, string>>();
@@ -48,7 +56,7 @@ function readEnglishTexts(): Map<string, Buffer> {
     texts[row.hscode] = row.description;
     byChapter.set(chapter, texts);
   }
-  for (const [chapter, texts] of byChapter) files.set(`ingles-${chapter}.json`, Buffer.from(JSON.stringify(texts)));
+  for (const [chapter, texts] of byChapter) files.set(`ingles-${chapter}.json`, { type: JSON_TYPE, body: Buffer.from(JSON.stringify(texts)) });
   return files;
 }
 
@@ -102,11 +110,6 @@ ${preload}</head>
 `;
 }
 
-interface Asset {
-  readonly type: string;
-  readonly body: Buffer;
-}
-
 /** The files the page may load, read once: the shell never names a file that is not here. */
 function loadAssets(): Map<string, Asset> {
   const assets = new Map<string, Asset>();
@@ -114,19 +117,15 @@ function loadAssets(): Map<string, Asset> {
     for (const name of readdirSync(SCRIPTS_DIR)) {
       if (name.endsWith('.js')) assets.set(name, { type: 'text/javascript; charset=utf-8', body: readFileSync(join(SCRIPTS_DIR, name)) });
       // The maps the modules name: a browser's tools ask for them, and a missing one is an error in its console.
-      if (name.endsWith('.js.map')) assets.set(name, { type: 'application/json; charset=utf-8', body: readFileSync(join(SCRIPTS_DIR, name)) });
+      if (name.endsWith('.js.map')) assets.set(name, { type: JSON_TYPE, body: readFileSync(join(SCRIPTS_DIR, name)) });
     }
   }
   if (existsSync(STYLESHEET)) assets.set('consulta.css', { type: 'text/css; charset=utf-8', body: readFileSync(STYLESHEET) });
   return assets;
 }
 
-/** An `ingles-NN.json` (englishTexts), or undefined for any other name. */
-function englishAsset(name: string): Asset | undefined {
-  if (!/^ingles-\d{2}\.json$/.test(name)) return undefined;
-  const body = englishTexts().get(name);
-  return body === undefined ? undefined : { type: 'application/json; charset=utf-8', body };
-}
+/** An `ingles-NN.json` (englishTexts), or undefined for any other name (which never makes them). */
+const englishAsset = (name: string): Asset | undefined => (/^ingles-\d{2}\.json$/.test(name) ? englishTexts().get(name) : undefined);
 
 const pageHeaders = (reply: FastifyReply): FastifyReply => reply.header('content-security-policy', CONSULTA_CSP).header('cache-control', 'no-cache');
 

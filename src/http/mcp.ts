@@ -214,9 +214,8 @@ export const mcpSdk = (): Promise<Sdk> =>
     import('ajv-formats'),
   ]).then(([server, transport, types, ajv, formats]) => ({ server, transport, types, ajv, formats: formats.default })));
 
-/** One MCP server over `tools`, asking the REST API through `ask`. Stateless: a new one per HTTP request is cheap. */
-export async function mcpServer(tools: McpTools, ask: Asker): Promise<Server> {
-  const sdk = await mcpSdk();
+/** One MCP server over `tools`, asking the REST API through `ask`, on the loaded SDK (mcpSdk). Stateless: a new one per HTTP request is cheap. */
+export function mcpServer(sdk: Sdk, tools: McpTools, ask: Asker): Server {
   const {
     CallToolRequestSchema,
     ErrorCode,
@@ -367,14 +366,16 @@ export async function registerMcp(app: FastifyInstance, protect: onRequestHookHa
       bodyLimit: MCP_BODY_LIMIT,
       schema: mcpRouteSchema,
       handler: async (request, reply) => {
-        const server = await mcpServer(
+        const sdk = await mcpSdk();
+        const server = mcpServer(
+          sdk,
           tools,
           askApp(app, () => ({
             ...(request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization }),
             'x-request-id': request.id,
           })),
         );
-        const transport = new (await mcpSdk()).transport.WebStandardStreamableHTTPServerTransport({
+        const transport = new sdk.transport.WebStandardStreamableHTTPServerTransport({
           enableJsonResponse: true,
           maxRequestBodySize: MCP_BODY_LIMIT,
         });
