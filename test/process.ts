@@ -71,7 +71,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts the service on a free port and waits until it answers (within `answerWithinMs`: a generous bound, not a speed check). */
-export async function startService(env: Record<string, string>, nodeArgs: readonly string[] = [], answerWithinMs = 30_000): Promise<Listening> {
+export async function startService(env: Record<string, string>, nodeArgs: readonly string[] = [], answerWithinMs = 120_000): Promise<Listening> {
   const base = `http://127.0.0.1:${await freePort()}`;
   const service = spawnService({ ...env, PORT: new URL(base).port }, nodeArgs);
   try {

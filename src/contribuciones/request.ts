@@ -7,6 +7,7 @@
  */
 import type { ValidationDetail } from '../errors.js';
 import { RequestValidationError } from '../errors.js';
+import { readFraction } from '../fraccion.js';
 import type { Dec } from './money.js';
 import { Dec as Decimal } from './money.js';
 import type { ContribucionesBody, PartidaBody } from './schema.js';
@@ -35,16 +36,9 @@ const FRACTION_PATTERN = '^[0-9]{8}([0-9]{2})?$';
 const ROMAN = 'I II III IV V VI VII VIII IX X XI XII XIII XIV XV XVI XVII XVIII XIX XX XXI XXII XXIII XXIV'.split(' ');
 const SECTOR_PATTERN = `^(${ROMAN.join('|')})$`;
 
-/** A fraction as people type it (dots and spaces ignored): its 8 digits and the NICO of a 10-digit one. */
-function typedFraction(typed: string): { fraccion: string; nico: string | undefined } | undefined {
-  const digits = typed.replace(/[.\s]/g, '');
-  if (!/^\d{8}(\d{2})?$/.test(digits)) return undefined;
-  return { fraccion: digits.slice(0, 8), nico: digits.length === 10 ? digits.slice(8) : undefined };
-}
-
 function partida(item: PartidaBody, loc: (string | number)[], errors: ValidationDetail[]): Partida | undefined {
-  const typed = typedFraction(item.fraccion);
-  if (typed === undefined) {
+  const typed = readFraction(item.fraccion);
+  if (typed === null) {
     errors.push({
       type: 'string_pattern_mismatch',
       loc: [...loc, 'fraccion'],
@@ -54,7 +48,7 @@ function partida(item: PartidaBody, loc: (string | number)[], errors: Validation
     });
   }
   const nico = item.nico ?? undefined;
-  if (nico !== undefined && typed?.nico !== undefined && nico !== typed.nico) {
+  if (nico !== undefined && typed !== null && typed.nico !== null && nico !== typed.nico) {
     errors.push({ type: 'value_error', loc: [...loc, 'nico'], msg: `Value error, the NICO disagrees with the one in fraccion (${typed.nico})`, input: nico });
   }
   const sector = item.sector_prosec?.trim().toUpperCase();
@@ -67,7 +61,7 @@ function partida(item: PartidaBody, loc: (string | number)[], errors: Validation
       ctx: { pattern: SECTOR_PATTERN },
     });
   }
-  if (typed === undefined) return undefined;
+  if (typed === null) return undefined;
   return {
     fraccion: typed.fraccion,
     nico: typed.nico ?? nico,

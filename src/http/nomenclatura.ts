@@ -16,6 +16,7 @@ import { RequestValidationError, notFound } from './errors.js';
 import { searchConditions } from '../record-sets/filters.js';
 import type { ProtectedGet } from './route-kinds.js';
 import { nullableText } from './schemas.js';
+import { typedDigits } from '../fraccion.js';
 
 const PAGE = 1000;
 
@@ -153,7 +154,7 @@ export async function headingLevel(store: Store, rs: RecordSet, heading: string)
 /** A chapter (2 digits) or heading (4 digits) code from the path, dots and spaces dropped; else a 422 on it. */
 function levelCode(request: FastifyRequest, name: string, digits: number): string {
   const raw = (request.params as Record<string, string>)[name] ?? '';
-  const code = raw.replace(/[.\s]/g, '');
+  const code = typedDigits(raw);
   if (new RegExp(`^[0-9]{${digits}}$`).test(code)) return code;
   throw new RequestValidationError([
     {

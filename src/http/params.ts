@@ -12,6 +12,7 @@ import { FRACTION_HELP, US_FRACTION_HELP } from '../record-sets/filters.js';
 import type { ValidationDetail } from './errors.js';
 import { RequestValidationError } from './errors.js';
 import { isIsoDate } from '../store/versions.js';
+import { typedDigits } from '../fraccion.js';
 
 /** How a parameter's text is read: a filter's by its rule's name, plus free text and dates. */
 export type ParamKind = FilterRule | 'text' | 'date';
@@ -130,7 +131,7 @@ function parseOne(spec: ParamSpec, raw: string): Outcome {
     }
     case 'fraction':
     case 'us-fraction': {
-      const digits = raw.replace(/[.\s]/g, '');
+      const digits = typedDigits(raw);
       if (digits === '' && raw.trim() === '') return { value: undefined };
       const max = spec.kind === 'fraction' ? 8 : 10;
       if (/^\d+$/.test(digits) && (digits.length <= max || (spec.kind === 'fraction' && digits.length === 10))) {

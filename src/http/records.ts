@@ -16,6 +16,7 @@ import type { ProtectedGet } from './route-kinds.js';
 import { parseDeclared } from './route-kinds.js';
 import { pageSchemaName, recordRef, recordsOf } from './schemas.js';
 import type { StoreTimer } from './observe.js';
+import { typedDigits } from '../fraccion.js';
 
 export interface Page {
   items: Row[];
@@ -91,7 +92,7 @@ function lookupRoute(rs: RecordSet): RecordRoute<ReturnType<typeof recordRef<Rec
       // A fraction in the key is matched as stored (8 digits), whatever dots or spaces it was typed with.
       const key = params.map((p) => {
         const value = parsed[p.name] as string | number;
-        return typeof value === 'string' ? value.replace(/[.\s]/g, '') : value;
+        return typeof value === 'string' ? typedDigits(value) : value;
       });
       const row = await store.lookup(rs, key);
       if (!row) throw notFound(`${rs.label} record not found`);

@@ -199,7 +199,7 @@ export class LineChecker {
     if (estado === 'vigente' && found.row !== undefined && line.fraccion !== null) {
       igi = this.igi(found.row);
       const lineRecords = new Map([[line.fraccion, records.get(line.fraccion)!]]);
-      const probe = this.probe(parameters, line, found.nico!, lineRecords);
+      const probe = this.probe(parameters, line, found.nico ?? undefined, lineRecords);
       if (probe !== undefined) {
         preferencia = bestPreference(probe);
         requisitos = countRequirements(probe);
@@ -210,7 +210,7 @@ export class LineChecker {
       }
       if (line.valorAduana !== null) {
         const rate = await this.rateOf(store, parameters.fecha);
-        const computed = this.contribuciones(parameters, line, found.nico!, lineRecords, rate);
+        const computed = this.contribuciones(parameters, line, found.nico ?? undefined, lineRecords, rate);
         if (typeof computed === 'string') errores.push(computed);
         else contribuciones = computed;
       }
@@ -244,8 +244,16 @@ export class LineChecker {
     const nicoOf = (r: Row): string | null => text(r, this.tariff.nicoField);
     const nicos = [...new Set(rows.map(nicoOf).filter((n): n is string => n !== null))].sort();
     if (line.nico === null && nicos.length > 1) return { estado: 'nico_requerido', nico: null };
-    const nico = line.nico ?? nicos[0] ?? '00';
-    const row = rows.find((r) => nicoOf(r) === nico) ?? rows.find((r) => nicoOf(r) === null);
+    // A version whose fraction carries no NICO (the TIGIE 2012, before the NICO existed) knows none: a line
+    // without one is the fraction itself (nico null), and a NICO given is one that does not exist there, as
+    // `GET /api/v1/fracciones?fraccion=…` with 10 digits finds nothing on that version.
+    if (nicos.length === 0) {
+      const row = rows.find((r) => nicoOf(r) === null);
+      if (line.nico !== null || row === undefined) return { estado: 'nico_inexistente', nico: line.nico };
+      return { estado: 'vigente', nico: null, row };
+    }
+    const nico = line.nico ?? nicos[0]!;
+    const row = rows.find((r) => nicoOf(r) === nico);
     return row === undefined ? { estado: 'nico_inexistente', nico } : { estado: 'vigente', nico, row };
   }
 
@@ -289,7 +297,7 @@ export class LineChecker {
    * of origin, a quantity, an exchange rate): its options are the preferences the data holds for the
    * origin, its requirements those of the fraction on the date. Amounts are not read from it.
    */
-  private probe(parameters: LoteParameters, line: ReadLine, nico: string, records: ReadonlyMap<string, FractionRecords>): Answer | undefined {
+  private probe(parameters: LoteParameters, line: ReadLine, nico: string | undefined, records: ReadonlyMap<string, FractionRecords>): Answer | undefined {
     const partida: Partida = {
       fraccion: line.fraccion!,
       nico,
@@ -317,7 +325,7 @@ export class LineChecker {
   private contribuciones(
     parameters: LoteParameters,
     line: ReadLine,
-    nico: string,
+    nico: string | undefined,
     records: ReadonlyMap<string, FractionRecords>,
     rate: TipoCambioAplicable | SinTipoCambio,
   ): Resultado['contribuciones'] | string {

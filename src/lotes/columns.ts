@@ -4,6 +4,7 @@
  * Spanish sentence in the line's `error` and left out of what the line is checked for, never refusing the batch.
  */
 import { DECIMAL_PATTERNS } from '../contribuciones/decimals.js';
+import { readFraction as readTypedFraction } from '../fraccion.js';
 import type { Dec } from '../contribuciones/money.js';
 import { Dec as Decimal } from '../contribuciones/money.js';
 
@@ -111,10 +112,10 @@ function readFraction(given: string | null, givenNico: string | null, errores: s
   let fraccion: string | null = null;
   let nico: string | null = null;
   if (given !== null) {
-    const digits = given.replace(/[.\s-]/g, '');
-    if (/^\d{8}(\d{2})?$/.test(digits)) {
-      fraccion = digits.slice(0, 8);
-      if (digits.length === 10) nico = digits.slice(8);
+    const read = readTypedFraction(given);
+    if (read !== null) {
+      fraccion = read.fraccion;
+      nico = read.nico;
     } else {
       errores.push(`fraccion ${shown(given)} no es una fracción arancelaria (8 dígitos, o 10 con el NICO)`);
     }
