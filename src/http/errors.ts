@@ -5,6 +5,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StoreUnavailableError } from '../store/store.js';
+import { drainRefused } from './linger.js';
 
 import { HttpError, RequestValidationError } from '../errors.js';
 
@@ -19,6 +20,8 @@ export function send(reply: FastifyReply, status: number, body: unknown, headers
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof RequestValidationError) return send(reply, 422, { detail: error.detail });
+  // A refused body is read on and dropped (bounded) so that a client still sending can read the 413.
+  if (error.statusCode === 413) drainRefused(request.raw);
   if (error instanceof HttpError) return send(reply, error.statusCode, { detail: error.detail }, error.headers);
   if (error instanceof StoreUnavailableError) {
     request.log.error({ err: error }, 'store unavailable');
@@ -30,8 +33,6 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     });
   }
   const status = error.statusCode ?? 500;
-  // The unread rest of a refused body would keep the connection busy: close it instead.
-  if (status === 413) return send(reply, status, { detail: statusText(status) }, { connection: 'close' });
   if (status >= 400 && status < 500) return send(reply, status, { detail: statusText(status) });
   request.log.error({ err: error }, 'unexpected failure');
   return send(reply, 500, { detail: 'Internal Server Error' });

@@ -366,7 +366,7 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
     created = await spooled(request, (body) => ctx.tables.create(lote, ctx.perUser, (store) => readFile(format, body, store)));
   } catch (error) {
     if (error instanceof FileError) throw fileError(error);
-    if (error instanceof TooManyLines) throw new HttpError(413, error.message, { connection: 'close' });
+    if (error instanceof TooManyLines) throw new HttpError(413, error.message);
     throw error;
   }
   if (!created) {
@@ -377,7 +377,7 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
   return json(reply.header('location', `/api/v1/lotes/${lote.id}`), 202, JSON.stringify(state(stored)));
 }
 
-const tooLarge = (): HttpError => new HttpError(413, `A batch takes at most ${MAX_BYTES / 1024 / 1024} MiB`, { connection: 'close' });
+const tooLarge = (): HttpError => new HttpError(413, `A batch takes at most ${MAX_BYTES / 1024 / 1024} MiB`);
 
 /**
  * The upload written to a file of its own, then `use`d as that file's bytes: the batch's transaction
@@ -392,14 +392,22 @@ async function spooled<T>(request: FastifyRequest, use: (bytes: FileBytes) => Pr
   try {
     const path = join(dir, 'file');
     let received = 0;
+    let refuse: () => void = () => undefined;
+    const overLimit = new Promise<'over'>((resolve) => (refuse = () => resolve('over')));
+    // Past the limit the bytes are no longer written: the pipeline goes on only to drop the rest, so the
+    // request stays open until the 413 is answered (the error handler bounds how long it may go on).
     const counted = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         received += chunk.length;
-        done(received > MAX_BYTES ? tooLarge() : null, chunk);
+        if (received <= MAX_BYTES) return done(null, chunk);
+        refuse();
+        done();
       },
     });
+    const whole = pipeline(request.body, counted, createWriteStream(path)).then(() => 'whole' as const);
+    whole.catch(() => undefined);
     try {
-      await pipeline(request.body, counted, createWriteStream(path));
+      if ((await Promise.race([whole, overLimit])) === 'over') throw tooLarge();
     } catch (error) {
       if (error instanceof HttpError) throw error;
       // The client went away or sent a broken body: nothing was stored.
