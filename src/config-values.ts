@@ -32,17 +32,24 @@ export function retryWaits(config: Config): number[] {
 }
 
 /** VIGILANCIAS_HOSTS_PERMITIDOS as lower-case host names (IPv6 addresses without brackets). */
-export const allowedWebhookHosts = (config: Config): ReadonlySet<string> =>
-  new Set(
+/**
+ * Where webhooks may go (src/vigilancias/outbound.ts): the hosts the operator trusts, written as a
+ * URL's host is compared (lower case, no brackets, no trailing dot), and the ports open to every other host.
+ */
+export const webhookPolicy = (config: Config): { hosts: ReadonlySet<string>; ports: ReadonlySet<number> } => ({
+  hosts: new Set(
     config.VIGILANCIAS_HOSTS_PERMITIDOS.split(',')
       .map((h) =>
         h
           .trim()
           .toLowerCase()
-          .replace(/^\[(.*)\]$/, '$1'),
+          .replace(/^\[(.*)\]$/, '$1')
+          .replace(/\.+$/, ''),
       )
       .filter((h) => h !== ''),
-  );
+  ),
+  ports: new Set(config.VIGILANCIAS_PUERTOS_PERMITIDOS.split(',').map(Number)),
+});
 
 /** The embedded demo: no database configured, so the project's own demo file is served. */
 export const isEmbeddedDemo = (config: Config): boolean => config.DATABASE_URL === '';

@@ -150,6 +150,12 @@ export const ConfigSchema = Type.Object({
     description:
       'Comma-separated webhook hosts that may be reached over plain http and at loopback, private or link-local addresses (e.g. an ERP inside the network); empty: https to public addresses only',
   }),
+  VIGILANCIAS_PUERTOS_PERMITIDOS: Type.String({
+    default: '443',
+    pattern: '^([1-9][0-9]{0,4})(,[1-9][0-9]{0,4})*$',
+    description:
+      'Comma-separated ports a webhook URL may name (hosts in VIGILANCIAS_HOSTS_PERMITIDOS may use any); default 443 only, so that a receiver cannot point the service at another service on a public host',
+  }),
   VIGILANCIAS_CONCURRENCIA: Type.Integer({
     default: 16,
     minimum: 1,

@@ -19,6 +19,7 @@ import { openWorkDb } from '../src/store/work.js';
 import type { WorkDb } from '../src/store/work.js';
 import { Sender } from '../src/vigilancias/deliveries.js';
 import type { Resultado } from '../src/vigilancias/deliveries.js';
+import type { WebhookPolicy } from '../src/vigilancias/outbound.js';
 import { checkedLookup, isPublicAddress, post, refuseUrl } from '../src/vigilancias/outbound.js';
 import { Vigilancias } from '../src/vigilancias/vigilancias.js';
 import { withAladi2 } from './fixtures.js';
@@ -146,6 +147,19 @@ for (const kind of await storeKinds()) {
       assert.equal(missing.status, 422);
       assert.deepEqual(missing.body.detail.map((d) => d.type).sort(), ['missing', 'too_short']);
 
+      for (const nombre of ['a\r\nb', 'nul\u0000', 'tab\tname', 'del\u007f', 'c1\u0085']) {
+        const bad = await client.call<{ detail: { type: string; loc: string[] }[] }>('POST', '/api/v1/vigilancias', {
+          nombre,
+          fracciones: ['01'],
+          webhook: { url: 'https://erp.example.com/' },
+        });
+        assert.equal(bad.status, 422, JSON.stringify(nombre));
+        assert.deepEqual(
+          bad.body.detail.map((d) => [d.type, d.loc.join('.')]),
+          [['string_pattern_mismatch', 'body.nombre']],
+          JSON.stringify(nombre),
+        );
+      }
       const body = { nombre: 'x', fracciones: ['01'], webhook: { url: 'https://erp.example.com/' } };
       assert.equal((await client.call('POST', '/api/v1/vigilancias', body)).status, 201);
       assert.equal((await client.call('POST', '/api/v1/vigilancias', body)).status, 422, 'a third one is past VIGILANCIAS_POR_USUARIO=2');
@@ -169,6 +183,13 @@ for (const kind of await storeKinds()) {
         'https://[fd00:ec2::254]/',
         'https://[::ffff:10.0.0.1]/',
         'https://0.0.0.0/',
+        'https://[::127.0.0.1]/',
+        'https://[::169.254.169.254]/',
+        'https://[64:ff9b::a00:1]/',
+        'https://[2002:a9fe:a9fe::]/',
+        'https://LOCALHOST./',
+        'https://erp.example.com:8443/',
+        'https://erp.example.com:80/',
         'no es una URL',
       ]) {
         const answer = await client.call<{ detail: { loc: string[] }[] }>('POST', '/api/v1/vigilancias', { nombre: 'x', fracciones: ['01'], webhook: { url } });
@@ -396,7 +417,7 @@ describe('the sender', () => {
     const log = captureLog();
     const sender = new Sender(db, {
       waits: [60_000],
-      allowed: new Set(['127.0.0.1']),
+      policy: policyOf(['127.0.0.1']),
       concurrency: 4,
       log: Fastify({ logger: { level: 'warn', stream: log.stream } }).log,
       attempted: (resultado) => results.push(resultado),
@@ -421,8 +442,11 @@ describe('the sender', () => {
   });
 });
 
+/** A webhook policy: hosts the operator trusts, and the ports open to others (443 by default). */
+const policyOf = (hosts: readonly string[] = [], ports: readonly number[] = [443]): WebhookPolicy => ({ hosts: new Set(hosts), ports: new Set(ports) });
+
 describe('outbound requests never reach a non-public address unless allowed', () => {
-  test('the address check (ipaddr.js ranges)', () => {
+  test('the address check: global unicast only (ipaddr.js ranges, IPv6 inside 2000::/3, no IPv4 carried in IPv6)', () => {
     for (const a of [
       '127.0.0.1',
       '10.0.0.1',
@@ -431,33 +455,67 @@ describe('outbound requests never reach a non-public address unless allowed', ()
       '169.254.169.254',
       '100.64.0.1',
       '0.0.0.0',
+      '192.0.2.1',
+      '240.0.0.1',
       '::1',
+      '::',
       'fe80::1',
       'fd00::1',
       '::ffff:127.0.0.1',
+      '::ffff:8.8.8.8',
+      '::127.0.0.1',
+      '::169.254.169.254',
+      '::8.8.8.8',
+      '64:ff9b::10.0.0.1',
+      '64:ff9b::a9fe:a9fe',
+      '64:ff9b:1::a00:1',
+      '2002:7f00:1::1',
+      '2002:a9fe:a9fe::',
+      '2001::1',
+      '2001:db8::1',
+      '100::1',
+      'ff02::1',
       '224.0.0.1',
     ]) {
       assert.equal(isPublicAddress(a), false, a);
     }
-    for (const a of ['8.8.8.8', '2001:4860:4860::8888', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(a), true, a);
+    for (const a of ['8.8.8.8', '2001:4860:4860::8888', '2606:4700::1111']) assert.equal(isPublicAddress(a), true, a);
   });
 
   test('at each attempt: the name is resolved through the checked lookup, and an address literal is checked before connecting', async (t) => {
     const hook = await receiver(t);
-    const port = new URL(hook.url).port;
-    // `localhost` resolves to loopback: the lookup the request connects through refuses it (a name that rebinds is refused the same way).
+    const port = Number(new URL(hook.url).port);
+    // `localhost` resolves to loopback: the lookup the request connects through refuses it (a name that rebinds is refused the same way), without saying where it points.
     const refused = await new Promise<Error | null>((resolve) => checkedLookup('localhost', { all: false }, (error) => resolve(error)));
-    assert.match(String(refused?.message), /not a public address/);
-    assert.deepEqual(await post(`http://127.0.0.1:${port}/`, {}, '{}', new Set(), 5000), { error: 'the URL must be https' });
-    assert.deepEqual(await post(`https://127.0.0.1:${port}/`, {}, '{}', new Set(), 5000), { error: '127.0.0.1 is not a public address' });
-    const viaName = await post(`https://localhost:${port}/`, {}, '{}', new Set(), 5000);
-    assert.ok('error' in viaName);
+    assert.equal(String(refused?.message), 'localhost does not resolve to public addresses only');
+    assert.deepEqual(await post(`http://127.0.0.1:${port}/`, {}, '{}', policyOf(), 5000), {
+      error: 'the URL must be https (plain http only to a host listed in VIGILANCIAS_HOSTS_PERMITIDOS)',
+    });
+    assert.deepEqual(await post(`https://127.0.0.1:${port}/`, {}, '{}', policyOf([], [port]), 5000), { error: '127.0.0.1 is not a public address' });
+    assert.deepEqual(await post(`https://[::127.0.0.1]:${port}/`, {}, '{}', policyOf([], [port]), 5000), { error: '::7f00:1 is not a public address' });
+    assert.deepEqual(await post(`https://8.8.8.8:${port}/`, {}, '{}', policyOf(), 5000), {
+      error: `port ${port} is not allowed (443 only, as VIGILANCIAS_PUERTOS_PERMITIDOS says)`,
+    });
+    const viaName = await post(`https://LOCALHOST.:${port}/`, {}, '{}', policyOf([], [port]), 5000);
+    assert.deepEqual(viaName, { error: 'localhost is not a public host' });
+    const viaSubName = await post(`https://vm.localhost.:${port}/`, {}, '{}', policyOf([], [port]), 5000);
+    assert.deepEqual(viaSubName, { error: 'vm.localhost is not a public host' });
     assert.equal(hook.received.length, 0, 'no request reached the receiver');
-    // Allowed, it is reached; a redirect is an answer like any other, never followed.
+    // Allowed, it is reached on any port; a redirect is an answer like any other, never followed.
     hook.status = () => 302;
-    assert.deepEqual(await post(hook.url, {}, '{}', new Set(['127.0.0.1']), 5000), { status: 302 });
+    assert.deepEqual(await post(hook.url, {}, '{}', policyOf(['127.0.0.1']), 5000), { status: 302 });
     assert.equal(hook.received.length, 1);
-    assert.match(String(await refuseUrl('https://localhost/', new Set())), /not a public host/);
-    assert.equal(await refuseUrl('https://localhost/', new Set(['localhost'])), undefined);
+    assert.match(String(await refuseUrl('https://localhost/', policyOf())), /not a public host/);
+    assert.equal(await refuseUrl('https://localhost/', policyOf(['localhost'])), undefined);
+    assert.equal(await refuseUrl('https://LOCALHOST./', policyOf(['localhost'])), undefined);
+    // The operator may open other ports.
+    assert.equal(await refuseUrl('https://8.8.8.8:8443/', policyOf([], [443, 8443])), undefined);
+    assert.match(String(await refuseUrl('https://8.8.8.8:8444/', policyOf([], [443, 8443]))), /port 8444 is not allowed/);
+  });
+
+  test("a connection that fails is told in the service's words, never with the address the name resolved to", async () => {
+    // Nothing listens on port 9 of loopback: the system's message would name 127.0.0.1:9.
+    const outcome = await post('https://127.0.0.1:9/', {}, '{}', policyOf(['127.0.0.1']), 5000);
+    assert.deepEqual(outcome, { error: 'ECONNREFUSED: the receiver refused the connection' });
   });
 });

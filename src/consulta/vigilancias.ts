@@ -122,10 +122,11 @@ function urlRefusal(msg: string): string {
       ? 'La dirección debe empezar con https:// (http:// solo a los servidores que el operador del servicio permite).'
       : 'La dirección debe empezar con https://.';
   }
-  const host = /^(\S+) (?:is not a public|resolves to)/.exec(reason)?.[1];
+  const port = /^port (\d+) is not allowed/.exec(reason)?.[1];
+  if (port !== undefined) return `El puerto ${port} no está permitido: use https:// sin puerto (el 443), o uno que el operador del servicio permita.`;
+  const host = /^(\S+) (?:is not a public|does not resolve to public)/.exec(reason)?.[1];
   if (host !== undefined) {
-    const where = /resolves to (\S+?),/.exec(reason)?.[1];
-    return `${host}${where ? ` (${where})` : ''} no es una dirección pública: el servicio no envía avisos a direcciones internas, privadas o locales.`;
+    return `${host} no es una dirección pública: el servicio no envía avisos a direcciones internas, privadas o locales.`;
   }
   return `Dirección rechazada: ${reason}`;
 }

@@ -26,10 +26,18 @@ const MAX_FRACTIONS = 5000;
 /** 5,000 fractions typed with dots and quotes, and room to spare. */
 const BODY_LIMIT = 256 * 1024;
 const RECORD_SET_PATHS = recordSets.map((rs) => rs.path);
+/** Text without C0 and C1 control characters (nor DEL). */
+const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001F\\u007F-\\u009F]*$';
 
 export const VigilanciaBody = Type.Object(
   {
-    nombre: Type.String({ minLength: 1, maxLength: 200, description: 'A name for people' }),
+    nombre: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      // One line of text: CR, LF, NUL and the other control characters would break a log line, a CSV cell or an XLSX file.
+      pattern: NO_CONTROL_CHARACTERS,
+      description: 'A name for people: one line, no control characters (CR, LF, tab, NUL…)',
+    }),
     fracciones: Type.Array(Type.String({ maxLength: 40 }), {
       minItems: 1,
       maxItems: MAX_FRACTIONS,
@@ -232,7 +240,7 @@ async function readInput(raw: unknown, service: VigilanciasService): Promise<Vig
     });
   }
   if (errors.length === 0) {
-    const refused = await refuseUrl(parsed.webhook.url, service.allowedHosts);
+    const refused = await refuseUrl(parsed.webhook.url, service.policy);
     if (refused !== undefined) errors.push({ type: 'value_error', loc: ['body', 'webhook', 'url'], msg: `Value error, ${refused}`, input: parsed.webhook.url });
   }
   if (errors.length > 0) throw new RequestValidationError(errors);

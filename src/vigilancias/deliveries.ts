@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WorkDb, WorkStatements } from '../store/work.js';
-import type { Outcome } from './outbound.js';
+import type { Outcome, WebhookPolicy } from './outbound.js';
 import { hostOf, post } from './outbound.js';
 import { webhookHeaders } from './signature.js';
 
@@ -31,7 +31,7 @@ export type Resultado = 'entregada' | 'reintento' | 'fallida' | 'desactivada';
 
 export interface SenderOptions {
   readonly waits: readonly number[];
-  readonly allowed: ReadonlySet<string>;
+  readonly policy: WebhookPolicy;
   readonly concurrency: number;
   readonly log: FastifyBaseLogger;
   /** Told of each attempt's result (the metrics). */
@@ -156,7 +156,7 @@ export class Sender {
 
   private async send(row: Taken): Promise<void> {
     const started = Date.now();
-    const outcome = await post(row.url, webhookHeaders(row.secreto, row.evento, row.cuerpo, started), row.cuerpo, this.options.allowed, ATTEMPT_TIMEOUT_MS);
+    const outcome = await post(row.url, webhookHeaders(row.secreto, row.evento, row.cuerpo, started), row.cuerpo, this.options.policy, ATTEMPT_TIMEOUT_MS);
     const resultado = await this.recordWhileHeld(row, outcome);
     this.options.attempted?.(resultado);
     const status = 'status' in outcome ? outcome.status : null;

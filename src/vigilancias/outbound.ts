@@ -14,37 +14,81 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** Whether an address is public unicast (ipaddr.js's ranges; an IPv4-mapped IPv6 address is judged as its IPv4 one). */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+/** Where webhooks may go: the hosts the operator trusts (any scheme, address and port) and the ports open to every other host. */
+export interface WebhookPolicy {
+  /** VIGILANCIAS_HOSTS_PERMITIDOS, normalised as hostOf normalises a URL's host. */
+  readonly hosts: ReadonlySet<string>;
+  /** VIGILANCIAS_PUERTOS_PERMITIDOS: 443 unless the operator opens others. */
+  readonly ports: ReadonlySet<number>;
 }
 
-/** A URL's host as compared with the allowed hosts: lower case, an IPv6 address without brackets. */
-export const hostOf = (url: URL): string => url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+/** The IPv6 global unicast block (2000::/3): every other IPv6 address is special (loopback, IPv4-compatible ::/96, NAT64, …). */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Whether an address is global unicast: an IPv4 address ipaddr.js classes as `unicast`, or an IPv6 one
+ * inside 2000::/3 that it classes as `unicast` (so not 6to4, Teredo, NAT64, documentation, ORCHID…).
+ * An IPv6 address that carries an IPv4 one (mapped ::ffff:0:0/96, compatible ::/96, NAT64 64:ff9b::/96)
+ * is refused whatever the IPv4 address: a public one is reached by its own form.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.parse(address);
+  if (parsed.range() !== 'unicast') return false;
+  return parsed.kind() === 'ipv4' || (parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
+}
+
+/** A host as compared and checked: lower case, an IPv6 address without brackets, no trailing dots (`LOCALHOST.` is `localhost`). */
+export const normaliseHost = (host: string): string =>
+  host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.+$/, '');
+
+/** A URL's host as compared with the allowed hosts (normaliseHost). */
+export const hostOf = (url: URL): string => normaliseHost(url.hostname);
 
 const isLocalName = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost') || host === '';
 
-/** Why a webhook URL may not be saved (undefined: it may), with the name resolved as it resolves now. */
-export async function refuseUrl(text: string, allowed: ReadonlySet<string>): Promise<string | undefined> {
+/** The port a URL connects to. */
+const portOf = (url: URL): number => (url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port));
+
+/**
+ * What can be said of a URL without resolving it: its host and whether the operator trusts it, or why
+ * it may not be used. The same check when a watch list is saved and before every attempt.
+ */
+function target(text: string, policy: WebhookPolicy): { url: URL; host: string; trusted: boolean } | { refused: string } {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return 'not a valid URL';
+    return { refused: 'not a valid URL' };
   }
   const host = hostOf(url);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'the URL must be https';
-  if (allowed.has(host)) return undefined;
-  if (url.protocol !== 'https:') return `the URL must be https (plain http only to a host listed in VIGILANCIAS_HOSTS_PERMITIDOS)`;
-  if (isLocalName(host)) return `${host} is not a public host`;
-  if (isIP(host) !== 0) return isPublicAddress(host) ? undefined : `${host} is not a public address`;
-  const addresses = await resolveAll(host);
-  const private_ = addresses.find((a) => !isPublicAddress(a.address));
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { refused: 'the URL must be https' };
+  if (policy.hosts.has(host)) return { url, host, trusted: true };
+  if (url.protocol !== 'https:') return { refused: 'the URL must be https (plain http only to a host listed in VIGILANCIAS_HOSTS_PERMITIDOS)' };
+  const port = portOf(url);
+  if (!policy.ports.has(port)) {
+    return { refused: `port ${port} is not allowed (${[...policy.ports].join(', ')} only, as VIGILANCIAS_PUERTOS_PERMITIDOS says)` };
+  }
+  if (isLocalName(host)) return { refused: `${host} is not a public host` };
+  if (isIP(host) !== 0 && !isPublicAddress(host)) return { refused: `${host} is not a public address` };
+  return { url, host, trusted: false };
+}
+
+/** The words every refusal of a name gives: never the addresses it resolves to. */
+const notPublicName = (host: string): string => `${host} does not resolve to public addresses only`;
+
+/** Why a webhook URL may not be saved (undefined: it may). */
+export async function refuseUrl(text: string, policy: WebhookPolicy): Promise<string | undefined> {
+  const checked = target(text, policy);
+  if ('refused' in checked) return checked.refused;
+  if (checked.trusted || isIP(checked.host) !== 0) return undefined;
+  const addresses = await resolveAll(checked.host);
   // A name that does not resolve now is accepted: it is checked again at every attempt.
-  return private_ ? `${host} resolves to ${private_.address}, which is not a public address` : undefined;
+  return addresses.some((a) => !isPublicAddress(a.address)) ? notPublicName(checked.host) : undefined;
 }
 
 /** Every address of a name, or none when it does not resolve within a few seconds. */
@@ -65,16 +109,39 @@ export class RefusedAddress extends Error {
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** A `lookup` for http.request that refuses a name resolving to any non-public address. */
+/** A `lookup` for http.request that refuses a name resolving to any non-public address (without saying which). */
 export function checkedLookup(hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    if (refused) return callback(new RefusedAddress(`${hostname} resolves to ${refused.address}, which is not a public address`), []);
+    if (addresses.some((a) => !isPublicAddress(a.address))) return callback(new RefusedAddress(notPublicName(normaliseHost(hostname))), []);
     if (options.all) return callback(null, addresses);
     const first = addresses[0]!;
     callback(null, first.address, first.family);
   });
+}
+
+/**
+ * Why a connection failed, in the service's words: the system's messages name the address a name
+ * resolved to (`connect ECONNREFUSED 10.0.0.5:443`), which a user who owns the name must not learn.
+ */
+const CONNECTION_ERRORS: Readonly<Record<string, string>> = {
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved now',
+  ECONNREFUSED: 'the receiver refused the connection',
+  ECONNRESET: 'the receiver closed the connection',
+  EHOSTUNREACH: 'the receiver cannot be reached',
+  ENETUNREACH: 'the receiver cannot be reached',
+  ETIMEDOUT: 'the connection timed out',
+  EPIPE: 'the receiver closed the connection',
+};
+
+export function connectionError(error: NodeJS.ErrnoException): string {
+  if (error instanceof RefusedAddress) return error.message;
+  const code = error.code ?? '';
+  const words = CONNECTION_ERRORS[code];
+  if (words !== undefined) return `${code}: ${words}`;
+  if (/CERT|SSL|TLS|ERR_SSL|EPROTO/.test(code)) return `${code}: the TLS handshake with the receiver failed`;
+  return code === '' ? 'the request failed' : `${code}: the request failed`;
 }
 
 export type Outcome = { readonly status: number } | { readonly error: string };
@@ -83,17 +150,10 @@ export type Outcome = { readonly status: number } | { readonly error: string };
  * One POST: the status of the answer, or why there is none. Refused before connecting when the URL
  * is not one a watch list may be sent to now; the whole exchange is abandoned after `timeoutMs`.
  */
-export function post(text: string, headers: Readonly<Record<string, string>>, body: string, allowed: ReadonlySet<string>, timeoutMs: number): Promise<Outcome> {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return Promise.resolve({ error: 'not a valid URL' });
-  }
-  const host = hostOf(url);
-  const trusted = allowed.has(host);
-  if (!trusted && url.protocol !== 'https:') return Promise.resolve({ error: 'the URL must be https' });
-  if (!trusted && (isLocalName(host) || (isIP(host) !== 0 && !isPublicAddress(host)))) return Promise.resolve({ error: `${host} is not a public address` });
+export function post(text: string, headers: Readonly<Record<string, string>>, body: string, policy: WebhookPolicy, timeoutMs: number): Promise<Outcome> {
+  const checked = target(text, policy);
+  if ('refused' in checked) return Promise.resolve({ error: checked.refused });
+  const { url, trusted } = checked;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     let settled = false;
@@ -124,9 +184,7 @@ export function post(text: string, headers: Readonly<Record<string, string>>, bo
       done({ error: `no answer within ${timeoutMs / 1000} s` });
       req.destroy();
     }, timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      done({ error: error.code && error.code !== 'ERR_WEBHOOK_ADDRESS' ? `${error.code}: ${error.message}` : error.message }),
-    );
+    req.on('error', (error: NodeJS.ErrnoException) => done({ error: connectionError(error) }));
     req.end(body);
   });
 }

@@ -4,18 +4,19 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
-import { allowedWebhookHosts, retryWaits } from '../config-values.js';
+import { retryWaits, webhookPolicy } from '../config-values.js';
 import type { Datasets } from '../store/datasets.js';
 import { openWorkDb } from '../store/work.js';
 import type { WorkDb } from '../store/work.js';
 import type { Resultado } from './deliveries.js';
+import type { WebhookPolicy } from './outbound.js';
 import { Sender } from './deliveries.js';
 import { EventGenerator } from './events.js';
 import { Vigilancias } from './vigilancias.js';
 
 export interface VigilanciasService {
   readonly vigilancias: Vigilancias;
-  readonly allowedHosts: ReadonlySet<string>;
+  readonly policy: WebhookPolicy;
   readonly perUser: number;
   /** Deliveries by state, for the metrics. */
   counts(): Promise<Record<string, number>>;
@@ -27,10 +28,10 @@ export interface VigilanciasService {
 export function startVigilancias(config: Config, datasets: Datasets, log: FastifyBaseLogger): VigilanciasService {
   const db: WorkDb = openWorkDb(config);
   const listeners: ((resultado: Resultado) => void)[] = [];
-  const allowedHosts = allowedWebhookHosts(config);
+  const policy = webhookPolicy(config);
   const sender = new Sender(db, {
     waits: retryWaits(config),
-    allowed: allowedHosts,
+    policy,
     concurrency: config.VIGILANCIAS_CONCURRENCIA,
     log,
     attempted: (resultado) => listeners.forEach((l) => l(resultado)),
@@ -56,7 +57,7 @@ export function startVigilancias(config: Config, datasets: Datasets, log: Fastif
     });
   return {
     vigilancias,
-    allowedHosts,
+    policy,
     perUser: config.VIGILANCIAS_POR_USUARIO,
     counts: async () => {
       const rows = await db.all<{ estado: string; n: number | string }>(`SELECT "estado", COUNT(*) AS "n" FROM "vigilancias_entregas" GROUP BY "estado"`);
