@@ -9,6 +9,9 @@ import type { LineRow } from '../src/buscar/documents.js';
 import { inRange, queryQuantities, rangesOf } from '../src/buscar/quantities.js';
 import { headCandidates, languageOf } from '../src/buscar/reading.js';
 import { HEAD_HEADING, Vocabulary } from '../src/buscar/vocabulary.js';
+import { vocabularyOf } from '../src/buscar/documents.js';
+import { stem } from '../src/buscar/analysis.js';
+import { PhraseIndex, phrasesOf } from '../src/buscar/phrases.js';
 
 describe('the head of a phrase', () => {
   test('Spanish: the first word naming goods, before de, para, con, tipo or p/', () => {
@@ -128,10 +131,10 @@ describe('heading first, then the line', () => {
     return new Vocabulary({
       documents: LINES.length,
       terms: [...terms].map(([TERMINO, DF]) => ({ TERMINO, DF })),
-      words: [],
+      words: vocabularyOf(LINES, [], stem),
       synonyms: [],
       codes: [],
-      phrases: [],
+      phrases: phrasesOf(LINES, [], new Map()),
       evidence: evidenceOf(LINES, new Map(), () => []),
       ranges: rangeRowsOf(LINES),
     });
@@ -151,5 +154,39 @@ describe('heading first, then the line', () => {
     assert.equal(plan.quantityCodes.trim(), '8711200100');
     const big = vocabulary().plan('Motocicleta 300 cc');
     assert.equal(big.quantityCodes.trim(), '8711300100');
+  });
+});
+
+describe('phrase suggestions after a connecting word', () => {
+  const vocabulary = (): Vocabulary =>
+    new Vocabulary({
+      documents: LINES.length,
+      terms: evidenceOf(LINES, new Map(), () => []).map((e) => ({ TERMINO: e.TERMINO, DF: 1 })),
+      words: vocabularyOf(LINES, [], stem),
+      synonyms: [],
+      codes: [],
+      phrases: phrasesOf(LINES, [], new Map()),
+      evidence: evidenceOf(LINES, new Map(), () => []),
+      ranges: rangeRowsOf(LINES),
+    });
+
+  test('the word being typed is completed with the words of the headings the head names goods in', () => {
+    const suggested = (q: string): string[] =>
+      vocabulary()
+        .suggest(q)
+        .slice(0, 3)
+        .map((s) => s.SUGERENCIA);
+    assert.ok(suggested('bolsas de pl').includes('bolsas de plástico'), suggested('bolsas de pl').join(' | '));
+    assert.ok(suggested('motocicletas con mo').includes('motocicletas con motor'), suggested('motocicletas con mo').join(' | '));
+    assert.ok(!suggested('motocicletas con mo').some((s) => s.includes('motocicleta ')), 'the words typed are kept as typed');
+  });
+
+  test('a phrase is shown with the words as typed: "vino ti" suggests "vino tinto", never "vinos tinto"', () => {
+    const index = new PhraseIndex([
+      { FRASE: 'vinos tinto', LINEAS: 3, IDIOMA: 'es' },
+      { FRASE: 'café tostado', LINEAS: 2, IDIOMA: 'es' },
+    ]);
+    assert.deepEqual(index.suggest(['vino'], 'ti'), ['vino tinto']);
+    assert.deepEqual(index.suggest(['cafe'], 'to'), ['café tostado'], "a word differing only by accents keeps the tariff's");
   });
 });

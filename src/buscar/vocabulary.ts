@@ -104,6 +104,11 @@ export const HEADING_SLOTS = 8;
 export const QUANTITY_MATCH = MATCHED_WORD;
 /** At most this many codes are marked for a quantity. */
 const MAX_QUANTITY_CODES = 400;
+/** Words after which a Spanish phrase qualifies its head: a suggestion completes the qualifier. */
+const CONNECTING_WORDS = new Set(['de', 'del', 'para', 'con', 'sin', 'en', 'tipo']);
+/** Phrases made after a connecting word, at most; words read for them, at most. */
+const MAX_COMPOSED = 3;
+const MAX_COMPLETION_SCAN = 400;
 /** How much more the head's evidence counts in a heading's score than a qualifier's. */
 const HEAD_FACTOR = 3;
 
@@ -452,13 +457,66 @@ export class Vocabulary {
     const all = words(q);
     const last = /[\p{L}\p{N}]$/u.test(q) ? all.pop() : undefined;
     const phrases = this.phrases().suggest(all, last ?? null);
-    if (phrases.length > 0) return phrases.map((p) => ({ SUGERENCIA: p, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
+    const typedStart = fold(q.slice(0, q.length - (last?.length ?? 0))).replace(/\s+/g, ' ');
+    // Phrases that begin as typed first, then the phrases made after a connecting word, then the rest.
+    const begins = phrases.filter((p) => fold(p).startsWith(typedStart));
+    const composed =
+      last === undefined || begins.length >= MAX_COMPOSED
+        ? []
+        : this.afterConnector(all, last, q.slice(0, q.length - last.length), MAX_COMPOSED - begins.length);
+    const shown = new Set<string>();
+    const merged = [...begins, ...composed, ...phrases].filter((p) => !shown.has(fold(p)) && shown.add(fold(p))).slice(0, MAX_SUGGESTIONS);
+    if (merged.length > 0) return merged.map((p) => ({ SUGERENCIA: p, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
     // No phrase holds the word being typed alone: the index's words that start so, never a stop word.
     // After other words, a word glued to them would name no goods ("zapatos de piedras"): nothing.
     if (last === undefined || all.some((w) => !isStopWord(w))) return [];
     return this.completions(last)
       .filter((w) => !isStopWord(w.word))
       .map((w) => ({ SUGERENCIA: w.word, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
+  }
+
+  /**
+   * Phrases after a connecting word (issue 44): "llantas para au" → "llantas para automóvil". The word
+   * being typed is completed with the words that name goods in the headings where the head of the
+   * phrase does (the tyres' headings speak of automobiles; the screws' of steel), most shared
+   * evidence first, then the shorter; the words typed before it are kept as typed.
+   */
+  private afterConnector(complete: readonly string[], prefix: string, typed: string, limit: number): string[] {
+    const connector = complete.findLastIndex((w) => CONNECTING_WORDS.has(w));
+    if (connector < 1 || connector !== complete.length - 1 || prefix.length < 2) return [];
+    const head = complete.slice(0, connector).find((w) => !isStopWord(w) && w.length > 1);
+    if (head === undefined) return [];
+    const headings = this.headingsOf(stem(head), 'es');
+    if (headings.size === 0) return [];
+    // Each stem the typed start begins, scored by the evidence it shares with the head in the head's headings.
+    const byStem = new Map<string, { score: number; frequency: number; forms: Word[] }>();
+    let scanned = 0;
+    for (let i = lowerBound(this.words, prefix, (w) => w.word); i < this.words.length && this.words[i]!.word.startsWith(prefix); i++) {
+      if (++scanned > MAX_COMPLETION_SCAN) break;
+      const w = this.words[i]!;
+      if (isStopWord(w.word) || w.word.length < 3 || w.stem === stem(head)) continue;
+      let entry = byStem.get(w.stem);
+      if (!entry) {
+        let score = 0;
+        for (const [h, strength] of this.headingsOf(w.stem, 'es')) score += strength * (headings.get(h) ?? 0);
+        if (score === 0) continue;
+        byStem.set(w.stem, (entry = { score, frequency: 0, forms: [] }));
+      }
+      entry.frequency += w.frequency;
+      entry.forms.push(w);
+    }
+    const ranked = [...byStem.values()].sort((a, b) => b.score - a.score || b.frequency - a.frequency);
+    const best = ranked[0]?.score ?? 0;
+    const start = typed.replace(/\s+/g, ' ').toLowerCase();
+    return ranked
+      .filter((c) => c.score * 2 >= best)
+      .slice(0, limit)
+      .map((c) => {
+        // The singular when the texts have it (an invoice names one article), else the commonest form.
+        const forms = byFrequency(c.forms);
+        const form = forms.find((f) => !f.word.endsWith('s')) ?? forms[0]!;
+        return `${start}${this.phrases().accented(form.word)}`;
+      });
   }
 
   private completions(prefix: string): Word[] {
