@@ -104,6 +104,9 @@ export const HEADING_SLOTS = 8;
 export const QUANTITY_MATCH = MATCHED_WORD;
 /** At most this many codes are marked for a quantity. */
 const MAX_QUANTITY_CODES = 400;
+/** English heads weighed against each other: this many candidates, the positional one preferred unless another's headings score this many times more. */
+const ENGLISH_HEAD_CANDIDATES = 3;
+const ENGLISH_POSITION_SHARE = 0.75;
 /** Words after which a Spanish phrase qualifies its head: a suggestion completes the qualifier. */
 const CONNECTING_WORDS = new Set(['de', 'del', 'para', 'con', 'sin', 'en', 'tipo']);
 /** Phrases made after a connecting word, at most; words read for them, at most. */
@@ -395,10 +398,6 @@ export class Vocabulary {
     groupOfWord: ReadonlyMap<string, number>,
   ): { heading: string; bonus: number }[] {
     if (this.evidence.size === 0) return [];
-    // The head is the first candidate the index knows that heads some tariff text (names goods there);
-    // failing that, the first it knows at all, then the first it has a correction for.
-    let head: number | undefined;
-    let named: Map<string, number> | undefined;
     // Known: not an attribute (in a long line a word the index does not know is a brand; in a short one, a typo of the goods).
     const candidates = headCandidates(q, language).flatMap((word) => {
       const g = groupOfWord.get(word);
@@ -407,22 +406,34 @@ export class Vocabulary {
     // A typo's corrections count half (groupHeadings): their evidence heads at half the strength.
     const heads = (c: { g: number; found: Map<string, number> }): boolean =>
       [...c.found.values()].some((s) => s >= (groups[c.g]!.primary.length > 0 ? EVIDENCE.head : EVIDENCE.head / 2));
-    const chosen =
-      candidates.find((c) => c.known && heads(c)) ?? candidates.find((c) => c.known && c.found.size > 0) ?? candidates.find((c) => c.found.size > 0);
-    if (chosen) {
-      head = chosen.g;
-      named = chosen.found;
+    // The head is the first candidate the index knows that heads some tariff text (names goods there);
+    // failing that, the first it knows at all, then the first it has a correction for.
+    const heading = candidates.filter((c) => c.known && heads(c));
+    const chosen = heading[0] ?? candidates.find((c) => c.known && c.found.size > 0) ?? candidates.find((c) => c.found.size > 0);
+    if (!chosen) return [];
+    let best = this.scoreHeadings(chosen.g, chosen.found, groups, language);
+    // English puts adjectives after the noun too ("CHICKEN BREAST BONELESS", "CAUSTIC SODA FLAKES"): of
+    // the first candidates that head tariff texts, the one whose headings hold the whole phrase best
+    // heads it, the positional head winning unless another does clearly better.
+    if (language === 'en') {
+      for (const c of heading.slice(1, ENGLISH_HEAD_CANDIDATES)) {
+        const other = this.scoreHeadings(c.g, c.found, groups, language);
+        if ((other[0]?.[1] ?? 0) * ENGLISH_POSITION_SHARE > (best[0]?.[1] ?? 0)) best = other;
+      }
     }
-    if (head === undefined || named === undefined) return [];
+    const top = Math.max(1, best[0]?.[1] ?? 1);
+    return best.map(([h, score]) => ({ heading: h, bonus: HEAD_HEADING + Math.round((HEADING_SPREAD * score) / top) }));
+  }
+
+  /** The headings a head names, scored by the evidence of every word of the phrase there (the head's counting most), best first. */
+  private scoreHeadings(head: number, named: ReadonlyMap<string, number>, groups: readonly QueryGroup[], language: Language): [string, number][] {
     const scores = new Map<string, number>();
     for (const [i, group] of groups.entries()) {
       const factor = i === head ? HEAD_FACTOR : group.matched === 0 ? 1 / ATTRIBUTE_SHARE : 1;
       const evidence = i === head ? named : this.groupHeadings(group, language);
-      for (const heading of named.keys()) scores.set(heading, (scores.get(heading) ?? 0) + factor * group.weight * (evidence.get(heading) ?? 0));
+      for (const h of named.keys()) scores.set(h, (scores.get(h) ?? 0) + factor * group.weight * (evidence.get(h) ?? 0));
     }
-    const ranked = [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, HEADING_SLOTS);
-    const best = Math.max(1, ranked[0]?.[1] ?? 1);
-    return ranked.map(([heading, score]) => ({ heading, bonus: HEAD_HEADING + Math.round((HEADING_SPREAD * score) / best) }));
+    return [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, HEADING_SLOTS);
   }
 
   /** The lines whose texts state a range holding a quantity of the query, within the headings the head names (when it names any). */
