@@ -24,20 +24,36 @@ import type { Store } from '../src/store/store.js';
 import { demoPostgres } from './postgres.js';
 
 /** The groups of the query set, reported apart: what people type differs, and so does how well search does. */
-const GROUPS = ['short', 'invoice', 'english', 'misspelt'] as const;
+const GROUPS = ['short', 'invoice', 'colloquial', 'english', 'misspelt'] as const;
 type Group = (typeof GROUPS)[number];
 const GROUP_NAMES: Readonly<Record<Group, string>> = {
   short: 'short Spanish',
   invoice: 'invoice lines',
+  colloquial: 'colloquial Mexican',
   english: 'English',
   misspelt: 'misspelt',
 };
+
+/**
+ * The two halves of the query set, by a fixed rule on the query's own text: the FNV-1a hash (32 bits)
+ * of its UTF-8 bytes, even for the development half, odd for the held-aside half. Mechanisms are
+ * developed on the first; the second is reported apart and never edited to fit results. A query added
+ * later falls in a half by the same rule, whoever adds it.
+ */
+export type Half = 'development' | 'held-aside';
+export function halfOf(query: string): Half {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(query, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash % 2 === 0 ? 'development' : 'held-aside';
+}
+const HALVES: readonly Half[] = ['development', 'held-aside'];
 
 interface Query {
   readonly section: string;
   readonly query: string;
   readonly expected: readonly string[];
   readonly group: Group;
+  readonly half: Half;
 }
 
 type Engine = (q: string) => Promise<string[]>;
@@ -48,7 +64,8 @@ const queries: Query[] = parse<Record<string, string>>(readFileSync(new URL('../
 }).map((r) => {
   const group = r['group'] as Group;
   if (!GROUPS.includes(group)) throw new Error(`bench/buscar-queries.csv: ${r['query']}: unknown group ${r['group']}`);
-  return { section: r['section'] ?? '', query: r['query'] ?? '', expected: (r['expected'] ?? '').split(';').filter(Boolean), group };
+  const query = r['query'] ?? '';
+  return { section: r['section'] ?? '', query, expected: (r['expected'] ?? '').split(';').filter(Boolean), group, half: halfOf(query) };
 });
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
@@ -65,6 +82,8 @@ interface Quality {
 interface Measured {
   readonly all: Quality;
   readonly byGroup: ReadonlyMap<Group, Quality>;
+  /** Each half alone, overall and per group. */
+  readonly byHalf: ReadonlyMap<Half, { all: Quality; byGroup: ReadonlyMap<Group, Quality> }>;
   readonly misses: readonly string[];
 }
 
@@ -83,15 +102,24 @@ function summary(ranks: readonly { rank: number; empty: boolean }[]): Quality {
 }
 
 async function quality(engine: Engine): Promise<Measured> {
-  const ranks: { rank: number; empty: boolean; group: Group }[] = [];
+  const ranks: { rank: number; empty: boolean; group: Group; half: Half }[] = [];
   const misses: string[] = [];
-  for (const { query, expected, group } of queries) {
+  for (const { query, expected, group, half } of queries) {
     const codes = await engine(query);
     const rank = codes.findIndex((c) => expected.some((e) => c.startsWith(e))) + 1;
-    ranks.push({ rank, empty: codes.length === 0, group });
-    if (rank < 1 || rank > 5) misses.push(`[${group}] ${query} → ${codes.slice(0, 3).join(' ') || '(nothing)'} (want ${expected.join(' ')})`);
+    ranks.push({ rank, empty: codes.length === 0, group, half });
+    // Only the development half's misses are shown: the held-aside half is measured, never studied.
+    if ((rank < 1 || rank > 5) && half === 'development')
+      misses.push(`[${group}] ${query} → ${codes.slice(0, 3).join(' ') || '(nothing)'} (want ${expected.join(' ')})`);
   }
-  return { all: summary(ranks), byGroup: new Map(GROUPS.map((g) => [g, summary(ranks.filter((r) => r.group === g))])), misses };
+  const byGroup = (list: typeof ranks): Map<Group, Quality> => new Map(GROUPS.map((g) => [g, summary(list.filter((r) => r.group === g))]));
+  const byHalf = new Map(
+    HALVES.map((h) => {
+      const list = ranks.filter((r) => r.half === h);
+      return [h, { all: summary(list), byGroup: byGroup(list) }] as const;
+    }),
+  );
+  return { all: summary(ranks), byGroup: byGroup(ranks), byHalf, misses };
 }
 
 /** Milliseconds per call, every query `rounds` times, uncached (the store is called directly). */
@@ -189,6 +217,18 @@ async function main(): Promise<void> {
       console.log(`| ${name} | ${label} (${q.n}) | ${pct(q.hit1)} | ${pct(q.hit5)} | ${pct(q.hit10)} | ${q.mrr.toFixed(3)} | ${pct(q.empty)} |`);
     line('all', measured.all);
     for (const g of GROUPS) line(GROUP_NAMES[g], measured.byGroup.get(g)!);
+  }
+  for (const half of HALVES) {
+    console.log(`\n${half} half (FNV-1a of the query text ${half === 'development' ? 'even' : 'odd'})`);
+    console.log('| engine | queries | hit@1 | hit@5 | hit@10 | MRR | empty |');
+    console.log('|---|---|---:|---:|---:|---:|---:|');
+    for (const [name, measured] of rows) {
+      const part = measured.byHalf.get(half)!;
+      const line = (label: string, q: Quality): void =>
+        console.log(`| ${name} | ${label} (${q.n}) | ${pct(q.hit1)} | ${pct(q.hit5)} | ${pct(q.hit10)} | ${q.mrr.toFixed(3)} | ${pct(q.empty)} |`);
+      line('all', part.all);
+      for (const g of GROUPS) line(GROUP_NAMES[g], part.byGroup.get(g)!);
+    }
   }
   console.log('\n| engine | search p50 / p99 ms | suggestions p50 / p99 ms |');
   console.log('|---|---:|---:|');

@@ -136,7 +136,7 @@ export function referenceIndex(references: readonly Reference[]): Map<string, st
   return byCode;
 }
 
-function referencesFor(code: string, byCode: ReadonlyMap<string, readonly string[]>): string[] {
+export function referencesFor(code: string, byCode: ReadonlyMap<string, readonly string[]>): string[] {
   const found: string[] = [];
   for (let n = 2; n <= code.length; n++) found.push(...(byCode.get(code.slice(0, n)) ?? []));
   return found;

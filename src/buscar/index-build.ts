@@ -6,7 +6,9 @@
 import { fileURLToPath } from 'node:url';
 import { stem } from './analysis.js';
 import type { EnglishRow, LineRow, SearchDocument, VocabularyRow } from './documents.js';
-import { buildDocument, englishIndex, referenceIndex, vocabularyOf } from './documents.js';
+import { buildDocument, englishIndex, referenceIndex, referencesFor, vocabularyOf } from './documents.js';
+import type { EvidenceRow, RangeRow } from './evidence.js';
+import { evidenceOf, rangeRowsOf } from './evidence.js';
 import type { PhraseRow } from './phrases.js';
 import { phrasesOf } from './phrases.js';
 import type { Reference } from './references.js';
@@ -27,9 +29,13 @@ export interface SearchIndex {
   readonly words: VocabularyRow[];
   readonly synonyms: { TERMINOS: string; EXPANSION: string }[];
   readonly phrases: PhraseRow[];
+  /** Heading-level evidence per term (evidence.ts). */
+  readonly evidence: EvidenceRow[];
+  /** The ranges of quantities each line's texts state. */
+  readonly ranges: RangeRow[];
 }
 
-export const SEARCH_TABLES = ['buscar', 'buscar_terminos', 'buscar_palabras', 'buscar_sinonimos', 'buscar_frases'] as const;
+export const SEARCH_TABLES = ['buscar', 'buscar_terminos', 'buscar_palabras', 'buscar_sinonimos', 'buscar_frases', 'buscar_partidas', 'buscar_rangos'] as const;
 
 export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<EnglishRow>, references: readonly Reference[]): SearchIndex {
   const englishByCode = englishIndex(english);
@@ -56,5 +62,7 @@ export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<En
     words: vocabularyOf(unique, references, stem),
     synonyms,
     phrases: phrasesOf(unique, references, englishByCode),
+    evidence: evidenceOf(unique, englishByCode, (code) => referencesFor(code, referencesByCode)),
+    ranges: rangeRowsOf(unique),
   };
 }

@@ -261,6 +261,7 @@ export class PhraseIndex {
   private readonly sortedWords: string[];
   private readonly spanishWords = new Set<string>();
   private readonly englishWords = new Set<string>();
+  private accents: Map<string, string> | undefined;
   /** The first phrases of every one-to-three-letter word start, per language: the commonest typing. */
   private readonly short = new Map<string, number[]>();
 
@@ -300,7 +301,42 @@ export class PhraseIndex {
     // A word being typed tells its language once it is a whole word of four letters or more ("tires").
     const english = this.isEnglish(prefix !== null && prefix.length >= 4 && this.byWord.has(prefix) ? [...complete, prefix] : complete);
     const found = this.matching(complete, prefix, english);
-    return (found.length > 0 ? found : this.matching(complete, prefix, !english)).map((id) => this.phrases[id]!.text);
+    const texts = (found.length > 0 ? found : this.matching(complete, prefix, !english)).map((id) => this.keepTyped(this.phrases[id]!, complete));
+    return [...new Set(texts)];
+  }
+
+  /**
+   * A phrase shown with the words the user typed as typed: the phrase's word matching a typed word by
+   * its stem but not by its letters is replaced ("vino ti" suggests "vino tinto", never "vinos
+   * tinto"); a word differing only by accents keeps the tariff's ("cafe t" → "café tostado").
+   */
+  private keepTyped(p: Phrase, complete: readonly string[]): string {
+    const shown = p.text.match(/[\p{L}\p{N}]+|[^\p{L}\p{N}]+/gu) ?? [];
+    const used = new Set<number>();
+    for (const typed of complete) {
+      if (isStopWord(typed)) continue;
+      const s = stem(typed);
+      let index = -1;
+      for (const [i, part] of shown.entries()) {
+        if (!used.has(i) && /[\p{L}\p{N}]/u.test(part) && stem(fold(part)) === s) {
+          index = i;
+          break;
+        }
+      }
+      if (index < 0) continue;
+      used.add(index);
+      if (fold(shown[index]!) !== typed) shown[index] = typed;
+    }
+    return shown.join('');
+  }
+
+  /** The form a folded word is shown in, with the accents the phrases give it ("algodon" → algodón). */
+  accented(word: string): string {
+    if (this.accents === undefined) {
+      this.accents = new Map();
+      for (const p of this.phrases) for (const w of p.text.match(/[\p{L}\p{N}]+/gu) ?? []) if (fold(w) !== w) this.accents.set(fold(w), w);
+    }
+    return this.accents.get(word) ?? word;
   }
 
   private matching(complete: readonly string[], prefix: string | null, english: boolean): number[] {

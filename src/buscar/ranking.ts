@@ -9,7 +9,7 @@ import { prefixUpperBound } from '../sql-text.js';
 import type { TermField } from './documents.js';
 import { DOCUMENT_COLUMNS, TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './vocabulary.js';
-import { CODE_WEIGHT } from './vocabulary.js';
+import { CODE_WEIGHT, HEADING_SLOTS, QUANTITY_MATCH } from './vocabulary.js';
 
 /**
  * The search references count most (they are curated: "llanta" means a tyre to a broker, though the
@@ -58,6 +58,8 @@ export interface RankingDialect {
   member(terms: readonly Tagged[], bind: (value: string | null, type: 'text' | 'tsquery') => string): string;
   /** Ordering of codes as plain bytes. */
   readonly codeOrder: string;
+  /** True when the text `value` occurs in the text `list`. */
+  listHas(list: string, value: string): string;
 }
 
 export interface RankingSql {
@@ -107,6 +109,12 @@ export function rankingSql(plan: QueryPlan, skip: number, limit: number, d: Rank
     // A tier with no terms keeps its WHEN, which finds nothing: the text is the same for every group.
     const cases = CASE_ORDER.map(({ field, tier, points }) => `WHEN ${d.member(inField(field, g[tier]), bind)} THEN ${matched} + ${points} * ${weight}`);
     scores.push(`(CASE ${cases.join(' ')} ELSE 0 END)`);
+  }
+  if (plan.groups.length > 0) {
+    // Heading first: a fixed number of slots, unused ones bound to a heading no code starts with.
+    const slots = Array.from({ length: HEADING_SLOTS }, (_, i) => plan.headings[i] ?? { heading: '', bonus: 0 });
+    scores.push(`(CASE substr(b."CODIGO", 1, 4) ${slots.map((s) => `WHEN ${bind(s.heading, 'text')} THEN ${bind(s.bonus, 'int')}`).join(' ')} ELSE 0 END)`);
+    scores.push(`(CASE WHEN ${d.listHas(bind(plan.quantityCodes, 'text'), `' ' || b."CODIGO" || ' '`)} THEN ${QUANTITY_MATCH} ELSE 0 END)`);
   }
   // The page is ranked over the candidates' codes and scores alone, and only its own rows are then read
   // whole: thousands of candidates are not carried with their texts through the sort.

@@ -6,8 +6,14 @@
  */
 import { editDistance, fold, isStopWord, phonetic, stem, words } from './analysis.js';
 import { isAttribute, isQuantityWord } from './attributes.js';
+import type { EvidenceRow, RangeRow } from './evidence.js';
+import { EVIDENCE } from './evidence.js';
 import type { PhraseRow } from './phrases.js';
 import { PhraseIndex } from './phrases.js';
+import type { Range } from './quantities.js';
+import { inRange, parseRanges, queryQuantities } from './quantities.js';
+import type { Language } from './reading.js';
+import { headCandidates, languageOf } from './reading.js';
 
 export interface VocabularyData {
   readonly documents: number;
@@ -22,6 +28,10 @@ export interface VocabularyData {
    * for the demo dataset).
    */
   readonly phrases: Rows<PhraseRow>;
+  /** Heading-level evidence per term (none for a dataset loaded before it existed: words alone rank). */
+  readonly evidence?: Iterable<EvidenceRow>;
+  /** The ranges of quantities the lines' texts state. */
+  readonly ranges?: Iterable<RangeRow>;
 }
 
 /** Rows, or how to read them the first time they are needed. */
@@ -43,6 +53,13 @@ export interface QueryGroup {
 
 export interface QueryPlan {
   readonly groups: readonly QueryGroup[];
+  /**
+   * The headings the head of the phrase names goods in, best first, each with what it adds to its
+   * lines (at most HEADING_SLOTS; none when the head is unknown or the dataset has no evidence).
+   */
+  readonly headings: readonly { readonly heading: string; readonly bonus: number }[];
+  /** Codes whose texts state a range holding a quantity of the query, as ` code code ` (empty: none). */
+  readonly quantityCodes: string;
   /** Codes typed among the words (4 to 10 digits): their lines rank first. */
   readonly codes: readonly string[];
   /** Stems to mark in the hits' texts. */
@@ -74,6 +91,29 @@ export const ATTRIBUTE_SHARE = 3;
 export const LONG_QUERY = 4;
 /** A typed code outranks any words. */
 export const CODE_WEIGHT = 100_000_000;
+/**
+ * What a heading the head of the phrase names goods in adds to each of its lines: more than all the
+ * words of a query can, so that qualifiers never pull in a heading the goods are not in.
+ */
+export const HEAD_HEADING = 20_000_000;
+/** On top of HEAD_HEADING, up to this much by how much of the whole phrase the heading's texts hold (the best heading gets all). */
+export const HEADING_SPREAD = 3_000_000;
+/** How many headings the head may name (the SQL has this many slots). */
+export const HEADING_SLOTS = 8;
+/** A line whose texts state a range holding a quantity of the query gains as much as one more word. */
+export const QUANTITY_MATCH = MATCHED_WORD;
+/** At most this many codes are marked for a quantity. */
+const MAX_QUANTITY_CODES = 400;
+/** English heads weighed against each other: this many candidates, the positional one preferred unless another's headings score this many times more. */
+const ENGLISH_HEAD_CANDIDATES = 3;
+const ENGLISH_POSITION_SHARE = 0.75;
+/** Words after which a Spanish phrase qualifies its head: a suggestion completes the qualifier. */
+const CONNECTING_WORDS = new Set(['de', 'del', 'para', 'con', 'sin', 'en', 'tipo']);
+/** Phrases made after a connecting word, at most; words read for them, at most. */
+const MAX_COMPOSED = 3;
+const MAX_COMPLETION_SCAN = 400;
+/** How much more the head's evidence counts in a heading's score than a qualifier's. */
+const HEAD_FACTOR = 3;
 
 const CODE_IN_TEXT = /(?<!\d)(\d{4}(?:\.\d{2}){1,3}|\d{4}|\d{6}|\d{8}|\d{10})(?!\d)/g;
 
@@ -112,6 +152,11 @@ export class Vocabulary {
   private shortPrefixes: Map<string, Word[]> | undefined;
   private phraseIndex: PhraseIndex | undefined;
   private readonly phraseRows: Rows<PhraseRow>;
+  /** Per term: its heading evidence, Spanish and English (`8421:13 8409:8`), and the language of the texts holding it. */
+  private readonly evidence = new Map<string, { es: string; en: string; language: string }>();
+  private readonly parsedEvidence = new Map<string, Map<string, number>>();
+  /** Per unit, the lines whose texts bound it. */
+  private readonly ranges = new Map<string, { code: string; range: Range }[]>();
 
   private phrases(): PhraseIndex {
     this.phraseIndex ??= new PhraseIndex(rowsOf(this.phraseRows));
@@ -154,6 +199,14 @@ export class Vocabulary {
       else this.synonyms.set(terms[0]!, [entry]);
     }
     this.codeRows = data.codes;
+    for (const e of data.evidence ?? []) this.evidence.set(e.TERMINO, { es: e.ES, en: e.EN, language: e.IDIOMA });
+    for (const r of data.ranges ?? []) {
+      for (const range of parseRanges(r.RANGOS)) {
+        const list = this.ranges.get(range.unit) ?? [];
+        list.push({ code: r.CODIGO, range });
+        this.ranges.set(range.unit, list);
+      }
+    }
     for (const w of this.words) this.addSound(w.word, w.stem, w.frequency);
     // Stems too: "telvisores" is one letter from the stem of "televisor", three from any word.
     for (const [term, df] of this.df) if (/^\p{L}{4,}$/u.test(term)) this.addSound(term, term, df);
@@ -215,10 +268,62 @@ export class Vocabulary {
   /** What the index knows of one typed word: itself, what it begins, or (secondary) what it is a typo of. */
   private alternativesOf(word: string): { primary: string[]; secondary: string[] } {
     const s = stem(word);
-    if (this.df.has(s)) return { primary: [`${s} `], secondary: [] };
+    if (this.df.has(s)) {
+      // An English singular in -y also finds the plural the texts mostly hold ("battery": "batteries").
+      const plural = stem(word.replace(/(?<=[b-df-hj-np-tv-z])y$/, 'ies'));
+      return { primary: [`${s} `], secondary: plural !== s && this.df.has(plural) ? [`${plural} `] : [] };
+    }
+    // An English singular the texts only hold in the plural ("battery": "batteries", "box": "boxes").
+    for (const plural of [word.replace(/y$/, 'ies'), `${word}es`, `${word}s`]) {
+      const p = stem(plural);
+      if (plural !== word && this.df.has(p)) return { primary: [`${p} `], secondary: [] };
+    }
     if (s.length >= 3 && this.frequency(s, true) > 0) return { primary: [s], secondary: [] };
     if (word.length >= 4) return { primary: [], secondary: this.corrections(word).map((c) => `${c} `) };
     return { primary: [], secondary: [] };
+  }
+
+  /** The headings a term names goods in, with the strength of the evidence, in the phrase's language. */
+  private headingsOf(term: string, language: Language): Map<string, number> {
+    const key = `${language}:${term}`;
+    let found = this.parsedEvidence.get(key);
+    if (found === undefined) {
+      found = new Map();
+      const entry = this.evidence.get(term);
+      for (const pair of (language === 'en' ? entry?.en : entry?.es)?.split(' ') ?? []) {
+        const [heading, strength] = pair.split(':');
+        if (heading && strength) found.set(heading, Number(strength));
+      }
+      if (this.parsedEvidence.size > 50_000) this.parsedEvidence.clear();
+      this.parsedEvidence.set(key, found);
+    }
+    return found;
+  }
+
+  /** The headings a query group names goods in: the best evidence of its alternatives (what it stands for counts half). */
+  private groupHeadings(group: QueryGroup, language: Language): Map<string, number> {
+    const out = new Map<string, number>();
+    const add = (term: string, share: number): void => {
+      for (const [h, s] of this.headingsOf(term, language)) out.set(h, Math.max(out.get(h) ?? 0, s * share));
+    };
+    const each = (alternatives: readonly string[], share: number): void => {
+      for (const a of alternatives) {
+        if (a.endsWith(' ')) add(a.trimEnd(), share);
+        else {
+          // A start of a word: the terms it begins, a few at most.
+          let n = 0;
+          for (let i = lowerBound(this.stems, a, (x) => x); i < this.stems.length && this.stems[i]!.startsWith(a) && n < 30; i++, n++)
+            add(this.stems[i]!, share);
+        }
+      }
+    };
+    each(group.primary, 1);
+    each(group.secondary, 0.5);
+    return out;
+  }
+
+  private languageOfWord(word: string): string {
+    return this.evidence.get(stem(word))?.language ?? '';
   }
 
   plan(q: string): QueryPlan {
@@ -235,7 +340,8 @@ export class Vocabulary {
     const stems = typed.map(stem);
     const groups: QueryGroup[] = [];
     const roles: boolean[] = [];
-    const seen = new Set<string>();
+    const seen = new Map<string, number>();
+    const groupOfWord = new Map<string, number>();
     // In a long line a word the index does not know is a brand or a model more often than a typo.
     const long = typed.length >= LONG_QUERY;
     for (const [position, word] of typed.entries()) {
@@ -249,17 +355,101 @@ export class Vocabulary {
       }
       const others = [...new Set(secondary)].filter((a) => !primary.includes(a) && !primary.includes(a.trimEnd())).slice(0, MAX_SECONDARY);
       const key = [...primary, ...others].join('|');
-      if (key === '' || seen.has(key)) continue;
-      seen.add(key);
+      if (key === '') continue;
+      const prior = seen.get(key);
+      if (prior !== undefined) {
+        groupOfWord.set(word, prior);
+        continue;
+      }
+      if (groups.length === MAX_GROUPS) continue;
+      seen.set(key, groups.length);
+      groupOfWord.set(word, groups.length);
       groups.push({ primary, secondary: others, weight: this.weight(primary.length > 0 ? primary : others), matched: MATCHED_WORD });
       roles.push(attribute);
-      if (groups.length === MAX_GROUPS) break;
     }
     // Attributes order the lines that name the goods; they count as goods when nothing else was typed.
-    const attributes = roles.every(Boolean)
-      ? groups
-      : groups.map((g, i) => (roles[i] ? { ...g, weight: Math.round(g.weight / ATTRIBUTE_SHARE), matched: 0 } : g));
-    return { groups: attributes, codes, marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())) };
+    const allAttributes = roles.every(Boolean);
+    const attributes = allAttributes ? groups : groups.map((g, i) => (roles[i] ? { ...g, weight: Math.round(g.weight / ATTRIBUTE_SHARE), matched: 0 } : g));
+    const language = languageOf(
+      q,
+      (w) => this.languageOfWord(w).endsWith('en'),
+      (w) => this.languageOfWord(w).startsWith('es'),
+    );
+    const headings = this.headingsNamed(q, language, attributes, groupOfWord);
+    return {
+      groups: attributes,
+      codes,
+      marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())),
+      headings,
+      quantityCodes: this.quantityCodes(q, headings),
+    };
+  }
+
+  /**
+   * Heading first (issue 44): the head of the phrase is the first of its candidates that names goods
+   * in some heading; those headings are scored by the evidence of every word of the phrase (the
+   * head's counting most, an attribute's least) and the best of them get a bonus that no number of
+   * qualifier words found elsewhere can match.
+   */
+  private headingsNamed(
+    q: string,
+    language: Language,
+    groups: readonly QueryGroup[],
+    groupOfWord: ReadonlyMap<string, number>,
+  ): { heading: string; bonus: number }[] {
+    if (this.evidence.size === 0) return [];
+    // Known: not an attribute (in a long line a word the index does not know is a brand; in a short one, a typo of the goods).
+    const candidates = headCandidates(q, language).flatMap((word) => {
+      const g = groupOfWord.get(word);
+      return g === undefined ? [] : [{ g, found: this.groupHeadings(groups[g]!, language), known: groups[g]!.matched !== 0 }];
+    });
+    // A typo's corrections count half (groupHeadings): their evidence heads at half the strength.
+    const heads = (c: { g: number; found: Map<string, number> }): boolean =>
+      [...c.found.values()].some((s) => s >= (groups[c.g]!.primary.length > 0 ? EVIDENCE.head : EVIDENCE.head / 2));
+    // The head is the first candidate the index knows that heads some tariff text (names goods there);
+    // failing that, the first it knows at all, then the first it has a correction for.
+    const heading = candidates.filter((c) => c.known && heads(c));
+    const chosen = heading[0] ?? candidates.find((c) => c.known && c.found.size > 0) ?? candidates.find((c) => c.found.size > 0);
+    if (!chosen) return [];
+    let best = this.scoreHeadings(chosen.g, chosen.found, groups, language);
+    // English puts adjectives after the noun too ("CHICKEN BREAST BONELESS", "CAUSTIC SODA FLAKES"): of
+    // the first candidates that head tariff texts, the one whose headings hold the whole phrase best
+    // heads it, the positional head winning unless another does clearly better.
+    if (language === 'en') {
+      for (const c of heading.slice(1, ENGLISH_HEAD_CANDIDATES)) {
+        const other = this.scoreHeadings(c.g, c.found, groups, language);
+        if ((other[0]?.[1] ?? 0) * ENGLISH_POSITION_SHARE > (best[0]?.[1] ?? 0)) best = other;
+      }
+    }
+    const top = Math.max(1, best[0]?.[1] ?? 1);
+    return best.map(([h, score]) => ({ heading: h, bonus: HEAD_HEADING + Math.round((HEADING_SPREAD * score) / top) }));
+  }
+
+  /** The headings a head names, scored by the evidence of every word of the phrase there (the head's counting most), best first. */
+  private scoreHeadings(head: number, named: ReadonlyMap<string, number>, groups: readonly QueryGroup[], language: Language): [string, number][] {
+    const scores = new Map<string, number>();
+    for (const [i, group] of groups.entries()) {
+      const factor = i === head ? HEAD_FACTOR : group.matched === 0 ? 1 / ATTRIBUTE_SHARE : 1;
+      const evidence = i === head ? named : this.groupHeadings(group, language);
+      for (const h of named.keys()) scores.set(h, (scores.get(h) ?? 0) + factor * group.weight * (evidence.get(h) ?? 0));
+    }
+    return [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, HEADING_SLOTS);
+  }
+
+  /** The lines whose texts state a range holding a quantity of the query, within the headings the head names (when it names any). */
+  private quantityCodes(q: string, headings: readonly { heading: string }[]): string {
+    // With no heading named, a quantity says nothing (a voltage is in every chapter of appliances).
+    const within = new Set(headings.map((h) => h.heading));
+    if (within.size === 0) return '';
+    const found = new Set<string>();
+    for (const quantity of queryQuantities(q)) {
+      for (const { code, range } of this.ranges.get(quantity.unit) ?? []) {
+        if (!within.has(code.slice(0, 4))) continue;
+        if (inRange(quantity, range)) found.add(code);
+        if (found.size >= MAX_QUANTITY_CODES) break;
+      }
+    }
+    return found.size === 0 ? '' : ` ${[...found].join(' ')} `;
   }
 
   /** Up to ten completions of what is being typed: fractions for digits, words otherwise. */
@@ -278,13 +468,66 @@ export class Vocabulary {
     const all = words(q);
     const last = /[\p{L}\p{N}]$/u.test(q) ? all.pop() : undefined;
     const phrases = this.phrases().suggest(all, last ?? null);
-    if (phrases.length > 0) return phrases.map((p) => ({ SUGERENCIA: p, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
+    const typedStart = fold(q.slice(0, q.length - (last?.length ?? 0))).replace(/\s+/g, ' ');
+    // Phrases that begin as typed first, then the phrases made after a connecting word, then the rest.
+    const begins = phrases.filter((p) => fold(p).startsWith(typedStart));
+    const composed =
+      last === undefined || begins.length >= MAX_COMPOSED
+        ? []
+        : this.afterConnector(all, last, q.slice(0, q.length - last.length), MAX_COMPOSED - begins.length);
+    const shown = new Set<string>();
+    const merged = [...begins, ...composed, ...phrases].filter((p) => !shown.has(fold(p)) && shown.add(fold(p))).slice(0, MAX_SUGGESTIONS);
+    if (merged.length > 0) return merged.map((p) => ({ SUGERENCIA: p, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
     // No phrase holds the word being typed alone: the index's words that start so, never a stop word.
     // After other words, a word glued to them would name no goods ("zapatos de piedras"): nothing.
     if (last === undefined || all.some((w) => !isStopWord(w))) return [];
     return this.completions(last)
       .filter((w) => !isStopWord(w.word))
       .map((w) => ({ SUGERENCIA: w.word, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
+  }
+
+  /**
+   * Phrases after a connecting word (issue 44): "llantas para au" → "llantas para automóvil". The word
+   * being typed is completed with the words that name goods in the headings where the head of the
+   * phrase does (the tyres' headings speak of automobiles; the screws' of steel), most shared
+   * evidence first, then the shorter; the words typed before it are kept as typed.
+   */
+  private afterConnector(complete: readonly string[], prefix: string, typed: string, limit: number): string[] {
+    const connector = complete.findLastIndex((w) => CONNECTING_WORDS.has(w));
+    if (connector < 1 || connector !== complete.length - 1 || prefix.length < 2) return [];
+    const head = complete.slice(0, connector).find((w) => !isStopWord(w) && w.length > 1);
+    if (head === undefined) return [];
+    const headings = this.headingsOf(stem(head), 'es');
+    if (headings.size === 0) return [];
+    // Each stem the typed start begins, scored by the evidence it shares with the head in the head's headings.
+    const byStem = new Map<string, { score: number; frequency: number; forms: Word[] }>();
+    let scanned = 0;
+    for (let i = lowerBound(this.words, prefix, (w) => w.word); i < this.words.length && this.words[i]!.word.startsWith(prefix); i++) {
+      if (++scanned > MAX_COMPLETION_SCAN) break;
+      const w = this.words[i]!;
+      if (isStopWord(w.word) || w.word.length < 3 || w.stem === stem(head)) continue;
+      let entry = byStem.get(w.stem);
+      if (!entry) {
+        let score = 0;
+        for (const [h, strength] of this.headingsOf(w.stem, 'es')) score += strength * (headings.get(h) ?? 0);
+        if (score === 0) continue;
+        byStem.set(w.stem, (entry = { score, frequency: 0, forms: [] }));
+      }
+      entry.frequency += w.frequency;
+      entry.forms.push(w);
+    }
+    const ranked = [...byStem.values()].sort((a, b) => b.score - a.score || b.frequency - a.frequency);
+    const best = ranked[0]?.score ?? 0;
+    const start = typed.replace(/\s+/g, ' ').toLowerCase();
+    return ranked
+      .filter((c) => c.score * 2 >= best)
+      .slice(0, limit)
+      .map((c) => {
+        // The singular when the texts have it (an invoice names one article), else the commonest form.
+        const forms = byFrequency(c.forms);
+        const form = forms.find((f) => !f.word.endsWith('s')) ?? forms[0]!;
+        return `${start}${this.phrases().accented(form.word)}`;
+      });
   }
 
   private completions(prefix: string): Word[] {

@@ -9,6 +9,7 @@ import type { PoolClient, QueryResultRow } from 'pg';
 import type { EnglishRow, LineRow } from '../buscar/documents.js';
 import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../buscar/documents.js';
 import { SEARCH_TABLES, buildSearchIndex, shippedReferences } from '../buscar/index-build.js';
+import type { EvidenceRow, RangeRow } from '../buscar/evidence.js';
 import type { PhraseRow } from '../buscar/phrases.js';
 import type { RankingDialect, Tagged } from '../buscar/ranking.js';
 import { rankingSql, splitTotal } from '../buscar/ranking.js';
@@ -44,6 +45,8 @@ export async function buildPostgresFullText(client: PoolClient, references: read
   await client.query(`CREATE TABLE "buscar_palabras" ("PALABRA" TEXT PRIMARY KEY, "TERMINO" TEXT NOT NULL, "FRECUENCIA" INTEGER NOT NULL)`);
   await client.query(`CREATE TABLE "buscar_sinonimos" ("TERMINOS" TEXT NOT NULL, "EXPANSION" TEXT NOT NULL)`);
   await client.query(`CREATE TABLE "buscar_frases" ("FRASE" TEXT NOT NULL, "LINEAS" INTEGER NOT NULL, "IDIOMA" TEXT NOT NULL)`);
+  await client.query(`CREATE TABLE "buscar_partidas" ("TERMINO" TEXT PRIMARY KEY, "ES" TEXT NOT NULL, "EN" TEXT NOT NULL, "IDIOMA" TEXT NOT NULL)`);
+  await client.query(`CREATE TABLE "buscar_rangos" ("CODIGO" TEXT PRIMARY KEY, "RANGOS" TEXT NOT NULL)`);
   await insertAll(
     client,
     'buscar',
@@ -57,6 +60,8 @@ export async function buildPostgresFullText(client: PoolClient, references: read
   await insertAll(client, 'buscar_palabras', ['PALABRA', 'TERMINO', 'FRECUENCIA'], ['text', 'text', 'int'], index.words);
   await insertAll(client, 'buscar_sinonimos', ['TERMINOS', 'EXPANSION'], ['text', 'text'], index.synonyms);
   await insertAll(client, 'buscar_frases', ['FRASE', 'LINEAS', 'IDIOMA'], ['text', 'int', 'text'], index.phrases);
+  await insertAll(client, 'buscar_partidas', ['TERMINO', 'ES', 'EN', 'IDIOMA'], ['text', 'text', 'text', 'text'], index.evidence);
+  await insertAll(client, 'buscar_rangos', ['CODIGO', 'RANGOS'], ['text', 'text'], index.ranges);
   await client.query(`ANALYZE ${SEARCH_TABLES.map((t) => `"${t}"`).join(', ')}`);
 }
 
@@ -72,6 +77,7 @@ const dialect: RankingDialect = {
   // No terms: a null tsquery, which matches nothing.
   member: (terms, bind) => `b."ID" IN (SELECT "ID" FROM "buscar" WHERE "DOC" @@ ${bind(terms.length === 0 ? null : tsquery(terms), 'tsquery')})`,
   codeOrder: 'COLLATE "C"',
+  listHas: (list, value) => `strpos(${list}, ${value}) > 0`,
 };
 
 type Query = <T extends QueryResultRow>(text: string, values?: readonly unknown[]) => Promise<T[]>;
@@ -107,7 +113,9 @@ export class PostgresFullText {
     const hash = await this.datasetHash();
     this.checkedAt = now;
     if (this.vocabulary?.hash !== hash) {
-      const [documents, terms, words, synonyms, codes, phrases] = await Promise.all([
+      const present = async (table: string): Promise<boolean> =>
+        (await this.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS "present"`, [table]))[0]?.present === true;
+      const [documents, terms, words, synonyms, codes, phrases, evidence, ranges] = await Promise.all([
         this.query<{ n: number }>('SELECT COUNT(*)::int AS "n" FROM "buscar"'),
         this.query<{ TERMINO: string; DF: number }>('SELECT "TERMINO", "DF" FROM "buscar_terminos"'),
         this.query<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"'),
@@ -117,6 +125,11 @@ export class PostgresFullText {
         this.query<{ present: boolean }>(`SELECT to_regclass('buscar_frases') IS NOT NULL AS "present"`).then((r) =>
           r[0]?.present ? this.query<PhraseRow & QueryResultRow>('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"') : [],
         ),
+        // A dataset loaded before the heading evidence existed still searches, word by word as before.
+        present('buscar_partidas').then((p) =>
+          p ? this.query<EvidenceRow & QueryResultRow>('SELECT "TERMINO", "ES", "EN", "IDIOMA" FROM "buscar_partidas"') : [],
+        ),
+        present('buscar_rangos').then((p) => (p ? this.query<RangeRow & QueryResultRow>('SELECT "CODIGO", "RANGOS" FROM "buscar_rangos"') : [])),
       ]);
       const vocabulary = new Vocabulary({
         documents: documents[0]?.n ?? 0,
@@ -125,6 +138,8 @@ export class PostgresFullText {
         synonyms,
         codes,
         phrases,
+        evidence,
+        ranges,
       });
       this.vocabulary = { hash, vocabulary };
     }

@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { EnglishRow, LineRow } from '../buscar/documents.js';
 import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../buscar/documents.js';
 import { buildSearchIndex, shippedReferences } from '../buscar/index-build.js';
+import type { EvidenceRow, RangeRow } from '../buscar/evidence.js';
 import type { PhraseRow } from '../buscar/phrases.js';
 import type { RankingDialect, Tagged } from '../buscar/ranking.js';
 import { rankingSql, splitTotal } from '../buscar/ranking.js';
@@ -31,6 +32,8 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
   db.exec(`CREATE TABLE "buscar_palabras" ("PALABRA" TEXT PRIMARY KEY, "TERMINO" TEXT NOT NULL, "FRECUENCIA" INTEGER NOT NULL)`);
   db.exec(`CREATE TABLE "buscar_sinonimos" ("TERMINOS" TEXT NOT NULL, "EXPANSION" TEXT NOT NULL)`);
   db.exec(`CREATE TABLE "buscar_frases" ("FRASE" TEXT NOT NULL, "LINEAS" INTEGER NOT NULL, "IDIOMA" TEXT NOT NULL)`);
+  db.exec(`CREATE TABLE "buscar_partidas" ("TERMINO" TEXT PRIMARY KEY, "ES" TEXT NOT NULL, "EN" TEXT NOT NULL, "IDIOMA" TEXT NOT NULL)`);
+  db.exec(`CREATE TABLE "buscar_rangos" ("CODIGO" TEXT PRIMARY KEY, "RANGOS" TEXT NOT NULL)`);
   const insert = (table: string, columns: readonly string[], rows: readonly object[]): void => {
     const statement = db.prepare(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
     db.transaction(() => {
@@ -42,6 +45,8 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
   insert('buscar_palabras', ['PALABRA', 'TERMINO', 'FRECUENCIA'], index.words);
   insert('buscar_sinonimos', ['TERMINOS', 'EXPANSION'], index.synonyms);
   insert('buscar_frases', ['FRASE', 'LINEAS', 'IDIOMA'], index.phrases);
+  insert('buscar_partidas', ['TERMINO', 'ES', 'EN', 'IDIOMA'], index.evidence);
+  insert('buscar_rangos', ['CODIGO', 'RANGOS'], index.ranges);
   db.exec(`CREATE VIRTUAL TABLE "buscar_fts" USING fts5("TERMINOS", content = 'buscar', tokenize = 'unicode61', prefix = '3 4 5 6 7')`);
   db.exec(`INSERT INTO "buscar_fts" ("buscar_fts") VALUES ('rebuild')`);
 }
@@ -63,6 +68,7 @@ const dialect: RankingDialect = {
   member: (terms, bind) =>
     `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${bind(terms.length === 0 ? NOTHING : ftsQuery(terms), 'text')})`,
   codeOrder: '',
+  listHas: (list, value) => `instr(${list}, ${value}) > 0`,
 };
 
 const named = (values: readonly (string | number | null)[]): Record<string, string | number | null> =>
@@ -96,6 +102,9 @@ export class SqliteFullText {
         FRECUENCIA: number;
       }[],
       synonyms: this.db.prepare('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"').all() as { TERMINOS: string; EXPANSION: string }[],
+      // A file written before the heading evidence existed still searches, word by word as before.
+      evidence: this.has('buscar_partidas') ? (this.db.prepare('SELECT "TERMINO", "ES", "EN", "IDIOMA" FROM "buscar_partidas"').all() as EvidenceRow[]) : [],
+      ranges: this.has('buscar_rangos') ? (this.db.prepare('SELECT "CODIGO", "RANGOS" FROM "buscar_rangos"').all() as RangeRow[]) : [],
       codes: () => this.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
       // A file written before the phrases existed still searches; its suggestions complete words alone.
       phrases: () =>
@@ -104,6 +113,10 @@ export class SqliteFullText {
           : [],
     });
     return this.loaded;
+  }
+
+  private has(table: string): boolean {
+    return this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(table) !== undefined;
   }
 
   search(query: FullTextQuery): FullTextResult {

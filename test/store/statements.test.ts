@@ -47,6 +47,7 @@ describe('the ranking SQL', () => {
     indexMatch: (query) => `MATCH ${query}`,
     member: (terms, bind) => `IN (${bind(terms.length === 0 ? null : terms.map((t) => t.term).join(' '), 'text')})`,
     codeOrder: '',
+    listHas: (list, value) => `instr(${list}, ${value}) > 0`,
   };
 
   test(`has at most ${MAX_GROUPS + 1} x ${MAX_CODES + 1} texts, whatever the words and their alternatives`, () => {
@@ -65,7 +66,10 @@ describe('the ranking SQL', () => {
         matched: random(2) === 0 ? 0 : 1_000_000,
       }));
       const codes = Array.from({ length: random(MAX_CODES + 1) }, () => String(1000 + random(9000)));
-      const sql = rankingSql({ groups, codes, marks: [] }, random(100), 1 + random(100), dialect);
+      // However many headings the head names and codes a quantity marks, the text stays the same.
+      const headings = Array.from({ length: random(12) }, () => ({ heading: String(1000 + random(9000)), bonus: random(30_000_000) }));
+      const quantityCodes = random(2) === 0 ? '' : ` ${words(random(20)).join(' ')} `;
+      const sql = rankingSql({ groups, codes, marks: [], headings, quantityCodes }, random(100), 1 + random(100), dialect);
       if (sql !== null) texts.add(sql.page.text).add(sql.total.text);
     }
     const pages = [...texts].filter((t) => t.includes('RELEVANCIA')).length;

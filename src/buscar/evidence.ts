@@ -1,0 +1,130 @@
+/**
+ * Evidence gathered at heading level (issue 44): for every term, the headings (4 digits) whose texts
+ * name goods with it, and how strongly: a search reference pointing into the heading, the head of the
+ * heading's, a subheading's or a line's text, or any goods word of those texts (not a word of a
+ * "para …" or "partes de …" clause, which says what the goods serve). Spanish and English are kept
+ * apart, so that a phrase is read against the texts of its language. And the ranges each line's texts
+ * state for a quantity ("de cilindrada superior a 50 cm³ pero inferior o igual a 250 cm³").
+ */
+import { headTerms, splitTerms, words } from './analysis.js';
+import type { LineRow } from './documents.js';
+import type { Range } from './quantities.js';
+import { formatRanges, rangesOf } from './quantities.js';
+
+/** How strongly a heading's texts name goods with a term (the field weights of ranking.ts, in spirit). */
+export const EVIDENCE = { reference: 13, head: 12, goods: 8 } as const;
+
+export interface EvidenceRow {
+  TERMINO: string;
+  /** `8421:13 8409:8`: the headings of the Spanish texts and the references, each with its strength. */
+  ES: string;
+  /** The same from the English texts (the US tariff's lines) and the references. */
+  EN: string;
+  /** 'es' when only the Spanish line texts hold the term, 'en' when only the English texts do, 'es en' for both, '' for neither. */
+  IDIOMA: string;
+}
+
+export interface RangeRow {
+  CODIGO: string;
+  RANGOS: string;
+}
+
+type Strengths = Map<string, Map<string, number>>;
+
+function note(map: Strengths, term: string, heading: string, strength: number): void {
+  let byHeading = map.get(term);
+  if (!byHeading) map.set(term, (byHeading = new Map<string, number>()));
+  if ((byHeading.get(heading) ?? 0) < strength) byHeading.set(heading, strength);
+}
+
+const format = (byHeading: ReadonlyMap<string, number> | undefined): string =>
+  [...(byHeading ?? [])]
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([h, s]) => `${h}:${s}`)
+    .join(' ');
+
+export function evidenceOf(
+  lines: readonly LineRow[],
+  english: ReadonlyMap<string, readonly string[]>,
+  referencesFor: (code: string) => readonly string[],
+): EvidenceRow[] {
+  const spanish: Strengths = new Map();
+  const englishStrengths: Strengths = new Map();
+  const lineWords = new Set<string>();
+  const englishWords = new Set<string>();
+  const seen = new Set<string>();
+  for (const row of lines) {
+    const code = row.FRACCION + (row.NICO ?? '');
+    const heading = code.slice(0, 4);
+    for (const t of referencesFor(code)) {
+      note(spanish, t, heading, EVIDENCE.reference);
+      note(englishStrengths, t, heading, EVIDENCE.reference);
+    }
+    for (const w of words([row.DESCRIPCION, row.DESCRIPCIONFRACCION, row.DESCRIPCIONNICO].join(' '))) lineWords.add(w);
+    const texts = [row.DESCRIPCIONPARTIDA, row.DESCRIPCIONSUBPARTIDA, row.DESCRIPCIONFRACCION, row.DESCRIPCION, row.DESCRIPCIONNICO];
+    for (const text of texts) {
+      if (!text || seen.has(`${heading}|${text}`)) continue;
+      seen.add(`${heading}|${text}`);
+      for (const t of splitTerms(text).main) note(spanish, t, heading, EVIDENCE.goods);
+      for (const t of headTerms(text)) note(spanish, t, heading, EVIDENCE.head);
+    }
+  }
+  const headings = new Set(lines.map((l) => l.FRACCION.slice(0, 4)));
+  for (const [code, texts] of english) {
+    const heading = code.slice(0, 4);
+    // The US tariff's own headings (chapters 98 and 99) name nothing in the dataset's nomenclature.
+    if (!headings.has(heading)) continue;
+    for (const text of texts) {
+      if (seen.has(`en|${heading}|${text}`)) continue;
+      seen.add(`en|${heading}|${text}`);
+      for (const w of words(text)) englishWords.add(w);
+      for (const t of splitTerms(text).main) note(englishStrengths, t, heading, EVIDENCE.goods);
+      for (const t of headTerms(text)) note(englishStrengths, t, heading, EVIDENCE.head);
+    }
+  }
+  const languageOfTerm = new Map<string, string>();
+  for (const w of englishWords) for (const t of splitTerms(w).main) languageOfTerm.set(t, 'en');
+  for (const w of lineWords) for (const t of splitTerms(w).main) languageOfTerm.set(t, languageOfTerm.has(t) ? 'es en' : 'es');
+  const terms = new Set([...spanish.keys(), ...englishStrengths.keys()]);
+  return [...terms]
+    .filter((t) => t !== '' && !/^\d+$/.test(t))
+    .map((t) => ({ TERMINO: t, ES: format(spanish.get(t)), EN: format(englishStrengths.get(t)), IDIOMA: languageOfTerm.get(t) ?? '' }));
+}
+
+/** The narrowest range per unit that all of a line's texts state (the subheading's and the line's own). */
+function intersect(all: readonly Range[]): Range[] {
+  const byUnit = new Map<string, Range>();
+  for (const r of all) {
+    const prior = byUnit.get(r.unit);
+    if (!prior) {
+      byUnit.set(r.unit, r);
+      continue;
+    }
+    const useMin = r.min !== null && (prior.min === null || r.min > prior.min);
+    const useMax = r.max !== null && (prior.max === null || r.max < prior.max);
+    byUnit.set(r.unit, {
+      unit: r.unit,
+      min: useMin ? r.min : prior.min,
+      minIncluded: useMin ? r.minIncluded : prior.minIncluded,
+      max: useMax ? r.max : prior.max,
+      maxIncluded: useMax ? r.maxIncluded : prior.maxIncluded,
+    });
+  }
+  return [...byUnit.values()];
+}
+
+export function rangeRowsOf(lines: readonly LineRow[]): RangeRow[] {
+  const cache = new Map<string, Range[]>();
+  const ranges = (text: string | null): Range[] => {
+    if (!text) return [];
+    let found = cache.get(text);
+    if (!found) cache.set(text, (found = rangesOf(text)));
+    return found;
+  };
+  const out: RangeRow[] = [];
+  for (const row of lines) {
+    const all = [row.DESCRIPCIONSUBPARTIDA, row.DESCRIPCIONFRACCION, row.DESCRIPCION, row.DESCRIPCIONNICO].flatMap(ranges);
+    if (all.length > 0) out.push({ CODIGO: row.FRACCION + (row.NICO ?? ''), RANGOS: formatRanges(intersect(all)) });
+  }
+  return out;
+}

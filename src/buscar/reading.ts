@@ -1,0 +1,105 @@
+/**
+ * Reading a description as a phrase (issue 44): its head names the goods, the rest qualifies them.
+ * A Spanish invoice line names the goods first and qualifies them after a connecting word ("FILTRO
+ * DE ACEITE P/MOTOR DE GASOLINA": a filter, of oil, for an engine); an English one names them last
+ * before its connecting word or its figures ("STAINLESS STEEL HEX BOLT M10X40 FOR MACHINERY": a bolt).
+ * Numbers, sizes, units, model codes, materials, genders and colours never head a phrase.
+ */
+import { fold, isStopWord } from './analysis.js';
+import { isAttribute, isQuantityWord } from './attributes.js';
+
+/** Words after which a Spanish phrase qualifies its head (p/ c/ s/ are para, con, sin as brokers abbreviate them). */
+const SPANISH_CONNECTORS = new Set(['de', 'del', 'para', 'con', 'sin', 'tipo', 'en', 'p', 'c', 's', 'marca', 'modelo', 'mod', 'por', 'a']);
+
+/** Words after which an English phrase qualifies its head. */
+const ENGLISH_CONNECTORS = new Set(['for', 'of', 'with', 'without', 'in', 'to', 'from', 'on', 'by', 'brand', 'model']);
+
+/** Words that open a phrase without naming the goods: they say the goods come as a set or a count. */
+const SET_WORDS = new Set(['juego', 'set', 'kit', 'paquete', 'pack', 'par', 'pares', 'pair', 'pairs', 'lote', 'surtido', 'assorted']);
+
+/** English words that show a phrase is English even when its goods words are unknown ("men's", "the"). */
+const ENGLISH_MARKERS = new Set(['for', 'of', 'with', 'without', 'the', 'and', 'mens', 'womens', 'kids']);
+const SPANISH_MARKERS = new Set(['de', 'del', 'para', 'con', 'sin', 'y', 'la', 'el', 'los', 'las']);
+
+export type Language = 'es' | 'en';
+
+interface Token {
+  /** The folded word. */
+  readonly word: string;
+  /** Whether a comma, semicolon or parenthesis comes right before it. */
+  readonly afterBreak: boolean;
+}
+
+/** Folded words with the breaks between them; "p/", "c/" and "s/" are one word each. */
+export function tokens(text: string): Token[] {
+  const out: Token[] = [];
+  let afterBreak = false;
+  for (const m of fold(text).matchAll(/([\p{L}\p{N}]+(?:[./'’-][\p{L}\p{N}]+)*)|([,;()[\]:])/gu)) {
+    if (m[2] !== undefined) {
+      afterBreak = true;
+      continue;
+    }
+    // "men's" is one word ("mens"); "t-shirt" and "m10x40" stay as typed, split at hyphens later.
+    for (const part of m[1]!.replace(/['’]/g, '').split(/[-/]/)) {
+      if (part === '') continue;
+      out.push({ word: part, afterBreak });
+      afterBreak = false;
+    }
+  }
+  return out;
+}
+
+const namesNothing = (word: string): boolean => word.length < 2 || isQuantityWord(word) || /\d/.test(word) || isStopWord(word);
+
+/**
+ * The language a phrase is written in: English when it has an English connecting word and no
+ * Spanish one, or when more of its words are English than Spanish (`english`: a word the English
+ * texts hold; `spanish`: one the Spanish texts hold; a word both hold counts for neither).
+ */
+export function languageOf(text: string, english: (word: string) => boolean, spanish: (word: string) => boolean): Language {
+  const all = tokens(text).map((t) => t.word);
+  const en = all.filter((w) => ENGLISH_MARKERS.has(w)).length;
+  const es = all.filter((w) => SPANISH_MARKERS.has(w)).length;
+  if (en > 0 && es === 0) return 'en';
+  if (es > 0 && en === 0) return 'es';
+  const content = all.filter((w) => !namesNothing(w));
+  const englishWords = content.filter((w) => english(w) && !spanish(w)).length;
+  const spanishWords = content.filter((w) => spanish(w) && !english(w)).length;
+  return englishWords > spanishWords ? 'en' : 'es';
+}
+
+/**
+ * The words that may head the phrase, best first: the goods it names. Spanish: the first word that
+ * names something, skipping leading numbers, codes, units and set words ("JUEGO DE SABANAS" →
+ * sabanas), then the words after it up to the first connecting word, then the rest. English: the last
+ * such word before the first connecting word, break or figure ("LED LIGHT BULB 9W" → bulb), then the
+ * words before it, then the rest. Attributes (materials, genders, colours, packaging) come last.
+ */
+export function headCandidates(text: string, language: Language): string[] {
+  const list = tokens(text);
+  const connectors = language === 'en' ? ENGLISH_CONNECTORS : SPANISH_CONNECTORS;
+  // The first run of words naming something: it ends at a connecting word, a break or a figure.
+  const run: string[] = [];
+  const rest: string[] = [];
+  let state: 'before' | 'in' | 'after' = 'before';
+  for (const [i, t] of list.entries()) {
+    const figure = /\d/.test(t.word) || isQuantityWord(t.word);
+    if (state === 'in' && (connectors.has(t.word) || t.afterBreak || figure)) state = 'after';
+    if (namesNothing(t.word) || connectors.has(t.word)) continue;
+    if (state === 'before' && (SET_WORDS.has(t.word) || isAttribute(t.word, language === 'en' ? 1 : i))) {
+      // An English phrase often opens with its attributes ("MEN'S COTTON T-SHIRT"): they qualify the head after them.
+      rest.push(t.word);
+      continue;
+    }
+    if (state === 'after') rest.push(t.word);
+    else {
+      run.push(t.word);
+      state = 'in';
+    }
+  }
+  const ordered = language === 'en' ? [...run].reverse() : run;
+  // A Spanish line's first word names the goods even when it could qualify others ("BOLSA DE …", "CAJA DE CARTON").
+  const goods = ordered.filter((w, i) => (language === 'es' && i === 0) || !isAttribute(w, 1));
+  const attributes = ordered.filter((w) => isAttribute(w, 1));
+  return [...new Set([...goods, ...rest.filter((w) => !isAttribute(w, 1) && !SET_WORDS.has(w)), ...attributes])];
+}
