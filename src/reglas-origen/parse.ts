@@ -8,7 +8,7 @@
  */
 
 /** A code of 2, 4, 6 or 8 digits, or a range of codes of one length written as such in the text. */
-export type Codigo = string | { readonly desde: string; readonly hasta: string };
+export type Codigo = string | { desde: string; hasta: string };
 
 export const CAMBIOS = ['cambio_capitulo', 'cambio_partida', 'cambio_subpartida', 'cambio_fraccion'] as const;
 export type TipoCambio = (typeof CAMBIOS)[number];
@@ -17,16 +17,17 @@ export type Metodo = (typeof METODOS)[number];
 export const BASES = ['precio_franco_fabrica', 'valor_mercancia'] as const;
 export type Base = (typeof BASES)[number];
 
+/** The parser's structures are mutable arrays, as the schemas' types are; nothing changes them once read. */
 export type Requisito =
-  | { readonly tipo: TipoCambio; readonly excepto: readonly Codigo[]; readonly desde: readonly Codigo[] | null }
-  | { readonly tipo: 'contenido_regional'; readonly metodo: Metodo; readonly minimo: string; readonly materiales: readonly Codigo[] | null }
-  | { readonly tipo: 'valor_max_no_originarios'; readonly maximo: string; readonly base: Base; readonly materiales: readonly Codigo[] | null }
-  | { readonly tipo: 'sin_cambio' }
-  | { readonly tipo: 'totalmente_obtenido'; readonly materiales: readonly Codigo[] | null }
-  | { readonly tipo: 'otro'; readonly texto: string };
+  | { tipo: TipoCambio; excepto: Codigo[]; desde: Codigo[] | null }
+  | { tipo: 'contenido_regional'; metodo: Metodo; minimo: string; materiales: Codigo[] | null }
+  | { tipo: 'valor_max_no_originarios'; maximo: string; base: Base; materiales: Codigo[] | null }
+  | { tipo: 'sin_cambio' }
+  | { tipo: 'totalmente_obtenido'; materiales: Codigo[] | null }
+  | { tipo: 'otro'; texto: string };
 
 export interface Alternativa {
-  readonly requisitos: readonly Requisito[];
+  requisitos: Requisito[];
 }
 
 /** The number of digits of each level of the nomenclature, by the words both languages use for it. */
@@ -261,6 +262,8 @@ const GOODS_CODE =
 /** The goods an entry names ("Engraulis spp. (Anchovies) of subheading 030449"): null for "a good of …" (all the set's goods). */
 function goodsOf(phrase: string): { mercancias: string | null; level: number | undefined } {
   const text = phrase.trim();
+  const own = leerCodigos(text);
+  if (own?.[0] !== undefined) return { mercancias: null, level: (typeof own[0] === 'string' ? own[0] : own[0].desde).length };
   const m = GOODS_CODE.exec(text);
   if (!m) return { mercancias: text === '' ? null : text, level: undefined };
   const codes = leerCodigos(m[2]!);
