@@ -6,7 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { recordToRow } from '../src/data/record-row.js';
+import { SHIPPED, shippedDir } from '../src/reglas-origen/archivos.js';
 import type { FractionFilter } from '../src/record-sets/define.js';
 import { dotted } from '../src/record-sets/filters.js';
 import { recordSets } from '../src/record-sets/index.js';
@@ -34,6 +37,13 @@ const fill =
   };
 
 /** Coverage worked out from the records themselves, matching a fraction as a ficha does (its code, or its dotted form). */
+/** Every load holds the shipped rules of origin: the agreements and their rule sets, counted from the files. */
+const shippedRules = SHIPPED.map(({ archivo, acuerdo }) => ({
+  acuerdo,
+  archivo,
+  conjuntos: (JSON.parse(readFileSync(join(shippedDir, archivo), 'utf8')) as { rule_sets: unknown[] }).rule_sets.length,
+}));
+
 function expectedCoverage(records: Records): Record<string, { fracciones: number; de: number }> {
   const fractions = new Set((records['fracciones'] ?? []).map((r) => String(r['FRACCION'])));
   const out: Record<string, { fracciones: number; de: number }> = {};
@@ -46,7 +56,7 @@ function expectedCoverage(records: Records): Record<string, { fracciones: number
     const covered = [...fractions].filter((f) => rows.some((r) => holds(r, f)));
     out[rs.path] = { fracciones: covered.length, de: fractions.size };
   }
-  return out;
+  return { ...out, reglas_origen: shippedRules } as unknown as Record<string, { fracciones: number; de: number }>;
 }
 
 interface Partida {

@@ -20,6 +20,8 @@ import type { Config } from '../config.js';
 import { REFERENCES_FILE, readReferences } from '../buscar/references.js';
 import type { Fix } from '../tipos-cambio/series.js';
 import { TIPOS_CAMBIO_FILE, parseTiposCambio } from '../tipos-cambio/series.js';
+import type { ReglasAcuerdo } from '../reglas-origen/archivos.js';
+import { ArchivoReglasInvalido, REGLAS_ORIGEN_DIR, acuerdoDeClave, parseArchivo, reglasDeCarga } from '../reglas-origen/archivos.js';
 import { driverFor } from '../store/drivers.js';
 import type { CommittedDataset, DatasetBuild } from '../store/store.js';
 import { RefusedRecord, recordToRow } from './record-row.js';
@@ -83,6 +85,8 @@ export interface ImportReport {
   /** Record sets with no file that are now empty (--empty-missing, or no database to keep them from). */
   emptied: string[];
   ignored: { file: string; reason: string }[];
+  /** The rules of origin the version holds: per agreement, its file and how many rule sets. */
+  reglasOrigen: { acuerdo: string; archivo: string; conjuntos: number }[];
   refusedRows: number;
   /** The first REFUSALS_LISTED refused rows. */
   refusals: Refusal[];
@@ -137,9 +141,15 @@ function planFiles(directory: string, ignored: ImportReport['ignored']): Planned
     planned.set(rs, { file, path, format: match[2] === 'csv' ? 'csv' : 'jsonl', rs });
   }
   // A folder with only the exchange rates or search references is a load of those alone: every record set kept.
-  const ownTables = [REFERENCES_FILE, TIPOS_CAMBIO_FILE].some((f) => statSync(join(directory, f), { throwIfNoEntry: false })?.isFile() === true);
+  const ownTables =
+    [REFERENCES_FILE, TIPOS_CAMBIO_FILE].some((f) => statSync(join(directory, f), { throwIfNoEntry: false })?.isFile() === true) ||
+    statSync(join(directory, REGLAS_ORIGEN_DIR), { throwIfNoEntry: false })?.isDirectory() === true;
   if (planned.size === 0 && !ownTables) {
-    throw new ImportFailure(directory, null, 'no file names a record set (expected files such as aladi2.csv or fracciones.jsonl, or tipos-cambio.csv)');
+    throw new ImportFailure(
+      directory,
+      null,
+      'no file names a record set (expected files such as aladi2.csv or fracciones.jsonl, or tipos-cambio.csv, or a folder reglas-origen)',
+    );
   }
   // Registry order: reports and timings read the same on every run.
   return recordSets.flatMap((rs) => planned.get(rs) ?? []);
@@ -384,6 +394,39 @@ function readRatesFile(path: string): Fix[] {
   }
 }
 
+/**
+ * The folder's own rules of origin (`reglas-origen/<clave>.json`, `<clave>` an agreement of
+ * acuerdos.csv), each checked whole: a file that names no agreement or is not the shape stops the
+ * import, naming the file, the entry and the reason, so that no version holds half an annex.
+ */
+function readReglasFolder(directory: string): ReglasAcuerdo[] {
+  const folder = join(directory, REGLAS_ORIGEN_DIR);
+  if (statSync(folder, { throwIfNoEntry: false })?.isDirectory() !== true) return [];
+  const found: ReglasAcuerdo[] = [];
+  for (const file of listFolder(folder)) {
+    const name = `${REGLAS_ORIGEN_DIR}/${file}`;
+    const match = /^(.+)\.json$/.exec(file);
+    if (!match?.[1]) throw new ImportFailure(name, null, 'not a .json file: the folder holds one <clave>.json per agreement of acuerdos.csv');
+    const acuerdo = acuerdoDeClave(match[1]);
+    if (acuerdo === undefined) throw new ImportFailure(name, null, `${match[1]} names no free-trade agreement of acuerdos.csv (such as T-MEC or TIPAT)`);
+    const other = found.find((r) => r.acuerdo === acuerdo);
+    if (other) throw new ImportFailure(name, null, `${REGLAS_ORIGEN_DIR}/${other.archivo} holds the rules of ${acuerdo} too: keep one of the two`);
+    let text: string;
+    try {
+      text = readFileSync(join(folder, file), 'utf8');
+    } catch (error) {
+      throw new ImportFailure(name, null, `cannot read: ${(error as Error).message}`);
+    }
+    try {
+      found.push({ acuerdo, archivo: file, contenido: parseArchivo(file, text) });
+    } catch (error) {
+      if (!(error instanceof ArchivoReglasInvalido)) throw error;
+      throw new ImportFailure(name, null, `${error.entrada === '' ? '' : `entry ${error.entrada}: `}${error.motivo}`);
+    }
+  }
+  return found;
+}
+
 export async function runImport(options: ImportOptions): Promise<ImportReport> {
   const started = performance.now();
   const directory = resolve(options.directory);
@@ -398,6 +441,7 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     kept: [],
     emptied: [],
     ignored: [],
+    reglasOrigen: [],
     refusedRows: 0,
     refusals: [],
     seconds: 0,
@@ -412,13 +456,17 @@ export async function runImport(options: ImportOptions): Promise<ImportReport> {
     // So is the exchange-rate series: a folder may carry a newer one in place of the shipped series.
     const ratesFile = join(directory, TIPOS_CAMBIO_FILE);
     const tiposCambio = existsSync(ratesFile) ? readRatesFile(ratesFile) : undefined;
-    for (const file of [REFERENCES_FILE, TIPOS_CAMBIO_FILE]) {
+    // And so are the rules of origin: the shipped files, each replaced or joined by the folder's own.
+    const ownReglas = readReglasFolder(directory);
+    const reglasOrigen = ownReglas.length === 0 ? undefined : reglasDeCarga(ownReglas);
+    report.reglasOrigen = (reglasOrigen ?? reglasDeCarga([])).map((r) => ({ acuerdo: r.acuerdo, archivo: r.archivo, conjuntos: r.contenido.rule_sets.length }));
+    for (const file of [REFERENCES_FILE, TIPOS_CAMBIO_FILE, REGLAS_ORIGEN_DIR]) {
       const listed = report.ignored.findIndex((i) => i.file === file);
       if (listed !== -1) report.ignored.splice(listed, 1);
     }
     const missing = recordSets.filter((rs) => !planned.some((p) => p.rs === rs));
     const keep = options.emptyMissing ? [] : missing;
-    build = await driverFor(options.config).startBuild(options.config, { keep, references, tiposCambio, vigenteDesde: options.vigenteDesde });
+    build = await driverFor(options.config).startBuild(options.config, { keep, references, tiposCambio, reglasOrigen, vigenteDesde: options.vigenteDesde });
     const keeps = !options.emptyMissing && build.replacesExisting;
     report.kept = keeps ? missing.map((rs) => rs.path) : [];
     report.emptied = keeps ? [] : missing.map((rs) => rs.path);
@@ -453,6 +501,8 @@ export function formatReport(report: ImportReport): string[] {
     if (f.absentColumns.length > 0) lines.push(`  no column for ${f.absentColumns.join(', ')}: stored empty`);
   }
   for (const i of report.ignored) lines.push(`ignored ${i.file}: ${i.reason}`);
+  if (report.dataset && report.reglasOrigen.length > 0)
+    lines.push(`rules of origin: ${report.reglasOrigen.map((r) => `${r.acuerdo} (${r.archivo}, ${count(r.conjuntos)} rule sets)`).join(', ')}`);
   if (report.kept.length > 0) lines.push(`kept as they were (no file): ${report.kept.join(', ')}`);
   if (report.emptied.length > 0) lines.push(`empty (no file): ${report.emptied.join(', ')}`);
   if (report.refusedRows > 0) {

@@ -55,6 +55,10 @@ const SERVICE_TAGS: readonly { name: string; description: string }[] = [
   { name: 'nomenclatura', description: "The tariff's tree: sections, chapters, headings, one level per call" },
   { name: 'contribuciones', description: 'What an import will pay (IGI, DTA, compensatory duties, IEPS, IVA) and what it needs' },
   { name: 'versiones', description: 'Dataset versions: which are held, what changed between two dates, and whole versions to download' },
+  {
+    name: 'reglas-origen',
+    description: 'The product-specific rules of origin a preference asks for (text, structure, a Spanish reading) and whether a bill of materials meets them',
+  },
   { name: 'tipos-cambio', description: 'The exchange rate the law sets for customs on a date: the Banco de México FIX published in the DOF (CFF art. 20)' },
   { name: 'lotes', description: 'Whole catalogues at once: a file of lines checked in the background, followed while it runs, read back as a table' },
   {

@@ -19,6 +19,7 @@ import type { ResponseCache } from './cache.js';
 import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
 import { tiposCambioRoute } from './tipos-cambio.js';
+import { evaluarOrigenRoute, reglasOrigenRoute } from './reglas-origen.js';
 import { registerMcp } from './mcp.js';
 import type { LotesContext } from './lotes.js';
 import { registerLotes } from './lotes.js';
@@ -81,6 +82,9 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   protectedAt('/api/v1/nomenclatura/partidas/:partida', nomenclaturaLevelRoute(recordSets, 'partida'));
   // The exchange rate the law fixes for a date (CFF art. 20; Ley Aduanera art. 56).
   protectedAt('/api/v1/tipos-cambio', tiposCambioRoute(services.datasets));
+  // The rules of origin a preference asks for, and whether a bill of materials meets them.
+  protectedAt('/api/v1/reglas-origen/:fraccion', reglasOrigenRoute({ datasets: services.datasets }));
+  post('/api/v1/reglas-origen/evaluar', evaluarOrigenRoute(app, { datasets: services.datasets, protect: services.protect }));
   // What an import will pay.
   // `fecha` selects the dataset version in force that day (Ley Aduanera art. 56).
   const storeOn = (fecha: string): { store: Store; version: string | undefined } => {

@@ -4,6 +4,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { onRequestHookHandler } from 'fastify';
 import type { Datasets } from '../store/datasets.js';
 import { versionJson } from '../store/versions.js';
+import { indiceDeStore } from '../reglas-origen/indice.js';
 import { notFound } from './errors.js';
 import type { OpenRoute } from './route-kinds.js';
 
@@ -13,7 +14,7 @@ export interface VersionesContext {
 }
 
 /** An object of any keys whose values all have one schema, written as the original documents it (`additionalProperties`). */
-const dictionary = <V extends TSchema>(values: V, options: { description?: string } = {}) =>
+export const dictionary = <V extends TSchema>(values: V, options: { description?: string } = {}) =>
   Type.Unsafe<Record<string, Static<V>>>({ type: 'object', ...options, additionalProperties: values });
 
 /** A dataset version, as the list gives it. */
@@ -50,10 +51,24 @@ export function versionesRoute(ctx: VersionesContext): OpenRoute {
   };
 }
 
-/** A version's coverage: per record set with a fraction column, how many of its fractions have a record of it. */
-const Coverage = dictionary(Type.Object({ fracciones: Type.Integer(), de: Type.Integer() }), {
+/** The agreements whose product-specific rules of origin the version holds, with how many rule sets each. */
+const ReglasCoverage = Type.Array(
+  Type.Object({
+    acuerdo: Type.String({ description: 'The agreement, as acuerdos.csv names it' }),
+    archivo: Type.String({ description: 'The file the rules were loaded from' }),
+    conjuntos: Type.Integer({ description: 'Rule sets in the file' }),
+  }),
+  { description: 'The agreements with rules of origin in this version (GET /api/v1/reglas-origen/{fraccion}); an agreement not listed has none loaded' },
+);
+
+/** A version's coverage: per record set with a fraction column, how many of its fractions have a record of it; and its rules of origin. */
+const Coverage = Type.Unsafe<Record<string, { fracciones: number; de: number }> & { reglas_origen: Static<typeof ReglasCoverage> }>({
+  type: 'object',
   description:
-    'Per record set with a fraction column: how many of the version’s fractions (`de`, the fractions of `fracciones`) have at least one record of it (`fracciones`). A fraction with none has no record of that kind in the loaded data, which does not mean that nothing of that kind applies to it.',
+    'Per record set with a fraction column: how many of the version’s fractions (`de`, the fractions of `fracciones`) have at least one record of it (`fracciones`). A fraction with none has no record of that kind in the loaded data, which does not mean that nothing of that kind applies to it. `reglas_origen` names the agreements whose rules of origin the version holds.',
+  properties: { reglas_origen: ReglasCoverage },
+  required: ['reglas_origen'],
+  additionalProperties: Type.Object({ fracciones: Type.Integer(), de: Type.Integer() }),
 });
 
 /** One version with its coverage, as `GET /api/v1/versiones/{version}` answers it. */
@@ -82,7 +97,11 @@ export function versionRoute(ctx: VersionesContext): OpenRoute {
       const { version } = request.params as Static<typeof VersionPath>;
       const found = ctx.datasets.versions().find((v) => v.version === version);
       if (!found) throw notFound(`No dataset version ${version}`);
-      return { ...versionJson(found, ctx.datasets.current().version), cobertura: await ctx.datasets.coverage(found) };
+      const store = ctx.datasets.storeFor(found.version);
+      const reglas = store === undefined ? [] : (await indiceDeStore(store)).acuerdos;
+      // The record sets' counts and the rules' list side by side, as the schema above declares them.
+      const cobertura = { ...(await ctx.datasets.coverage(found)), reglas_origen: [...reglas] } as VersionDetail['cobertura'];
+      return { ...versionJson(found, ctx.datasets.current().version), cobertura };
     },
   };
 }

@@ -10,6 +10,7 @@ import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Dialect } from './sql.js';
 import { TIPOS_CAMBIO_TABLE } from './rates-coverage.js';
+import { REGLAS_ORIGEN_TABLE } from './reglas-origen-table.js';
 import { DATASET_INFO_DDL, quote } from './sql.js';
 import type { CommittedDataset, DatasetBuild, DatasetInfo, DatasetWriter, User, UserAdmin, UserSummary, Values } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
@@ -131,6 +132,7 @@ const HASH_CHUNK = 1 << 16;
 export async function contentHash(
   rowsOf: (rs: RecordSet) => AsyncIterable<Values> | Iterable<Values>,
   rates?: AsyncIterable<Values> | Iterable<Values>,
+  reglas?: Iterable<Values>,
 ): Promise<string> {
   const hash = createHash('sha256');
   // Lines are hashed in chunks of many (the same bytes, so the same hash), and rows read without a
@@ -140,6 +142,8 @@ export async function contentHash(
   // the hash, so that cached answers (kept per hash) start afresh.
   const parts: [string, () => AsyncIterable<Values> | Iterable<Values>][] = recordSets.map((rs) => [rs.path, () => rowsOf(rs)]);
   if (rates) parts.push([TIPOS_CAMBIO_TABLE, () => rates]);
+  // So are its rules of origin.
+  if (reglas) parts.push([REGLAS_ORIGEN_TABLE, () => reglas]);
   for (const [name, rowsOfPart] of parts) {
     const rows = rowsOfPart();
     const prefix = `${name}\t`;
@@ -170,9 +174,10 @@ export async function describeDataset(
   rowsOf: (rs: RecordSet) => AsyncIterable<Values> | Iterable<Values>,
   count: (rs: RecordSet) => Promise<number> | number,
   rates?: AsyncIterable<Values> | Iterable<Values>,
+  reglas?: Iterable<Values>,
 ): Promise<DatasetInfo> {
   const counts = await countsOf(count);
-  return { source, importedAt: new Date().toISOString(), hash: await contentHash(rowsOf, rates), counts };
+  return { source, importedAt: new Date().toISOString(), hash: await contentHash(rowsOf, rates, reglas), counts };
 }
 
 /** A record set is kept from the main store's dataset only when that one has all its columns: never silently half. */

@@ -36,6 +36,8 @@ import {
 import { SEARCH_TABLES, buildPostgresFullText } from './postgres-fulltext.js';
 import { TIPOS_CAMBIO_ALL, TIPOS_CAMBIO_TABLE, tiposCambioDdl } from './rates-coverage.js';
 import { shippedTiposCambio } from '../tipos-cambio/series.js';
+import { shippedReglas } from '../reglas-origen/archivos.js';
+import { REGLAS_ORIGEN_ALL, REGLAS_ORIGEN_TABLE, reglasOrigenDdl, reglasOrigenInsert, reglasValues } from './reglas-origen-table.js';
 import type { Fix } from '../tipos-cambio/series.js';
 import { buildCount, buildCreateTable, buildIndexes, postgresDialect, quote } from './sql.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, DatasetInfo, Values } from './store.js';
@@ -141,6 +143,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
       await client.query(`SET LOCAL search_path TO ${quote(STAGING_SCHEMA)}`);
       for (const rs of recordSets) await client.query(buildCreateTable(rs, columnType));
       await client.query(tiposCambioDdl('TEXT COLLATE "C"'));
+      await client.query(reglasOrigenDdl('TEXT COLLATE "C"'));
       return new PostgresDatasetBuild(client, schema, planVersion(catalog, options.vigenteDesde), options, end);
     } catch (error) {
       await client?.query('ROLLBACK').catch(() => undefined);
@@ -195,11 +198,13 @@ export class PostgresDatasetBuild implements DatasetBuild {
       for (const rs of recordSets) for (const statement of buildIndexes(rs)) await client.query(statement);
       await buildPostgresFullText(client, this.options.references);
       await insertTiposCambio(client, this.options.tiposCambio ?? shippedTiposCambio());
+      for (const values of reglasValues(this.options.reglasOrigen ?? shippedReglas())) await client.query(reglasOrigenInsert(postgresDialect), [...values]);
       const info = await describeDataset(
         source,
         (rs) => pagedRows(client, rs),
         async (rs) => (await client.query<{ total: number }>({ text: buildCount(rs, [], postgresDialect).text, types })).rows[0]?.total ?? 0,
         (await client.query({ text: TIPOS_CAMBIO_ALL, rowMode: 'array', types })).rows,
+        (await client.query({ text: REGLAS_ORIGEN_ALL, rowMode: 'array', types })).rows,
       );
       await client.query(`ANALYZE ${recordSets.map((rs) => quote(rs.table)).join(', ')}`);
       const version = await this.switchIn(info);
@@ -251,7 +256,7 @@ export class PostgresDatasetBuild implements DatasetBuild {
       await client.query(`ALTER TABLE ${quote(STAGING_SCHEMA)}.${quote(rs.table)} SET SCHEMA ${target}`);
       for (const grant of grants) await client.query(grant);
     }
-    for (const table of [...SEARCH_TABLES, TIPOS_CAMBIO_TABLE]) {
+    for (const table of [...SEARCH_TABLES, TIPOS_CAMBIO_TABLE, REGLAS_ORIGEN_TABLE]) {
       const grants = await grantsOf(client, this.schema, table);
       // The search index moves with its version into the version's schema, so that buscar as of an older date finds it.
       if (main) await client.query(`ALTER TABLE IF EXISTS ${target}.${quote(table)} SET SCHEMA ${quote(versionSchema(main))}`);

@@ -20,6 +20,9 @@ import type { FullTextQuery, FullTextResult } from './fulltext.js';
 import { Connection, versionSchema } from './postgres-connection.js';
 import { PostgresFullText } from './postgres-fulltext.js';
 import type { Coverage, WindowRow } from './rates-coverage.js';
+import type { ReglasAcuerdo } from '../reglas-origen/archivos.js';
+import type { ReglasRow } from './reglas-origen-table.js';
+import { REGLAS_ORIGEN_ALL, REGLAS_ORIGEN_TABLE, toReglas } from './reglas-origen-table.js';
 import { EMPTY_WINDOW, TIPOS_CAMBIO_TABLE, coverageSql, tiposCambioWindowSql, toCoverage, toSeriesWindow } from './rates-coverage.js';
 import type { SeriesWindow } from '../tipos-cambio/rule.js';
 import { buildCount, buildLookup, buildLookupMany, buildSearch, postgresDialect } from './sql.js';
@@ -140,6 +143,18 @@ export class PostgresStore implements Store {
     }
     if (hasNul(fecha)) return EMPTY_WINDOW;
     return toSeriesWindow(await this.query<WindowRow>(tiposCambioWindowSql(postgresDialect), [fecha]));
+  }
+
+  /** Whether the version's tables include the rules of origin (a database loaded before they existed has none); once seen, kept. */
+  private reglasSeen = false;
+
+  async reglasOrigen(): Promise<ReglasAcuerdo[]> {
+    if (!this.reglasSeen) {
+      const present = (await this.query<{ present: boolean }>(`SELECT to_regclass('${REGLAS_ORIGEN_TABLE}') IS NOT NULL AS "present"`))[0]?.present;
+      if (!present) return [];
+      this.reglasSeen = true;
+    }
+    return toReglas(await this.query<ReglasRow>(REGLAS_ORIGEN_ALL));
   }
 
   async coverage(): Promise<Coverage> {

@@ -28,6 +28,8 @@ import { buildCount, buildCreateTable, buildIndexes, buildInsert, quote, sqliteD
 import { buildSqliteFullText } from './sqlite-fulltext.js';
 import { TIPOS_CAMBIO_ALL, fixValues, tiposCambioDdl, tiposCambioInsert } from './rates-coverage.js';
 import { shippedTiposCambio } from '../tipos-cambio/series.js';
+import { shippedReglas } from '../reglas-origen/archivos.js';
+import { REGLAS_ORIGEN_ALL, reglasOrigenDdl, reglasOrigenInsert, reglasValues } from './reglas-origen-table.js';
 import type { BuildOptions, CommittedDataset, DatasetBuild, Values } from './store.js';
 import { StoreUnavailableError } from './store.js';
 import type { VersionInfo, VersionRow } from './versions.js';
@@ -76,7 +78,13 @@ export class SqliteDatasetBuild implements DatasetBuild {
       db.pragma('synchronous = OFF');
       db.pragma('main.locking_mode = EXCLUSIVE');
       db.pragma('cache_size = -65536');
-      for (const statement of [...recordSets.map((rs) => buildCreateTable(rs, columnType)), ...SQLITE_META_DDL, tiposCambioDdl('TEXT')]) db.exec(statement);
+      for (const statement of [
+        ...recordSets.map((rs) => buildCreateTable(rs, columnType)),
+        ...SQLITE_META_DDL,
+        tiposCambioDdl('TEXT'),
+        reglasOrigenDdl('TEXT'),
+      ])
+        db.exec(statement);
       db.exec('BEGIN');
       const plan = planVersion(mainFile ? sqliteCatalog(mainFile) : [], options.vigenteDesde);
       return new SqliteDatasetBuild(path, building, db, mainFile, options, plan);
@@ -114,6 +122,8 @@ export class SqliteDatasetBuild implements DatasetBuild {
     const { db } = this;
     const addRate = db.prepare(tiposCambioInsert(sqliteDialect));
     for (const fix of this.options.tiposCambio ?? shippedTiposCambio()) addRate.run(...fixValues(fix));
+    const addReglas = db.prepare(reglasOrigenInsert(sqliteDialect));
+    for (const values of reglasValues(this.options.reglasOrigen ?? shippedReglas())) addReglas.run(...values);
     db.exec('COMMIT');
     if (this.mainFile) this.copyFromMainFile();
     for (const statement of recordSets.flatMap(buildIndexes)) db.exec(statement);
@@ -123,6 +133,7 @@ export class SqliteDatasetBuild implements DatasetBuild {
       (rs) => db.prepare(selectAll(rs)).raw().iterate() as Iterable<Values>,
       (rs) => (db.prepare(buildCount(rs, [], sqliteDialect).text).get() as { total: number }).total,
       db.prepare(TIPOS_CAMBIO_ALL).raw().iterate() as Iterable<Values>,
+      db.prepare(REGLAS_ORIGEN_ALL).raw().all() as Values[],
     );
     db.prepare(datasetInsert(sqliteDialect)).run(...datasetValues(info));
     const version = newVersion(this.plan, info);

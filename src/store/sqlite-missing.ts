@@ -12,6 +12,7 @@ import { StoreUnavailableError } from './store.js';
 import type { VersionInfo } from './versions.js';
 import type { Coverage } from './rates-coverage.js';
 import type { SeriesWindow } from '../tipos-cambio/rule.js';
+import type { ReglasAcuerdo } from '../reglas-origen/archivos.js';
 
 export class MissingSqliteFile implements Store {
   readonly kind = 'sqlite' as const;
@@ -63,6 +64,10 @@ export class MissingSqliteFile implements Store {
   }
 
   coverage(): Promise<Coverage> {
+    return this.fail();
+  }
+
+  reglasOrigen(): Promise<ReglasAcuerdo[]> {
     return this.fail();
   }
 

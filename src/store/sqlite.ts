@@ -16,6 +16,9 @@ import { SqliteFullText, hasFullText } from './sqlite-fulltext.js';
 import type { StatementLimits } from './sqlite-statements.js';
 import { DEFAULT_STATEMENT_LIMITS, StatementCache, sumStats } from './sqlite-statements.js';
 import type { Coverage, WindowRow } from './rates-coverage.js';
+import type { ReglasAcuerdo } from '../reglas-origen/archivos.js';
+import type { ReglasRow } from './reglas-origen-table.js';
+import { REGLAS_ORIGEN_ALL, REGLAS_ORIGEN_TABLE, toReglas } from './reglas-origen-table.js';
 import { EMPTY_WINDOW, TIPOS_CAMBIO_TABLE, coverageSql, tiposCambioWindowSql, toCoverage, toSeriesWindow } from './rates-coverage.js';
 import type { SeriesWindow } from '../tipos-cambio/rule.js';
 import type { CacheStats, DatasetInfo, Row, SearchQuery, Store, User, Values } from './store.js';
@@ -94,6 +97,7 @@ export class SqliteStore implements Store {
 
   /** False for a file built before versions held exchange rates: it holds none. */
   private readonly hasRates: boolean;
+  private readonly hasReglas: boolean;
 
   /** Null for a file built before the search index existed: searching it says so until data is loaded again. */
   private readonly text: SqliteFullText | null;
@@ -127,6 +131,7 @@ export class SqliteStore implements Store {
     this.hasCatalog = columns.has('dataset_versions');
     this.text = hasFullText(this.db) ? new SqliteFullText(this.db, statementLimits) : null;
     this.hasRates = columns.has(TIPOS_CAMBIO_TABLE);
+    this.hasReglas = columns.has(REGLAS_ORIGEN_TABLE);
     this.begin = this.db.prepare('BEGIN');
     this.end = this.db.prepare('COMMIT');
   }
@@ -256,6 +261,11 @@ export class SqliteStore implements Store {
   tiposCambio(fecha: string): Promise<SeriesWindow> {
     if (!this.hasRates) return this.read(() => EMPTY_WINDOW);
     return this.read(() => toSeriesWindow(this.prepare(tiposCambioWindowSql(sqliteDialect)).all(fecha) as WindowRow[]));
+  }
+
+  reglasOrigen(): Promise<ReglasAcuerdo[]> {
+    if (!this.hasReglas) return this.read(() => []);
+    return this.read(() => toReglas(this.prepare(REGLAS_ORIGEN_ALL).all() as ReglasRow[]));
   }
 
   coverage(): Promise<Coverage> {

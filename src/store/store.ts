@@ -12,6 +12,7 @@ import type { Suggestion } from '../buscar/vocabulary.js';
 import type { SeriesWindow } from '../tipos-cambio/rule.js';
 import type { Fix } from '../tipos-cambio/series.js';
 import type { Coverage } from './rates-coverage.js';
+import type { ReglasAcuerdo } from '../reglas-origen/archivos.js';
 
 export type Row = Record<string, string | number | null>;
 export type Values = readonly (string | number | null)[];
@@ -70,6 +71,8 @@ export interface Store {
   tiposCambio(fecha: string): Promise<SeriesWindow>;
   /** Per record set with a fraction column: how many of the version's fractions have a record of it. */
   coverage(): Promise<Coverage>;
+  /** The version's rules of origin, per agreement (src/reglas-origen/); none when it holds none (loaded before they existed). */
+  reglasOrigen(): Promise<ReglasAcuerdo[]>;
   close(): Promise<void>;
 }
 
@@ -119,6 +122,8 @@ export interface BuildOptions {
   readonly references?: readonly Reference[];
   /** The exchange-rate series the version holds; the project's shipped series when absent. */
   readonly tiposCambio?: readonly Fix[];
+  /** The rules of origin the version holds, per agreement; the project's shipped files when absent. */
+  readonly reglasOrigen?: readonly ReglasAcuerdo[];
 }
 
 export interface UserSummary {

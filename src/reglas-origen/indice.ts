@@ -1,0 +1,113 @@
+/**
+ * A version's rules of origin as the service answers them: every agreement's file read once into
+ * rules (src/reglas-origen/parse.ts) and kept with the store of its version (a version never changes
+ * once loaded), then looked up by a fraction's 10-digit code.
+ */
+import type { ArchivoReglas, ReglasAcuerdo } from './archivos.js';
+import type { Alternativa } from './parse.js';
+import { leerConjunto, partidaDe } from './parse.js';
+
+/** One rule of one set, ready to answer. */
+export interface Regla {
+  readonly acuerdo: string;
+  readonly archivo: string;
+  readonly conjunto: number;
+  readonly encabezado: string;
+  readonly descripcion: string | null;
+  readonly parcial: boolean;
+  readonly min: string;
+  readonly max: string;
+  readonly entrada: number;
+  readonly mercancias: string | null;
+  readonly texto: readonly string[];
+  readonly alternativas: readonly Alternativa[];
+  /** How many rules the set has: more than one, and an evaluation must say which (`entrada`). */
+  readonly reglasDelConjunto: number;
+}
+
+export interface IndiceReglas {
+  /** The agreements with rules, in the order they were loaded, with how many rule sets each. */
+  readonly acuerdos: readonly { readonly acuerdo: string; readonly archivo: string; readonly conjuntos: number }[];
+  readonly reglas: readonly Regla[];
+}
+
+/** Every rule of an agreement's file, set by set. */
+function reglasDe(r: ReglasAcuerdo): Regla[] {
+  return r.contenido.rule_sets.flatMap((set, conjunto) => {
+    const leidas = leerConjunto(set.rules, { partida: partidaDe(set.min, set.max) });
+    return leidas.map((l): Regla => ({
+      acuerdo: r.acuerdo,
+      archivo: r.archivo,
+      conjunto,
+      encabezado: set.heading,
+      descripcion: set.subdivision ?? null,
+      parcial: /^ex\b/i.test(set.heading.trim()),
+      min: set.min,
+      max: set.max,
+      entrada: l.entrada,
+      mercancias: l.mercancias,
+      texto: l.texto,
+      alternativas: l.alternativas,
+      reglasDelConjunto: leidas.length,
+    }));
+  });
+}
+
+export function indiceDe(reglas: readonly ReglasAcuerdo[]): IndiceReglas {
+  return {
+    acuerdos: reglas.map((r) => ({ acuerdo: r.acuerdo, archivo: r.archivo, conjuntos: r.contenido.rule_sets.length })),
+    reglas: reglas.flatMap(reglasDe),
+  };
+}
+
+/** The rules that apply to a 10-digit code (8 digits + NICO, or + `00`), in file and set order. */
+export function reglasDeCodigo(indice: IndiceReglas, codigo: string, acuerdos?: ReadonlySet<string>): Regla[] {
+  return indice.reglas.filter((r) => r.min <= codigo && codigo <= r.max && (acuerdos === undefined || acuerdos.has(r.acuerdo)));
+}
+
+/** What a store can give: its version's rules (Store.reglasOrigen) and the hash of what it holds. */
+interface ConReglas {
+  reglasOrigen(): Promise<ReglasAcuerdo[]>;
+  dataset(): Promise<{ readonly hash: string } | null>;
+}
+
+/** Per store, per content hash: a PostgreSQL store keeps its object while a load switches its tables. */
+const porStore = new WeakMap<object, Map<string, Promise<IndiceReglas>>>();
+
+/**
+ * The rules of a store's version, read and parsed once per store and content (a version never
+ * changes; a new load has another hash); a failure is not remembered. The one kept is the latest.
+ */
+export async function indiceDeStore(store: ConReglas): Promise<IndiceReglas> {
+  const hash = (await store.dataset())?.hash ?? '';
+  let byHash = porStore.get(store);
+  if (!byHash) {
+    byHash = new Map();
+    porStore.set(store, byHash);
+  }
+  let known = byHash.get(hash);
+  if (!known) {
+    byHash.clear();
+    known = store.reglasOrigen().then(indiceDe);
+    byHash.set(hash, known);
+    known.catch(() => byHash.delete(hash));
+  }
+  return known;
+}
+
+/** The parser's coverage of a file: entries read without `otro`, of how many, and the texts of the others. */
+export function coberturaDe(archivo: ArchivoReglas): { entradas: number; leidas: number; otros: string[] } {
+  let entradas = 0;
+  let leidas = 0;
+  const otros: string[] = [];
+  for (const set of archivo.rule_sets) {
+    for (const regla of leerConjunto(set.rules, { partida: partidaDe(set.min, set.max) })) {
+      regla.leidas.forEach((ok, i) => {
+        entradas++;
+        if (ok) leidas++;
+        else otros.push(regla.texto[i]!);
+      });
+    }
+  }
+  return { entradas, leidas, otros };
+}
