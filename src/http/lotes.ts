@@ -409,8 +409,8 @@ async function readToFile(format: FileFormat, body: FileBytes, path: string): Pr
   const out = createWriteStream(path);
   // Its failures (a full disk) fail the upload, through the awaits below, and never go unheard: a write
   // under way when the reading is refused would otherwise fail as an uncaught 'error' once destroyed.
-  let failed: unknown;
-  out.on('error', (error) => (failed ??= error));
+  let failed: Error | undefined;
+  out.on('error', (error: Error) => (failed ??= error));
   try {
     const read = await readFile(format, body, async (lines) => {
       if (failed !== undefined) throw failed;
