@@ -4,17 +4,15 @@
  * cell read as text) or NDJSON. A file that cannot be read as its type, has no header, no line under
  * it, or has neither a `descripcion` nor a `fraccion` column is refused whole (FileError names the
  * problem and the line); a line's bad values are the line's business (columns.ts). Every bound of
- * limits.ts is checked as the file is read, and the reading lets the event loop through every few
- * milliseconds, so no file holds the service, whatever its shape.
+ * limits.ts is checked as the file is read, and the reading lets the event loop through every 8 ms
+ * (rows.ts, Turns), so no file holds the service, whatever its shape.
  */
-import { performance } from 'node:perf_hooks';
-import { setImmediate } from 'node:timers/promises';
 import { buffer } from 'node:stream/consumers';
 import type { Column, RawLine } from './columns.js';
 import { knownColumn } from './columns.js';
 import { FileError, LIMITS, TooLarge, TooManyLines } from './limits.js';
 import type { SheetRow, Width } from './rows.js';
-import { countRow, csvRows } from './rows.js';
+import { Turns, countRow, csvRows } from './rows.js';
 import { xlsxRows } from './xlsx.js';
 
 export { FileError, LIMITS, TooLarge, TooManyLines } from './limits.js';
@@ -82,18 +80,15 @@ export async function readAllLines(format: FileFormat, body: Buffer): Promise<{ 
   return { lines, extraColumns };
 }
 
-/** How long reading runs before it lets the event loop through (a /health, a lookup, another upload). */
-const SLICE_MS = 8;
-
 /**
- * The lines read so far, handed on CHUNK_LINES at a time; counts rows (blank ones too), lines and
- * their text against LIMITS, and lets the event loop through every SLICE_MS.
+ * The lines read so far, handed on CHUNK_LINES at a time; counts lines and
+ * their text against LIMITS, and lets the event loop through when its turn is over.
  */
 class Chunks {
   private pending: RawLine[] = [];
   count = 0;
   private characters = 0;
-  private since = performance.now();
+  private readonly turns = new Turns();
   /** What the taker or the bytes' source threw: their failures, never called the file's. */
   private readonly notTheFile = new Set<unknown>();
 
@@ -116,12 +111,9 @@ class Chunks {
     }
   }
 
-  /** Lets the event loop through when reading has run SLICE_MS. */
+  /** Lets the event loop through when reading has run its turn. */
   async breathe(): Promise<void> {
-    if (performance.now() - this.since > SLICE_MS) {
-      await setImmediate();
-      this.since = performance.now();
-    }
+    if (this.turns.due()) await this.turns.pause();
   }
 
   /** A line kept; `characters` is its text (values, and the names of its extra columns, which are stored with it). */

@@ -11,7 +11,7 @@
  */
 import { FileError, LIMITS, TooLarge } from './limits.js';
 import type { SheetRow, Width } from './rows.js';
-import { beyondWidth, blankRow, countRow } from './rows.js';
+import { Turns, beyondWidth, blankRow, countRow } from './rows.js';
 import type { ZipPart } from './zip.js';
 import { checkDeclared, partBytes, partText, zipParts } from './zip.js';
 
@@ -195,7 +195,11 @@ async function locate(zip: Buffer, parts: Map<string, ZipPart>): Promise<{ sheet
 async function sharedStrings(zip: Buffer, part: ZipPart | undefined): Promise<string[]> {
   const strings: string[] = [];
   if (part === undefined) return strings;
-  for await (const item of elements(partPieces(zip, part), 'si', LIMITS.sharedStringsBytes, 'shared string')) strings.push(stringItem(item));
+  const turns = new Turns();
+  for await (const item of elements(partPieces(zip, part), 'si', LIMITS.sharedStringsBytes, 'shared string')) {
+    strings.push(stringItem(item));
+    if (turns.due()) await turns.pause();
+  }
   return strings;
 }
 
@@ -247,8 +251,10 @@ export async function* xlsxRows(zip: Buffer, width: Width): AsyncGenerator<Sheet
   const strings = await sharedStrings(zip, shared);
   let previous = 0;
   let rows = 0;
+  const turns = new Turns();
   for await (const row of elements(partPieces(zip, sheet), 'row', LIMITS.rowXmlCharacters, 'row')) {
     rows = countRow(rows);
+    if (turns.due()) await turns.pause();
     const tagEnd = row.indexOf('>');
     const r = attributes(row.slice(0, tagEnd)).get('r');
     const linea = r === undefined ? previous + 1 : Number(r);
