@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -191,6 +192,64 @@ for (const kind of await storeKinds()) {
       assert.equal(blankName.status, 202);
       const { nombre } = (await blankName.json()) as Lote;
       assert.match(nombre, /^\d{4}-\d{2}-\d{2}T/, 'a name of controls only is the upload time');
+    });
+
+    test('issue 47: an XLSX whose first row is empty has no header', async () => {
+      const response = await post(server, xlsx({ rows: [textRow(2, ['descripcion']), textRow(3, ['caballos'])].join('') }), XLSX);
+      assert.equal(response.status, 422);
+      assert.match(await refusal(response), /line 1: the file has no header: its first row, which names the columns, is empty/);
+    });
+
+    test('issue 47: lines as sent: NDJSON extra fields keep their JSON type, leading tabs and CRs stay, neutralised only in CSV', async () => {
+      const line = { referencia: '\tTAB', descripcion: '\rcaballos reproductores', peso: 12.5, ok: true, tags: ['a', 1], nada: null, texto: ' dos ' };
+      const response = await post(server, `${JSON.stringify(line)}\n`, NDJSON);
+      assert.equal(response.status, 202, await response.clone().text());
+      const { id } = (await response.json()) as Lote;
+      await finished(id);
+      const page = await server.json<{ items: { referencia: string; descripcion: string; extra: Record<string, unknown>; candidatas: unknown[] }[] }>(
+        `/api/v1/lotes/${id}/resultados`,
+      );
+      const [result] = page.body.items;
+      assert.equal(result!.referencia, '\tTAB');
+      assert.equal(result!.descripcion, '\rcaballos reproductores');
+      assert.deepEqual(result!.extra, { peso: 12.5, ok: true, tags: ['a', 1], nada: null, texto: ' dos ' });
+      const csv = await (
+        await fetch(`${server.base}/api/v1/lotes/${id}/resultados?formato=csv`, { headers: { authorization: `Bearer ${server.token}` } })
+      ).text();
+      const table: string[][] = parse(csv.replace(/^\uFEFF/, ''));
+      const [header, row] = table;
+      const at = (name: string): string => row![header!.indexOf(name)]!;
+      assert.equal(at('referencia'), "'\tTAB");
+      assert.equal(at('descripcion'), "'\rcaballos reproductores");
+      assert.equal(at('peso'), '12.5');
+      assert.equal(at('tags'), '["a",1]');
+    });
+
+    test('issue 47: a body past 20 MiB gets a 413 the client reads, with or without a length, as it writes the rest', async () => {
+      const send = (chunked: boolean): Promise<number | string> =>
+        new Promise((resolve) => {
+          const total = 24 * 1024 * 1024;
+          const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, 'content-type': CSV };
+          if (!chunked) headers['content-length'] = String(total);
+          const url = new URL(`${server.base}/api/v1/lotes`);
+          const client = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers });
+          client.on('response', (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.statusCode!));
+          });
+          client.on('error', (error: Error & { code?: string }) => resolve(error.code ?? error.message));
+          // Written as a client that reads only once its body is out (as curl does), at the socket's pace.
+          void (async () => {
+            const piece = Buffer.alloc(256 * 1024, 'a');
+            for (let sent = 0; sent < total && !client.destroyed; sent += piece.length) {
+              if (!client.write(piece)) await new Promise((drained) => client.once('drain', drained));
+            }
+            client.end();
+          })();
+        });
+      assert.equal(await send(false), 413);
+      assert.equal(await send(true), 413);
+      assert.deepEqual(leftovers(), []);
     });
 
     test('a batch whose client is gone before the commit is not stored', async () => {

@@ -13,8 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import negotiate from '@fastify/accept-negotiator';
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
@@ -122,7 +121,9 @@ const ResultadoSchema = Type.Object(
     linea: Type.Integer({ description: "The line's number in the file (the header is line 1 in CSV and XLSX)" }),
     referencia: Nullable(Type.String()),
     descripcion: Nullable(Type.String()),
-    extra: Type.Record(Type.String(), Type.String(), { description: 'Unknown columns, as sent' }),
+    extra: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Unknown columns, as sent: texts from CSV and XLSX; from NDJSON, JSON values with their types',
+    }),
     fraccion: Nullable(Type.String({ pattern: '^[0-9]{8}$' })),
     nico: Nullable(Type.String({ pattern: '^[0-9]{2}$' })),
     estado_fraccion: Type.Union(ESTADOS_FRACCION.map((e) => Type.Literal(e))),
@@ -391,7 +392,7 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
     });
   } catch (error) {
     if (error instanceof FileError) throw fileError(error);
-    if (error instanceof TooLarge) throw new HttpError(413, error.message, { connection: 'close' });
+    if (error instanceof TooLarge) throw new HttpError(413, error.message);
     throw error;
   }
   if (outcome === 'limit') throw tooManyBatches(ctx);
@@ -443,34 +444,70 @@ async function* storedChunks(path: string): AsyncGenerator<StoredLine[]> {
   }
 }
 
-const tooLarge = (): HttpError => new HttpError(413, `A batch takes at most ${MAX_BYTES / 1024 / 1024} MiB`, { connection: 'close' });
+const tooLarge = (): HttpError => new HttpError(413, `A batch takes at most ${MAX_BYTES / 1024 / 1024} MiB`);
+
+/**
+ * The rest of a refused body, read and dropped before the refusal is sent: closing a connection the
+ * client is still writing to resets it, and the client loses the 413 it has not read yet; answering
+ * early on a connection kept open leaves the client's unsent rest and the next request tangled. The
+ * time a client may take to send it stays bounded by REQUEST_TIMEOUT_SECONDS (Node then answers 408
+ * and closes the connection).
+ */
+async function dropRest(request: FastifyRequest): Promise<void> {
+  const body = request.raw;
+  if (body.complete || body.destroyed) return;
+  const ended = new Promise<void>((resolve) => {
+    body.once('end', resolve);
+    body.once('close', resolve);
+    body.once('error', () => resolve());
+  });
+  // What the handler reads may be a stream piped from the request (a decompressed body): both flow.
+  if (request.body instanceof Readable) request.body.resume();
+  body.resume();
+  await ended;
+}
 
 /**
  * The upload written to a directory of its own, then `use`d as that file's bytes (with the directory,
  * for what reading it writes): the batch's transaction lasts as long as reading a local file, never as
  * long as a slow client takes to send one, and the service never holds the bytes (up to 20 MiB) in
- * memory. Past MAX_BYTES, declared or sent, a 413. The directory is removed however the request ends.
+ * memory. Past MAX_BYTES, declared or sent, a 413 that the client can read, once the rest of the body
+ * is dropped. The directory is removed however the request ends.
  */
 async function spooled<T>(request: FastifyRequest, use: (bytes: FileBytes, dir: string) => Promise<T>): Promise<T> {
-  if (Number(request.headers['content-length'] ?? 0) > MAX_BYTES) throw tooLarge();
+  if (Number(request.headers['content-length'] ?? 0) > MAX_BYTES) {
+    await dropRest(request);
+    throw tooLarge();
+  }
   const dir = await mkdtemp(join(tmpdir(), 'tariff-lote-'));
   try {
     // No body at all (Fastify parses none when it is empty): an empty file, refused as the format says.
     if (!(request.body instanceof Readable)) return await use(new Uint8Array(0), dir);
     const path = join(dir, 'file');
+    const out = createWriteStream(path);
+    let failed: Error | undefined;
+    out.on('error', (error: Error) => (failed ??= error));
     let received = 0;
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        received += chunk.length;
-        done(received > MAX_BYTES ? tooLarge() : null, chunk);
-      },
-    });
     try {
-      await pipeline(request.body, counted, createWriteStream(path));
+      // Not destroyed when the loop stops early: a body past the limit is dropped once the loop has let it go, not cut.
+      for await (const chunk of request.body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+        received += chunk.length;
+        if (received > MAX_BYTES) break;
+        if (failed !== undefined) throw failed;
+        if (!out.write(chunk)) await once(out, 'drain');
+      }
+      if (received > MAX_BYTES) {
+        await dropRest(request);
+        throw tooLarge();
+      }
+      out.end();
+      await once(out, 'finish');
     } catch (error) {
       if (error instanceof HttpError) throw error;
       // The client went away or sent a broken body: nothing was stored.
       throw new HttpError(400, 'The file was not received whole');
+    } finally {
+      out.destroy();
     }
     const file = createReadStream(path, { highWaterMark: 64 * 1024 });
     try {

@@ -243,6 +243,8 @@ async function readRows(rows: (width: Width) => AsyncIterable<SheetRow>, chunks:
     for await (const row of rows(width)) {
       await chunks.breathe();
       if (header === undefined) {
+        // The spec: an XLSX file's first row is its header (a CSV's first line that is not blank).
+        if (what === 'XLSX' && row.linea !== 1) throw new FileError('the file has no header: its first row, which names the columns, is empty', 1);
         header = new Header(row.cells, row.linea);
         Object.assign(width, header.width);
         continue;
@@ -309,17 +311,18 @@ async function readNdjson(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Pro
     const entries = Object.entries(object as Record<string, unknown>);
     if (entries.length > LIMITS.columns) throw new FileError(`the line has ${entries.length} fields; a line may have at most ${LIMITS.columns}`, linea);
     const values: Partial<Record<Column, string>> = {};
-    const extra: Record<string, string> = {};
+    const extra: Record<string, unknown> = {};
     let characters = 0;
     for (const [name, value] of entries) {
-      const cell = value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+      // The known columns are read as text (a number's JSON is its text); the others are kept as sent, with their JSON types.
+      const cell = value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
       characters += name.length + cell.length;
       const column = knownColumn(name);
       if (column !== undefined) {
         sawKnown ||= column === 'descripcion' || column === 'fraccion';
         values[column] ??= cell;
       } else {
-        extra[name] = cell;
+        extra[name] = value;
         if (!extraNames.has(name)) {
           extraNames.add(name);
           extraColumns.push(name);
