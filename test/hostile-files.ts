@@ -25,8 +25,11 @@ export interface ZipEntry {
   readonly declaredSize?: number;
 }
 
-/** A ZIP archive of `entries` in the order given, deflated. */
-export function zip(entries: readonly ZipEntry[]): Buffer {
+/**
+ * A ZIP archive of `entries` in the order given, deflated; with `zip64`, its central directory gives
+ * the sizes and offsets in ZIP64 extra fields, as writers that stream (Apache POI's) do.
+ */
+export function zip(entries: readonly ZipEntry[], zip64 = false): Buffer {
   const locals: Buffer[] = [];
   const directory: Buffer[] = [];
   let offset = 0;
@@ -47,15 +50,24 @@ export function zip(entries: readonly ZipEntry[]): Buffer {
     locals.push(local, name, compressed);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(45, 4);
     central.writeUInt16LE(20, 6);
     central.writeUInt16LE(8, 10);
     central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(compressed.length, 20);
-    central.writeUInt32LE(size, 24);
+    central.writeUInt32LE(zip64 ? 0xffffffff : compressed.length, 20);
+    central.writeUInt32LE(zip64 ? 0xffffffff : size, 24);
     central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    directory.push(central, name);
+    central.writeUInt32LE(zip64 ? 0xffffffff : offset, 42);
+    const extra = Buffer.alloc(zip64 ? 28 : 0);
+    if (zip64) {
+      extra.writeUInt16LE(1, 0);
+      extra.writeUInt16LE(24, 2);
+      extra.writeBigUInt64LE(BigInt(size), 4);
+      extra.writeBigUInt64LE(BigInt(compressed.length), 12);
+      extra.writeBigUInt64LE(BigInt(offset), 20);
+      central.writeUInt16LE(extra.length, 30);
+    }
+    directory.push(central, name, extra);
     offset += 30 + name.length + compressed.length;
   }
   const directoryBytes = Buffer.concat(directory);
@@ -92,6 +104,8 @@ export interface XlsxParts {
   readonly shared?: readonly string[];
   /** The first sheet's size as the archive claims it. */
   readonly sheetDeclaredSize?: number;
+  /** Sizes and offsets in ZIP64 extra fields. */
+  readonly zip64?: boolean;
 }
 
 /** A workbook of one sheet, written as Excel orders its parts: the sheet before the shared strings. */
@@ -107,26 +121,29 @@ export function xlsx(parts: XlsxParts): Buffer {
     `<Relationship Id="rId1" Type="${RELS}/worksheet" Target="worksheets/sheet1.xml"/>`,
     ...(shared === undefined ? [] : [`<Relationship Id="rId2" Type="${RELS}/sharedStrings" Target="sharedStrings.xml"/>`]),
   ].join('');
-  return zip([
-    {
-      name: '[Content_Types].xml',
-      data: '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
-    },
-    {
-      name: '_rels/.rels',
-      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${RELS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
-    },
-    {
-      name: 'xl/workbook.xml',
-      data: `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${MAIN}" xmlns:r="${RELS}"><sheets><sheet name="lineas" sheetId="1" r:id="rId1"/></sheets></workbook>`,
-    },
-    {
-      name: 'xl/_rels/workbook.xml.rels',
-      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${relations}</Relationships>`,
-    },
-    { name: 'xl/worksheets/sheet1.xml', data: sheet, ...(parts.sheetDeclaredSize === undefined ? {} : { declaredSize: parts.sheetDeclaredSize }) },
-    ...(shared === undefined ? [] : [{ name: 'xl/sharedStrings.xml', data: shared }]),
-  ]);
+  return zip(
+    [
+      {
+        name: '[Content_Types].xml',
+        data: '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+      },
+      {
+        name: '_rels/.rels',
+        data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${RELS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+      },
+      {
+        name: 'xl/workbook.xml',
+        data: `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${MAIN}" xmlns:r="${RELS}"><sheets><sheet name="lineas" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+      },
+      {
+        name: 'xl/_rels/workbook.xml.rels',
+        data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${relations}</Relationships>`,
+      },
+      { name: 'xl/worksheets/sheet1.xml', data: sheet, ...(parts.sheetDeclaredSize === undefined ? {} : { declaredSize: parts.sheetDeclaredSize }) },
+      ...(shared === undefined ? [] : [{ name: 'xl/sharedStrings.xml', data: shared }]),
+    ],
+    parts.zip64 ?? false,
+  );
 }
 
 /** A row of inline-string cells from column A. */

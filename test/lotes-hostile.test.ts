@@ -194,6 +194,30 @@ for (const kind of await storeKinds()) {
       assert.match(nombre, /^\d{4}-\d{2}-\d{2}T/, 'a name of controls only is the upload time');
     });
 
+    test('an XLSX whose archive gives its sizes in ZIP64 fields (as streaming writers do) is read as any other', async () => {
+      const rows = [textRow(1, ['referencia', 'descripcion']), textRow(2, ['Z1', 'caballos'])].join('');
+      const response = await post(server, xlsx({ rows, zip64: true }), XLSX);
+      assert.equal(response.status, 202, await response.clone().text());
+      assert.equal(((await response.json()) as Lote).lineas, 1);
+    });
+
+    test('an upload cut short stores nothing and leaves no file', async () => {
+      const listed = async (): Promise<number> => (await server.json<{ total: number }>('/api/v1/lotes')).body.total;
+      const held = await listed();
+      const url = new URL(`${server.base}/api/v1/lotes`);
+      await new Promise<void>((resolve) => {
+        const headers = { authorization: `Bearer ${server.token}`, 'content-type': CSV };
+        const client = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers });
+        client.on('error', () => resolve());
+        client.write(`descripcion\n${'caballos\n'.repeat(50_000)}`, () => {
+          client.destroy();
+          resolve();
+        });
+      });
+      await waitFor('the cut upload handled', async () => leftovers().length === 0 && (await server.json('/health')).status === 200);
+      assert.equal(await listed(), held);
+    });
+
     test('issue 47: an XLSX whose first row is empty has no header', async () => {
       const response = await post(server, xlsx({ rows: [textRow(2, ['descripcion']), textRow(3, ['caballos'])].join('') }), XLSX);
       assert.equal(response.status, 422);

@@ -42,21 +42,46 @@ export function zipParts(zip: Buffer): Map<string, ZipPart> {
     if (at + 46 > end || zip.readUInt32LE(at) !== 0x02014b50) throw notZip('its central directory is damaged');
     const flags = zip.readUInt16LE(at + 8);
     const method = zip.readUInt16LE(at + 10);
-    const compressedSize = zip.readUInt32LE(at + 20);
-    const size = zip.readUInt32LE(at + 24);
+    let compressedSize = zip.readUInt32LE(at + 20);
+    let size = zip.readUInt32LE(at + 24);
     const nameLength = zip.readUInt16LE(at + 28);
     const extraLength = zip.readUInt16LE(at + 30);
     const commentLength = zip.readUInt16LE(at + 32);
-    const localOffset = zip.readUInt32LE(at + 42);
+    let localOffset = zip.readUInt32LE(at + 42);
     const name = zip
       .toString('utf8', at + 46, at + 46 + nameLength)
       .replace(/\\/g, '/')
       .replace(/^\//, '');
+    // Writers that stream (Apache POI's, for one) put the sizes in a ZIP64 extra field: 8 bytes each, for those marked 0xFFFFFFFF.
+    if (size === 0xffffffff || compressedSize === 0xffffffff || localOffset === 0xffffffff) {
+      const zip64 = zip64Field(zip, at + 46 + nameLength, extraLength);
+      let field = 0;
+      const next = (): number => {
+        if (zip64 === undefined || field + 8 > zip64.length) throw notZip('its ZIP64 sizes are missing');
+        const value = Number(zip64.readBigUInt64LE(field));
+        field += 8;
+        return value;
+      };
+      if (size === 0xffffffff) size = next();
+      if (compressedSize === 0xffffffff) compressedSize = next();
+      if (localOffset === 0xffffffff) localOffset = next();
+    }
     at += 46 + nameLength + extraLength + commentLength;
     if ((flags & 1) !== 0) throw notZip('it is encrypted');
     parts.set(name.toLowerCase(), { name, method, compressedSize, size, localOffset });
   }
   return parts;
+}
+
+/** The data of the ZIP64 extended information field (id 1) among an entry's extra fields. */
+function zip64Field(zip: Buffer, start: number, length: number): Buffer | undefined {
+  for (let at = start; at + 4 <= start + length;) {
+    const id = zip.readUInt16LE(at);
+    const size = zip.readUInt16LE(at + 2);
+    if (id === 1) return zip.subarray(at + 4, Math.min(at + 4 + size, start + length));
+    at += 4 + size;
+  }
+  return undefined;
 }
 
 /** Checks a part's declared size before it is read: the caller's bound and the zip-bomb ratio. */
