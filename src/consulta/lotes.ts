@@ -73,6 +73,11 @@ const FILE_PROBLEMS: readonly [RegExp, string][] = [
   [/the header is empty/, 'la fila de encabezados está vacía'],
   [/no header/, 'el archivo no tiene fila de encabezados'],
   [/not UTF-8/, 'el archivo no está en UTF-8 (guárdelo como «CSV UTF-8»)'],
+  [/no lines under its header/, 'el archivo no tiene líneas debajo de la fila de encabezados'],
+  [/more than \d+ columns|past the header's/, 'el archivo tiene más de 256 columnas, o un valor fuera de las columnas con encabezado'],
+  [/characters/, 'una línea tiene demasiado texto (hasta 16,384 caracteres por línea)'],
+  [/comes after row/, 'un número de fila se repite o va hacia atrás'],
+  [/fields|nests/, 'una línea tiene más de 256 campos o anida más de 32 niveles'],
   [/cannot be read as CSV/, 'el archivo no se puede leer como CSV'],
   [/XLSX/, 'el archivo no se puede leer como XLSX'],
 ];
@@ -103,7 +108,8 @@ export function refusal(error: unknown): string {
     });
     return [...new Set(sentences)].join(' ');
   }
-  if (error.status === 413) return 'El archivo es demasiado grande: un lote admite hasta 100,000 líneas y 20 MiB.';
+  if (error.status === 413)
+    return 'El archivo es demasiado grande: un lote admite hasta 100,000 líneas y 20 MiB, y un XLSX no puede descomprimirse en mucho más.';
   if (error.status === 415) return 'Solo se aceptan archivos CSV o XLSX.';
   if (error.status === 429) {
     const most = typeof error.detail === 'string' ? /at most (\d+)/.exec(error.detail)?.[1] : undefined;

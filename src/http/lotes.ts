@@ -11,18 +11,19 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
 import negotiate from '@fastify/accept-negotiator';
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ESTADOS_FRACCION } from '../lotes/answer.js';
 import type { Resultado } from '../lotes/answer.js';
-import type { FileBytes } from '../lotes/read.js';
-import { FORMATS, FileError, MAX_BYTES, MAX_LINES, TooManyLines, formatOf, readFile } from '../lotes/read.js';
-import type { Lote, LotesTables } from '../lotes/tables.js';
-import { ESTADOS } from '../lotes/tables.js';
+import type { FileBytes, FileFormat, ReadFile } from '../lotes/read.js';
+import { FORMATS, FileError, MAX_BYTES, MAX_LINES, TooLarge, formatOf, readFile } from '../lotes/read.js';
+import type { Lote, LotesTables, StoredLine } from '../lotes/tables.js';
+import { ESTADOS, storedLine } from '../lotes/tables.js';
 import type { LotesWorker } from '../lotes/worker.js';
 import { csvChunks, ndjsonChunks, xlsxStream } from '../lotes/write.js';
 import type { Datasets } from '../store/datasets.js';
@@ -53,7 +54,13 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 
 const postQuery = checked(
   Type.Object({
-    nombre: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A name for the batch; default the upload time' })),
+    nombre: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'A name for the batch (control characters such as CR, LF and NUL are dropped); default the upload time',
+      }),
+    ),
     fecha: Type.Optional(
       Type.String({ format: 'date', description: 'The version in force that day answers every line (YYYY-MM-DD); default today in Mexico City' }),
     ),
@@ -114,7 +121,9 @@ const ResultadoSchema = Type.Object(
     linea: Type.Integer({ description: "The line's number in the file (the header is line 1 in CSV and XLSX)" }),
     referencia: Nullable(Type.String()),
     descripcion: Nullable(Type.String()),
-    extra: Type.Record(Type.String(), Type.String(), { description: 'Unknown columns, as sent' }),
+    extra: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Unknown columns, as sent: texts from CSV and XLSX; from NDJSON, JSON values with their types',
+    }),
     fraccion: Nullable(Type.String({ pattern: '^[0-9]{8}$' })),
     nico: Nullable(Type.String({ pattern: '^[0-9]{2}$' })),
     estado_fraccion: Type.Union(ESTADOS_FRACCION.map((e) => Type.Literal(e))),
@@ -210,7 +219,7 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         operationId: 'post_lote',
         summary: 'Send a batch: a CSV, XLSX or NDJSON file of lines to check, worked in the background',
         description:
-          "The body is the file itself, by its Content-Type: text/csv (UTF-8, a BOM and `;` accepted), XLSX (the first sheet) or application/x-ndjson. Columns: referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen (headers in any case, accents ignored; others kept in `extra`). The batch is stored before the 202; a file that cannot be read is refused whole with a 422 naming the line; a bad value in one line is that line's error. Up to 100,000 lines and 20 MiB (413), LOTES_POR_USUARIO batches queued or running per user (429).",
+          "The body is the file itself, by its Content-Type: text/csv (UTF-8, a BOM and `;` accepted), XLSX (the first sheet) or application/x-ndjson. Columns: referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen (headers in any case, accents ignored; others kept in `extra`). The batch is stored before the 202; a file that cannot be read is refused whole with a 422 naming the line; a bad value in one line is that line's error. Up to 100,000 lines and 20 MiB (413), LOTES_POR_USUARIO batches queued or running per user (429). Every other bound (columns, a line's text, NDJSON keys and nesting, expanded XLSX parts) is refused with a 413 or 422 that names it.",
         querystring: postQuery.schema,
         body: {
           description: `The file itself (up to ${MAX_LINES} lines and 20 MiB): columns referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen; others kept in extra`,
@@ -236,7 +245,11 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         },
         response: {
           202: { description: 'Stored; Location names the batch', $ref: 'Lote#' },
-          413: { description: 'More than 100,000 lines or 20 MiB', $ref: 'ErrorMessage#' },
+          413: {
+            description:
+              'Past a size bound: more than 100,000 lines or 20 MiB, more than 200,000 rows (blank ones included), XLSX parts that expand past their bounds or more than 200 times, more text than a batch stores; the message names the bound',
+            $ref: 'ErrorMessage#',
+          },
           415: { description: 'Not CSV, XLSX nor NDJSON', $ref: 'ErrorMessage#' },
           429: { description: 'LOTES_POR_USUARIO batches of yours are queued or running; Retry-After says when to try again', $ref: 'ErrorMessage#' },
           ...errors,
@@ -344,76 +357,164 @@ async function owned(ctx: LotesContext, request: FastifyRequest): Promise<Lote> 
   return lote;
 }
 
+/**
+ * A batch's name as stored and shown: control characters (CR, LF, NUL …) would split a log line, a
+ * CSV cell or a page's title, so they are dropped, and the spaces around the name with them.
+ */
+export const cleanName = (nombre: string): string => nombre.replace(/\p{Cc}/gu, '').trim();
+
+const tooManyBatches = (ctx: LotesContext): HttpError =>
+  new HttpError(429, `Too many batches: at most ${ctx.perUser} of yours queued or running at once`, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+
 async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const format = formatOf(request.headers['content-type']);
   if (format === undefined) throw new HttpError(415, `Unsupported Media Type: send ${Object.values(FORMATS).join(', ')}`);
   const query = parseQuery(postQuery, request.query);
   const fecha = query.fecha ?? ctx.datasets.today();
   if (ctx.datasets.on(fecha) === undefined) throw notFound(`No dataset in force on ${fecha}`);
+  const usuario = username(request);
+  // A first look, before the file is read: a user at the limit is told at once (the transaction counts again).
+  if ((await ctx.tables.active(usuario)) >= ctx.perUser) throw tooManyBatches(ctx);
   const creado = ctx.now().toISOString();
-  const lote = {
-    id: randomUUID(),
-    usuario: username(request),
-    nombre: query.nombre ?? creado,
-    fecha,
-    pais_origen: query.pais_origen?.toUpperCase() ?? null,
-    creado,
-  };
-  let created;
+  const nombre = query.nombre === undefined ? '' : cleanName(query.nombre);
+  const lote = { id: randomUUID(), usuario, nombre: nombre === '' ? creado : nombre, fecha, pais_origen: query.pais_origen?.toUpperCase() ?? null, creado };
+  // A client gone (it gave up, or its connection was cut) never learns the batch's id: nothing is stored for it.
+  const gone = (): boolean => request.raw.socket?.destroyed === true;
+  let outcome;
   try {
-    // The lines are stored as they are read, in the transaction that creates the batch: a file refused
-    // at its last line leaves nothing behind, and the file is never held whole as lines.
-    created = await spooled(request, (body) => ctx.tables.create(lote, ctx.perUser, (store) => readFile(format, body, store)));
+    outcome = await spooled(request, async (body, dir) => {
+      // The file is read, and its lines written to a local file, outside any transaction: the
+      // transaction then lasts as long as the inserts, never as long as the reading of a large file.
+      const lines = join(dir, 'lineas');
+      const read = await readToFile(format, body, lines);
+      if (gone()) return 'unwanted' as const;
+      return ctx.tables.create(lote, ctx.perUser, { ...read, stored: () => storedChunks(lines) }, () => !gone());
+    });
   } catch (error) {
     if (error instanceof FileError) throw fileError(error);
-    if (error instanceof TooManyLines) throw new HttpError(413, error.message);
+    if (error instanceof TooLarge) throw new HttpError(413, error.message);
     throw error;
   }
-  if (!created) {
-    throw new HttpError(429, `Too many batches: at most ${ctx.perUser} of yours queued or running at once`, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+  if (outcome === 'limit') throw tooManyBatches(ctx);
+  if (outcome === 'unwanted') {
+    request.log.info({ lote: lote.id }, 'the client left before its batch was stored: nothing stored');
+    throw new HttpError(400, 'The client left before the batch was stored');
   }
   ctx.worker?.wake();
   const stored = (await ctx.tables.byId(lote.id))!;
   return json(reply.header('location', `/api/v1/lotes/${lote.id}`), 202, JSON.stringify(state(stored)));
 }
 
+/** Reads the file, writing its lines as `lotes_lineas` keeps them, one a line, to `path`. */
+async function readToFile(format: FileFormat, body: FileBytes, path: string): Promise<ReadFile> {
+  const out = createWriteStream(path);
+  // Its failures (a full disk) fail the upload, through the awaits below, and never go unheard: a write
+  // under way when the reading is refused would otherwise fail as an uncaught 'error' once destroyed.
+  let failed: Error | undefined;
+  out.on('error', (error: Error) => (failed ??= error));
+  try {
+    const read = await readFile(format, body, async (lines) => {
+      if (failed !== undefined) throw failed;
+      if (!out.write(lines.map((line) => `${line.linea}\t${storedLine(line).datos}\n`).join(''))) await once(out, 'drain');
+    });
+    out.end();
+    await once(out, 'finish');
+    return read;
+  } finally {
+    out.destroy();
+  }
+}
+
+/** The lines written by readToFile, read back a chunk at a time. */
+async function* storedChunks(path: string): AsyncGenerator<StoredLine[]> {
+  const input = createReadStream(path, { highWaterMark: 64 * 1024 });
+  let chunk: StoredLine[] = [];
+  try {
+    for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+      const tab = text.indexOf('\t');
+      chunk.push({ linea: Number(text.slice(0, tab)), datos: text.slice(tab + 1) });
+      if (chunk.length >= 200) {
+        yield chunk;
+        chunk = [];
+      }
+    }
+    if (chunk.length > 0) yield chunk;
+  } finally {
+    input.destroy();
+  }
+}
+
 const tooLarge = (): HttpError => new HttpError(413, `A batch takes at most ${MAX_BYTES / 1024 / 1024} MiB`);
 
 /**
- * The upload written to a file of its own, then `use`d as that file's bytes: the batch's transaction
- * lasts as long as reading a local file, never as long as a slow client takes to send one, and the
- * service never holds the bytes (up to 20 MiB) in memory. Past MAX_BYTES, declared or sent, a 413.
+ * The rest of a refused body, read and dropped before the refusal is sent: closing a connection the
+ * client is still writing to resets it, and the client loses the 413 it has not read yet; answering
+ * early on a connection kept open leaves the client's unsent rest and the next request tangled. The
+ * time a client may take to send it stays bounded by REQUEST_TIMEOUT_SECONDS (Node then answers 408
+ * and closes the connection).
  */
-async function spooled<T>(request: FastifyRequest, use: (bytes: FileBytes) => Promise<T>): Promise<T> {
-  if (Number(request.headers['content-length'] ?? 0) > MAX_BYTES) throw tooLarge();
-  // No body at all (Fastify parses none when it is empty): an empty file, refused as the format says.
-  if (!(request.body instanceof Readable)) return use(new Uint8Array(0));
+async function dropRest(request: FastifyRequest): Promise<void> {
+  const body = request.raw;
+  if (body.complete || body.destroyed) return;
+  const ended = new Promise<void>((resolve) => {
+    body.once('end', resolve);
+    body.once('close', resolve);
+    body.once('error', () => resolve());
+  });
+  // What the handler reads may be a stream piped from the request (a decompressed body): both flow.
+  if (request.body instanceof Readable) request.body.resume();
+  body.resume();
+  await ended;
+}
+
+/**
+ * The upload written to a directory of its own, then `use`d as that file's bytes (with the directory,
+ * for what reading it writes): the batch's transaction lasts as long as reading a local file, never as
+ * long as a slow client takes to send one, and the service never holds the bytes (up to 20 MiB) in
+ * memory. Past MAX_BYTES, declared or sent, a 413 that the client can read, once the rest of the body
+ * is dropped. The directory is removed however the request ends.
+ */
+async function spooled<T>(request: FastifyRequest, use: (bytes: FileBytes, dir: string) => Promise<T>): Promise<T> {
+  if (Number(request.headers['content-length'] ?? 0) > MAX_BYTES) {
+    await dropRest(request);
+    throw tooLarge();
+  }
   const dir = await mkdtemp(join(tmpdir(), 'tariff-lote-'));
   try {
+    // No body at all (Fastify parses none when it is empty): an empty file, refused as the format says.
+    if (!(request.body instanceof Readable)) return await use(new Uint8Array(0), dir);
     const path = join(dir, 'file');
+    const out = createWriteStream(path);
+    let failed: Error | undefined;
+    out.on('error', (error: Error) => (failed ??= error));
     let received = 0;
-    let refuse: () => void = () => undefined;
-    const overLimit = new Promise<'over'>((resolve) => (refuse = () => resolve('over')));
-    // Past the limit the bytes are no longer written: the pipeline goes on only to drop the rest, so the
-    // request stays open until the 413 is answered (the error handler bounds how long it may go on).
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        received += chunk.length;
-        if (received <= MAX_BYTES) return done(null, chunk);
-        refuse();
-        done();
-      },
-    });
-    const whole = pipeline(request.body, counted, createWriteStream(path)).then(() => 'whole' as const);
-    whole.catch(() => undefined);
     try {
-      if ((await Promise.race([whole, overLimit])) === 'over') throw tooLarge();
+      // Not destroyed when the loop stops early: a body past the limit is dropped once the loop has let it go, not cut.
+      for await (const chunk of request.body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+        received += chunk.length;
+        if (received > MAX_BYTES) break;
+        if (failed !== undefined) throw failed;
+        if (!out.write(chunk)) await once(out, 'drain');
+      }
+      if (received > MAX_BYTES) {
+        await dropRest(request);
+        throw tooLarge();
+      }
+      out.end();
+      await once(out, 'finish');
     } catch (error) {
       if (error instanceof HttpError) throw error;
       // The client went away or sent a broken body: nothing was stored.
       throw new HttpError(400, 'The file was not received whole');
+    } finally {
+      out.destroy();
     }
-    return await use(createReadStream(path, { highWaterMark: 64 * 1024 }));
+    const file = createReadStream(path, { highWaterMark: 64 * 1024 });
+    try {
+      return await use(file, dir);
+    } finally {
+      file.destroy();
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

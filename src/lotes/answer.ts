@@ -38,7 +38,8 @@ export interface Resultado {
   readonly linea: number;
   readonly referencia: string | null;
   readonly descripcion: string | null;
-  readonly extra: Record<string, string>;
+  /** The extra columns as sent: texts from CSV and XLSX, any JSON value from NDJSON. */
+  readonly extra: Record<string, unknown>;
   readonly fraccion: string | null;
   readonly nico: string | null;
   readonly estado_fraccion: EstadoFraccion;
@@ -184,7 +185,7 @@ export class LineChecker {
 
   private async checkLine(store: Store, parameters: LoteParameters, line: ReadLine, records: ReadonlyMap<string, FractionRecords>): Promise<Resultado> {
     const errores = [...line.errores];
-    const hits = line.descripcion === null ? [] : await this.search(store, line.descripcion);
+    const hits = line.descripcion === null ? [] : await this.search(store, line.descripcion.trim());
     const candidatas = hits.slice(0, CANDIDATES).map((h) => ({ fraccion: h.FRACCION, nico: h.NICO, descripcion: h.DESCRIPCION, relevancia: h.RELEVANCIA }));
     const coincide =
       line.fraccion === null || line.descripcion === null ? null : hits.slice(0, MATCHED_AMONG).some((h) => h.FRACCION.slice(0, 8) === line.fraccion);

@@ -35,7 +35,8 @@ export interface RawLine {
   /** The line's number in the file. */
   readonly linea: number;
   readonly values: Partial<Record<Column, string>>;
-  readonly extra: Record<string, string>;
+  /** The other columns as sent: texts from CSV and XLSX, JSON values (their types kept) from NDJSON. */
+  readonly extra: Record<string, unknown>;
 }
 
 /** A line's values as its checks use them; null where absent or unreadable. */
@@ -43,7 +44,7 @@ export interface ReadLine {
   readonly linea: number;
   readonly referencia: string | null;
   readonly descripcion: string | null;
-  readonly extra: Record<string, string>;
+  readonly extra: Record<string, unknown>;
   /** The 8 digits of the fraction given, or null. */
   readonly fraccion: string | null;
   /** Whether a fraction was given at all, readable or not. */
@@ -69,12 +70,15 @@ export function readLine(raw: RawLine, paisDefecto: string | null): ReadLine {
     const v = raw.values[c]?.trim();
     return v === undefined || v === '' ? null : v;
   };
-  let referencia = text('referencia');
+  // The client's own texts come back as sent, spaces, tabs and carriage returns included (a CSV download
+  // neutralises them, ../shared/spec/lotes.md); blank is none. The values checked are read trimmed.
+  const asSent = (c: Column): string | null => (text(c) === null ? null : raw.values[c]!);
+  let referencia = asSent('referencia');
   if (referencia !== null && referencia.length > MAX_REFERENCE) {
     errores.push(`referencia tiene ${referencia.length} caracteres; el máximo es ${MAX_REFERENCE}`);
     referencia = referencia.slice(0, MAX_REFERENCE);
   }
-  let descripcion = text('descripcion');
+  let descripcion = asSent('descripcion');
   if (descripcion !== null && descripcion.length > MAX_DESCRIPTION) {
     errores.push(`descripcion tiene ${descripcion.length} caracteres; el máximo es ${MAX_DESCRIPTION}`);
     descripcion = descripcion.slice(0, MAX_DESCRIPTION);

@@ -1,20 +1,24 @@
 /**
- * A batch's file read as lines (../shared/spec/lotes.md, "Sending a batch"): CSV (csv-parse; a BOM, `;`
- * when the header uses it), XLSX (ExcelJS's streaming reader, the first sheet, its first row the
- * header, every cell read as text) or NDJSON. A file that cannot be read as its type, has no header or
- * has neither a `descripcion` nor a `fraccion` column is refused whole (FileError names the problem
- * and the line); a line's bad values are the line's business (columns.ts).
+ * A batch's file read as lines (../shared/spec/lotes.md, "Sending a batch"): CSV (rows.ts: RFC 4180, a
+ * BOM, `;` when the header uses it), XLSX (xlsx.ts: the first sheet, its first row the header, every
+ * cell read as text) or NDJSON. A file that cannot be read as its type, has no header, no line under
+ * it, or has neither a `descripcion` nor a `fraccion` column is refused whole (FileError names the
+ * problem and the line); a line's bad values are the line's business (columns.ts). Every bound of
+ * limits.ts is checked as the file is read, and the reading lets the event loop through every 8 ms
+ * (rows.ts, Turns), so no file holds the service, whatever its shape.
  */
-import { Readable, pipeline } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import { parse } from 'csv-parse';
-import type { CellValue, Row } from 'exceljs';
 import type { Column, RawLine } from './columns.js';
 import { knownColumn } from './columns.js';
-import { loadExcelJS } from './excel.js';
+import { FileError, LIMITS, TooLarge, TooManyLines } from './limits.js';
+import type { SheetRow, Width } from './rows.js';
+import { Turns, countRow, csvRows } from './rows.js';
+import { xlsxRows } from './xlsx.js';
 
-export const MAX_LINES = 100_000;
-export const MAX_BYTES = 20 * 1024 * 1024;
+export { FileError, LIMITS, TooLarge, TooManyLines } from './limits.js';
+
+export const MAX_LINES = LIMITS.lines;
+export const MAX_BYTES = LIMITS.bytes;
 
 export const FORMATS = {
   csv: 'text/csv',
@@ -22,23 +26,6 @@ export const FORMATS = {
   ndjson: 'application/x-ndjson',
 } as const;
 export type FileFormat = keyof typeof FORMATS;
-
-/** The file cannot be taken: `line` is the line where that shows, when there is one. */
-export class FileError extends Error {
-  constructor(
-    message: string,
-    readonly line?: number,
-  ) {
-    super(line === undefined ? message : `line ${line}: ${message}`);
-  }
-}
-
-/** More lines than a batch takes (a 413). */
-export class TooManyLines extends Error {
-  constructor() {
-    super(`A batch takes at most ${MAX_LINES} lines`);
-  }
-}
 
 /** The file's format by its Content-Type, or undefined when it is none of the three. */
 export function formatOf(contentType: string | undefined): FileFormat | undefined {
@@ -93,10 +80,15 @@ export async function readAllLines(format: FileFormat, body: Buffer): Promise<{ 
   return { lines, extraColumns };
 }
 
-/** The lines read so far, handed on CHUNK_LINES at a time; counts them against MAX_LINES. */
+/**
+ * The lines read so far, handed on CHUNK_LINES at a time; counts lines and
+ * their text against LIMITS, and lets the event loop through when its turn is over.
+ */
 class Chunks {
   private pending: RawLine[] = [];
   count = 0;
+  private characters = 0;
+  private readonly turns = new Turns();
   /** What the taker or the bytes' source threw: their failures, never called the file's. */
   private readonly notTheFile = new Set<unknown>();
 
@@ -104,7 +96,7 @@ class Chunks {
 
   /** Whether `error` came from parsing the file (to be refused as a FileError), not from the taker, the source or a refusal already made. */
   fromParser(error: unknown): boolean {
-    return !(error instanceof FileError || error instanceof TooManyLines || this.notTheFile.has(error));
+    return !(error instanceof FileError || error instanceof TooLarge || this.notTheFile.has(error));
   }
 
   /** `body` in pieces of at most PIECE_BYTES, its failures (a refused upload, a lost connection) kept as they are. */
@@ -119,8 +111,20 @@ class Chunks {
     }
   }
 
-  async add(line: RawLine): Promise<void> {
-    if (this.count >= MAX_LINES) throw new TooManyLines();
+  /** Lets the event loop through when reading has run its turn. */
+  async breathe(): Promise<void> {
+    if (this.turns.due()) await this.turns.pause();
+  }
+
+  /** A line kept; `characters` is its text (values, and the names of its extra columns, which are stored with it). */
+  async add(line: RawLine, characters: number): Promise<void> {
+    if (this.count >= LIMITS.lines) throw new TooManyLines();
+    if (characters > LIMITS.lineCharacters)
+      throw new FileError(`the line holds ${characters} characters; a line may hold at most ${LIMITS.lineCharacters}`, line.linea);
+    this.characters += characters;
+    if (this.characters > LIMITS.textCharacters) {
+      throw new TooLarge(`A batch's lines may hold at most ${LIMITS.textCharacters} characters of text together; this file's hold more`);
+    }
     this.count++;
     this.pending.push(line);
     if (this.pending.length >= CHUNK_LINES) await this.flush();
@@ -148,6 +152,9 @@ class Header {
   constructor(cells: readonly string[], line: number) {
     this.names = cells.map((c, i) => (c.trim() === '' ? `columna_${i + 1}` : c.trim()));
     if (cells.every((c) => c.trim() === '')) throw new FileError('the header is empty', line);
+    const characters = this.names.reduce((n, name) => n + name.length, 0);
+    if (characters > LIMITS.lineCharacters)
+      throw new FileError(`the header holds ${characters} characters; it may hold at most ${LIMITS.lineCharacters}`, line);
     this.known = cells.map(knownColumn);
     if (!this.known.includes('descripcion') && !this.known.includes('fraccion')) {
       throw new FileError('the header has neither a descripcion nor a fraccion column', line);
@@ -155,20 +162,33 @@ class Header {
     this.extraColumns = this.names.filter((_, i) => this.known[i] === undefined);
   }
 
-  line(linea: number, cells: readonly string[]): RawLine {
+  /** The width a row may have: the header's. */
+  get width(): Width {
+    return { columns: this.names.length, header: true };
+  }
+
+  /** A row as a line, and the characters it stores. */
+  line(linea: number, cells: readonly string[]): [RawLine, number] {
     const values: Partial<Record<Column, string>> = {};
     const extra: Record<string, string> = {};
+    let characters = 0;
     cells.forEach((cell, i) => {
       const column = this.known[i];
-      if (column !== undefined) values[column] ??= cell;
-      else extra[this.names[i] ?? `columna_${i + 1}`] = cell;
+      if (column !== undefined) {
+        values[column] ??= cell;
+        characters += cell.length;
+      } else {
+        const name = this.names[i]!;
+        extra[name] = cell;
+        characters += name.length + cell.length;
+      }
     });
-    return { linea, values, extra };
+    return [{ linea, values, extra }, characters];
   }
 }
 
 /**
- * The most handed on at once: csv-parse holds a piece's records, not the file's, whatever size the
+ * The most handed on at once: the readers hold a piece's rows, not the file's, whatever size the
  * source's own pieces are (the command line's is the whole file).
  */
 const PIECE_BYTES = 64 * 1024;
@@ -193,118 +213,94 @@ async function* utf8(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
 
 /** The text's first line (`;` or `,` is read from it) and the whole text again, the first line included. */
 async function firstLine(text: AsyncIterator<string>): Promise<{ line: string; all: AsyncGenerator<string> }> {
-  let head = '';
+  const pieces: string[] = [];
   let ended = false;
-  // Each piece is looked at once: a 20 MiB file of one line is not scanned again at every piece.
-  for (let seen = false; !seen;) {
+  // Each piece is looked at once, and no more of the text than a header may hold is gathered to look at.
+  for (let seen = false, length = 0; !seen && length <= LIMITS.lineCharacters;) {
     const next = await text.next();
     if (next.done === true) {
       ended = true;
       break;
     }
-    head += next.value;
+    pieces.push(next.value);
+    length += next.value.length;
     seen = next.value.includes('\n');
   }
   async function* all(): AsyncGenerator<string> {
-    if (head !== '') yield head;
+    yield* pieces;
     for (let next = ended ? undefined : await text.next(); next !== undefined && next.done !== true; next = await text.next()) yield next.value;
   }
+  const head = pieces.join('').slice(0, LIMITS.lineCharacters * 2);
   const newline = head.indexOf('\n');
   return { line: newline === -1 ? head : head.slice(0, newline), all: all() };
 }
 
-const blank = (cells: readonly string[]): boolean => cells.every((c) => c.trim() === '');
+/** CSV and XLSX: rows, the first non-blank one the header; a row holds no more cells than the header. */
+async function readRows(rows: (width: Width) => AsyncIterable<SheetRow>, chunks: Chunks, what: string): Promise<ReadFile> {
+  const width: Width = { columns: LIMITS.columns, header: false };
+  let header: Header | undefined;
+  try {
+    for await (const row of rows(width)) {
+      await chunks.breathe();
+      if (header === undefined) {
+        // The spec: an XLSX file's first row is its header (a CSV's first line that is not blank).
+        if (what === 'XLSX' && row.linea !== 1) throw new FileError('the file has no header: its first row, which names the columns, is empty', 1);
+        header = new Header(row.cells, row.linea);
+        Object.assign(width, header.width);
+        continue;
+      }
+      await chunks.add(...header.line(row.linea, row.cells));
+    }
+    await chunks.flush();
+  } catch (error) {
+    if (!chunks.fromParser(error)) throw error;
+    throw new FileError(`the file cannot be read as ${what} (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (header === undefined) throw new FileError(what === 'XLSX' ? 'the file has no header (its first sheet is empty)' : 'the file has no header');
+  if (chunks.count === 0) throw new FileError('the file has no lines under its header: a batch needs at least one');
+  return { lines: chunks.count, extraColumns: header.extraColumns };
+}
 
 async function readCsv(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Promise<ReadFile> {
   const text = await firstLine(utf8(bytes)[Symbol.asyncIterator]());
   // `;` is the separator of spreadsheets saved with a decimal comma; the header says which one the file uses.
-  const delimiter = (text.line.match(/;/g)?.length ?? 0) > (text.line.match(/,/g)?.length ?? 0) ? ';' : ',';
-  const parser = parse({ delimiter, relax_column_count: true, relax_quotes: true, info: true });
-  // The source's failures (not UTF-8, a refused upload) end the parser with them, and the loop below.
-  pipeline(Readable.from(text.all), parser, () => undefined);
-  let header: Header | undefined;
-  try {
-    for await (const record of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      const cells = record.record;
-      if (header === undefined) {
-        if (blank(cells)) continue;
-        header = new Header(cells, record.info.lines);
-        continue;
-      }
-      if (blank(cells)) continue;
-      await chunks.add(header.line(record.info.lines, cells));
-    }
-    await chunks.flush();
-  } catch (error) {
-    parser.destroy();
-    if (!chunks.fromParser(error)) throw error;
-    const csv = error as { message?: string; lines?: number };
-    throw new FileError(`the file cannot be read as CSV (${String(csv.message ?? error)})`, csv.lines);
-  }
-  if (header === undefined) throw new FileError('the file has no header');
-  return { lines: chunks.count, extraColumns: header.extraColumns };
-}
-
-/** A cell as text: numbers as written, formulas by their result, rich text and links by their text. */
-function cellText(value: CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (value instanceof Date) return value.toISOString().slice(0, 10);
-  if ('richText' in value) return value.richText.map((r) => r.text).join('');
-  if ('formula' in value || 'sharedFormula' in value) return cellText((value as { result?: CellValue }).result ?? '');
-  if ('text' in value) return cellText(value.text);
-  if ('error' in value) return String(value.error);
-  return '';
+  const count = (c: string): number => text.line.split(c).length - 1;
+  const delimiter = count(';') > count(',') ? ';' : ',';
+  return readRows((width) => csvRows(text.all, delimiter, width), chunks, 'CSV');
 }
 
 async function readXlsx(body: Buffer, chunks: Chunks): Promise<ReadFile> {
-  // ExcelJS's zip reader fails on an empty stream outside the iteration (an unhandled error): refused here.
-  if (body.length === 0) throw new FileError('the file is empty: an XLSX file is a ZIP archive');
-  const ExcelJS = await loadExcelJS();
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([body]), {
-    entries: 'emit',
-    sharedStrings: 'cache',
-    hyperlinks: 'ignore',
-    styles: 'ignore',
-    worksheets: 'emit',
-  });
-  let header: Header | undefined;
-  try {
-    for await (const sheet of reader) {
-      for await (const row of sheet as AsyncIterable<Row>) {
-        const values = row.values as CellValue[];
-        // ExcelJS numbers cells from 1: position 0 is always empty.
-        const cells = values.slice(1).map(cellText);
-        for (let i = 0; i < cells.length; i++) cells[i] ??= '';
-        if (header === undefined) {
-          if (blank(cells)) continue;
-          header = new Header(cells, row.number);
-          continue;
-        }
-        if (blank(cells)) continue;
-        await chunks.add(header.line(row.number, cells));
-      }
-      // The first sheet only.
-      break;
-    }
-    await chunks.flush();
-  } catch (error) {
-    if (!chunks.fromParser(error)) throw error;
-    throw new FileError(`the file cannot be read as XLSX (${error instanceof Error ? error.message : String(error)})`);
+  return readRows((width) => xlsxRows(body, width), chunks, 'XLSX');
+}
+
+/** How deep arrays and objects nest in a JSON text, strings aside; looked at before the text is parsed. */
+function depthOf(json: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) deepest = Math.max(deepest, ++depth);
+    else if (c === 93 || c === 125) depth--;
   }
-  if (header === undefined) throw new FileError('the file has no header (its first sheet is empty)');
-  return { lines: chunks.count, extraColumns: header.extraColumns };
+  return deepest;
 }
 
 /** NDJSON has no header line: the columns are the names the objects use, in the order first met. */
 async function readNdjson(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Promise<ReadFile> {
   const extraColumns: string[] = [];
+  const extraNames = new Set<string>();
   let sawKnown = false;
   let linea = 0;
   const line = async (part: string): Promise<void> => {
-    linea++;
+    linea = countRow(linea);
     if (part.trim() === '') return;
+    await chunks.breathe();
+    if (depthOf(part) > LIMITS.depth) throw new FileError(`the line nests arrays and objects more than ${LIMITS.depth} deep`, linea);
     let object: unknown;
     try {
       object = JSON.parse(part);
@@ -312,33 +308,50 @@ async function readNdjson(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Pro
       throw new FileError('the line is not JSON', linea);
     }
     if (object === null || typeof object !== 'object' || Array.isArray(object)) throw new FileError('the line is not a JSON object', linea);
+    const entries = Object.entries(object as Record<string, unknown>);
+    if (entries.length > LIMITS.columns) throw new FileError(`the line has ${entries.length} fields; a line may have at most ${LIMITS.columns}`, linea);
     const values: Partial<Record<Column, string>> = {};
-    const extra: Record<string, string> = {};
-    for (const [name, value] of Object.entries(object as Record<string, unknown>)) {
-      const cell = value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+    const extra: Record<string, unknown> = {};
+    let characters = 0;
+    for (const [name, value] of entries) {
+      // The known columns are read as text (a number's JSON is its text); the others are kept as sent, with their JSON types.
+      const cell = value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+      characters += name.length + cell.length;
       const column = knownColumn(name);
       if (column !== undefined) {
         sawKnown ||= column === 'descripcion' || column === 'fraccion';
         values[column] ??= cell;
       } else {
-        extra[name] = cell;
-        if (!extraColumns.includes(name)) extraColumns.push(name);
+        extra[name] = value;
+        if (!extraNames.has(name)) {
+          extraNames.add(name);
+          extraColumns.push(name);
+          if (extraNames.size > LIMITS.columns)
+            throw new FileError(`the file's lines use more than ${LIMITS.columns} field names; a batch has at most ${LIMITS.columns} columns`, linea);
+        }
       }
     }
-    await chunks.add({ linea, values, extra });
+    await chunks.add({ linea, values, extra }, characters);
   };
-  // A line cut between pieces is carried to the next one.
-  let carried = '';
+  const tooLong = (): FileError => new FileError(`the line is longer than ${LIMITS.ndjsonLineCharacters} characters`, linea + 1);
+  // A line cut between pieces is carried to the next one (in pieces: never joined again and again).
+  let carried: string[] = [];
+  let carriedLength = 0;
   for await (const text of utf8(bytes)) {
     let start = 0;
     for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
-      await line(carried + text.slice(start, newline));
-      carried = '';
+      if (carriedLength + newline - start > LIMITS.ndjsonLineCharacters) throw tooLong();
+      carried.push(text.slice(start, newline));
+      await line(carried.join(''));
+      carried = [];
+      carriedLength = 0;
       start = newline + 1;
     }
-    carried += text.slice(start);
+    carried.push(text.slice(start));
+    carriedLength += text.length - start;
+    if (carriedLength > LIMITS.ndjsonLineCharacters) throw tooLong();
   }
-  await line(carried);
+  await line(carried.join(''));
   await chunks.flush();
   if (chunks.count === 0) throw new FileError('the file has no lines');
   if (!sawKnown) throw new FileError('no line has a descripcion or a fraccion field');

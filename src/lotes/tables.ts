@@ -32,6 +32,15 @@ export interface Lote {
   readonly columnas_extra: string;
 }
 
+/** A line as `lotes_lineas` keeps it: its number and its values as JSON (storedLine). */
+export interface StoredLine {
+  readonly linea: number;
+  readonly datos: string;
+}
+
+/** A line's row in `lotes_lineas`: what the worker reads back (src/lotes/worker.ts). */
+export const storedLine = (line: RawLine): StoredLine => ({ linea: line.linea, datos: JSON.stringify({ values: line.values, extra: line.extra }) });
+
 /** What a finished slice writes. */
 export interface SliceResult {
   readonly linea: number;
@@ -92,54 +101,75 @@ export class LotesTables {
     return this.db.ensure(this.ddl);
   }
 
+  /** How many of the user's batches are queued or running (outside a transaction: a first look, before a file is read). */
+  async active(usuario: string): Promise<number> {
+    await this.ready();
+    const p = (i: number): string => this.p(i);
+    const [row] = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM lotes WHERE usuario = ${p(1)} AND estado IN (${p(2)}, ${p(3)})`, [
+      usuario,
+      ...ACTIVE,
+    ]);
+    return Number(row?.n ?? 0);
+  }
+
   /**
-   * Stores a batch and its lines in one transaction, unless the user already has `limit` batches queued
-   * or running: then nothing is stored and false comes back. `read` reads the file, handing its lines
-   * to the function it is given a chunk at a time, and says how many there were and the extra columns;
-   * when it throws (a bad file), nothing is stored.
+   * Stores a batch and its lines, read already, in one transaction, unless the user already has `limit`
+   * batches queued or running: then nothing is stored and false comes back. `lines` gives the lines as
+   * stored (their JSON), a chunk at a time from a local file, so the transaction lasts as long as the
+   * inserts; `wanted` is asked last, before the commit: when it says no (the client is gone), nothing
+   * is stored and false comes back too.
    */
   async create(
     batch: Omit<Lote, 'procesadas' | 'revisar' | 'errores' | 'hecho_hasta' | 'iniciado' | 'terminado' | 'version' | 'estado' | 'lineas' | 'columnas_extra'>,
     limit: number,
-    read: (store: (lines: readonly RawLine[]) => Promise<void>) => Promise<{ lines: number; extraColumns: readonly string[] }>,
-  ): Promise<boolean> {
+    file: { readonly lines: number; readonly extraColumns: readonly string[]; readonly stored: () => AsyncIterable<StoredLine[]> },
+    wanted: () => boolean = () => true,
+  ): Promise<'stored' | 'limit' | 'unwanted'> {
     await this.ready();
     const p = (i: number): string => this.p(i);
-    return this.db.transaction(async (tx) => {
-      // Two copies of the service taking one user's batches at once count them one after the other.
-      if (tx.kind === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(hashtext(${p(1)}))`, [`lotes:${batch.usuario}`]);
-      const [active] = await tx.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM lotes WHERE usuario = ${p(1)} AND estado IN (${p(2)}, ${p(3)})`, [
-        batch.usuario,
-        ...ACTIVE,
-      ]);
-      if (Number(active?.n ?? 0) >= limit) return false;
-      const file = await read(async (lines) => {
-        for (let i = 0; i < lines.length; i += ROWS_PER_INSERT) {
-          const chunk = lines.slice(i, i + ROWS_PER_INSERT);
-          const values = chunk.map((_, j) => `(${p(3 * j + 1)}, ${p(3 * j + 2)}, ${p(3 * j + 3)})`).join(', ');
-          await tx.run(
-            `INSERT INTO lotes_lineas (lote, linea, datos) VALUES ${values}`,
-            chunk.flatMap((line) => [batch.id, line.linea, JSON.stringify({ values: line.values, extra: line.extra })]),
-          );
-        }
-      });
-      await tx.run(
-        `INSERT INTO lotes (id, usuario, nombre, estado, lineas, fecha, pais_origen, creado, columnas_extra, orden) VALUES (${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(p).join(', ')})`,
-        [
-          batch.id,
+    const unwanted = new Error('unwanted');
+    try {
+      return await this.db.transaction(async (tx) => {
+        // Two copies of the service taking one user's batches at once count them one after the other.
+        if (tx.kind === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(hashtext(${p(1)}))`, [`lotes:${batch.usuario}`]);
+        const [active] = await tx.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM lotes WHERE usuario = ${p(1)} AND estado IN (${p(2)}, ${p(3)})`, [
           batch.usuario,
-          batch.nombre,
-          'en_cola',
-          file.lines,
-          batch.fecha,
-          batch.pais_origen,
-          batch.creado,
-          JSON.stringify(file.extraColumns),
-          nextOrder(),
-        ],
-      );
-      return true;
-    });
+          ...ACTIVE,
+        ]);
+        if (Number(active?.n ?? 0) >= limit) return 'limit';
+        for await (const lines of file.stored()) {
+          for (let i = 0; i < lines.length; i += ROWS_PER_INSERT) {
+            const chunk = lines.slice(i, i + ROWS_PER_INSERT);
+            const values = chunk.map((_, j) => `(${p(3 * j + 1)}, ${p(3 * j + 2)}, ${p(3 * j + 3)})`).join(', ');
+            await tx.run(
+              `INSERT INTO lotes_lineas (lote, linea, datos) VALUES ${values}`,
+              chunk.flatMap((line) => [batch.id, line.linea, line.datos]),
+            );
+          }
+        }
+        await tx.run(
+          `INSERT INTO lotes (id, usuario, nombre, estado, lineas, fecha, pais_origen, creado, columnas_extra, orden) VALUES (${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(p).join(', ')})`,
+          [
+            batch.id,
+            batch.usuario,
+            batch.nombre,
+            'en_cola',
+            file.lines,
+            batch.fecha,
+            batch.pais_origen,
+            batch.creado,
+            JSON.stringify(file.extraColumns),
+            nextOrder(),
+          ],
+        );
+        // Rolled back: a client that is gone would never learn the batch's id.
+        if (!wanted()) throw unwanted;
+        return 'stored';
+      });
+    } catch (error) {
+      if (error === unwanted) return 'unwanted';
+      throw error;
+    }
   }
 
   async get(id: string, usuario: string): Promise<Lote | undefined> {

@@ -1,0 +1,186 @@
+/**
+ * A tabular file's rows, before any is a line: what the CSV reader here and the XLSX reader
+ * (xlsx.ts) hand on. A row holds at most `Width.columns` cells: past the header's width (or, before
+ * the header, LIMITS.columns) a cell with text refuses the file and a blank one is never held, so no
+ * row costs more than the header allows, however many separators or cells it claims.
+ */
+import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers/promises';
+import { FileError, LIMITS, TooLarge } from './limits.js';
+
+/** How long a reader runs before it lets the event loop through (a /health, a lookup, another upload). */
+const SLICE_MS = 8;
+
+/**
+ * A reader's turns on the event loop: `due()` is cheap enough to ask every few rows or characters,
+ * and says when SLICE_MS have passed since the reader last let the loop through (`pause()`).
+ */
+export class Turns {
+  private since = performance.now();
+
+  due(): boolean {
+    return performance.now() - this.since > SLICE_MS;
+  }
+
+  async pause(): Promise<void> {
+    await setImmediate();
+    this.since = performance.now();
+  }
+}
+
+export interface SheetRow {
+  /** The row's number in the file: the line where it begins (CSV), its row number (XLSX). */
+  readonly linea: number;
+  /** The cells' texts, up to the last non-empty one. */
+  readonly cells: string[];
+}
+
+/** How many cells a row may hold: the header's width once it is read (`header`), else LIMITS.columns. */
+export interface Width {
+  columns: number;
+  header: boolean;
+}
+
+/** Counts one more row, blank or not, against LIMITS.rows: a file of blank rows costs as much to read as one of lines. */
+export function countRow(rows: number): number {
+  if (rows >= LIMITS.rows) throw new TooLarge(`A batch file takes at most ${LIMITS.rows} rows, blank ones included`);
+  return rows + 1;
+}
+
+/** A row with no text in any cell (blank rows are counted, never handed on). */
+export const blankRow = (cells: readonly string[]): boolean => cells.every((c) => c.trim() === '');
+
+export const beyondWidth = (linea: number, column: number, width: Width): FileError =>
+  width.header
+    ? new FileError(`a value in column ${column}, past the header's ${width.columns} columns`, linea)
+    : new FileError(`more than ${LIMITS.columns} columns; a batch file takes at most ${LIMITS.columns}`, linea);
+
+const QUOTE = 34;
+const CR = 13;
+const LF = 10;
+
+const enum State {
+  FieldStart,
+  Unquoted,
+  Quoted,
+  /** A quote inside a quoted field: the next character says whether it closed the field or was doubled. */
+  QuoteInQuoted,
+}
+
+/**
+ * RFC 4180 rows of `text` that hold some text (blank ones are counted, not handed on) (pieces as they come), separated by `delimiter`: quoted fields may hold
+ * separators, line breaks and doubled quotes; a quote inside an unquoted field, or after a closing
+ * quote, is taken as a character (as csv-parse's `relax_quotes` did). CRLF, LF and CR end a row.
+ * A piece's characters are looked at once each: the work is the file's length, whatever its shape.
+ */
+export async function* csvRows(text: AsyncIterable<string>, delimiter: string, width: Width): AsyncGenerator<SheetRow> {
+  const DELIMITER = delimiter.charCodeAt(0);
+  let line = 1;
+  let rowLine = 1;
+  let quoteLine = 1;
+  let afterCr = false;
+  let state = State.FieldStart;
+  let field = '';
+  let cells: string[] = [];
+  let column = 0;
+  let rowCharacters = 0;
+  let rows = 0;
+  const turns = new Turns();
+
+  const grow = (piece: string): void => {
+    field += piece;
+    if (field.length > LIMITS.lineCharacters) throw new FileError(`a value longer than ${LIMITS.lineCharacters} characters`, rowLine);
+  };
+  const endField = (): void => {
+    rowCharacters += field.length;
+    if (rowCharacters > LIMITS.lineCharacters) throw new FileError(`a line longer than ${LIMITS.lineCharacters} characters`, rowLine);
+    if (column < width.columns) cells.push(field);
+    else if (field.trim() !== '') throw beyondWidth(rowLine, column + 1, width);
+    column++;
+    field = '';
+    state = State.FieldStart;
+  };
+  /** Ends the row: the row, unless it is blank. */
+  const endRow = (): SheetRow | undefined => {
+    endField();
+    rows = countRow(rows);
+    while (cells.length > 0 && cells.at(-1) === '') cells.pop();
+    const row = blankRow(cells) ? undefined : { linea: rowLine, cells };
+    cells = [];
+    column = 0;
+    rowCharacters = 0;
+    rowLine = line;
+    return row;
+  };
+
+  for await (const piece of text) {
+    let runStart = state === State.Unquoted || state === State.Quoted ? 0 : -1;
+    for (let i = 0; i < piece.length; i++) {
+      if ((i & 0x3ff) === 0 && turns.due()) await turns.pause();
+      const c = piece.charCodeAt(i);
+      const wasCr = afterCr;
+      afterCr = c === CR;
+      if (c === CR || (c === LF && !wasCr)) line++;
+      switch (state) {
+        case State.FieldStart:
+          if (c === QUOTE) {
+            state = State.Quoted;
+            quoteLine = line;
+            runStart = i + 1;
+          } else if (c === DELIMITER) {
+            endField();
+          } else if (c === LF && wasCr) {
+            // The LF of a CRLF whose CR ended the row.
+            rowLine = line;
+          } else if (c === CR || c === LF) {
+            const row = endRow();
+            if (row !== undefined) yield row;
+          } else {
+            state = State.Unquoted;
+            runStart = i;
+          }
+          break;
+        case State.Unquoted:
+          if (c === DELIMITER || c === CR || c === LF) {
+            grow(piece.slice(runStart, i));
+            runStart = -1;
+            if (c === DELIMITER) endField();
+            else {
+              const row = endRow();
+              if (row !== undefined) yield row;
+            }
+          }
+          break;
+        case State.Quoted:
+          if (c === QUOTE) {
+            grow(piece.slice(runStart, i));
+            runStart = -1;
+            state = State.QuoteInQuoted;
+          }
+          break;
+        case State.QuoteInQuoted:
+          if (c === QUOTE) {
+            // A doubled quote: the second one is the character, and the field goes on.
+            state = State.Quoted;
+            runStart = i;
+          } else if (c === DELIMITER) {
+            endField();
+          } else if (c === CR || c === LF) {
+            const row = endRow();
+            if (row !== undefined) yield row;
+          } else {
+            grow('"');
+            state = State.Unquoted;
+            runStart = i;
+          }
+          break;
+      }
+    }
+    if (runStart !== -1) grow(piece.slice(runStart));
+  }
+  if (state === State.Quoted) throw new FileError('a quoted value is never closed', quoteLine);
+  if (state !== State.FieldStart || column > 0 || field !== '') {
+    const row = endRow();
+    if (row !== undefined) yield row;
+  }
+}
