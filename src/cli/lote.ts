@@ -13,7 +13,7 @@ import { loadTables } from '../contribuciones/tables.js';
 import type { Resultado } from '../lotes/answer.js';
 import { LineChecker } from '../lotes/answer.js';
 import type { FileFormat } from '../lotes/read.js';
-import { FileError, TooManyLines, readAllLines } from '../lotes/read.js';
+import { FileError, TooLarge, readAllLines } from '../lotes/read.js';
 import { SLICE_LINES } from '../lotes/worker.js';
 import { csvChunks, xlsxStream } from '../lotes/write.js';
 import { recordSets } from '../record-sets/index.js';
@@ -79,7 +79,7 @@ export async function loteCommand(args: string[], config: Config, out: (line: st
   try {
     read = await readAllLines(format, await readBytes(file));
   } catch (error) {
-    if (error instanceof FileError || error instanceof TooManyLines) throw new CliError(`${file}: ${error.message}`);
+    if (error instanceof FileError || error instanceof TooLarge) throw new CliError(`${file}: ${error.message}`);
     throw error;
   }
   const store = await storeOn(config, fecha);
