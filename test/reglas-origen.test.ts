@@ -11,6 +11,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { recordToRow } from '../src/data/record-row.js';
 import { fracciones } from '../src/record-sets/fracciones.js';
+import { tlcs } from '../src/record-sets/tlcs.js';
 import { SHIPPED, shippedDir } from '../src/reglas-origen/archivos.js';
 import { normalizarTexto } from '../src/reglas-origen/parse.js';
 import type { EvaluarOrigen, ReglasOrigen } from '../src/reglas-origen/schema.js';
@@ -30,9 +31,17 @@ export function fillReglasOrigen(writer: DatasetWriter): void {
         FRACCIONPUNTO: `${f.slice(0, 4)}.${f.slice(4, 6)}.${f.slice(6)}`,
         NICO: '00',
         DESCRIPCION: `Fracción ${f}`,
+        ADVIMPOTXT: '10%',
+        ADVIMPONUM: '10.00',
+        TIPOTASAADVIMPO: 1,
       }),
     ),
   );
+  // Preferences for Japan (TIPAT, rules loaded; AAE Japón, none) and for the United States (T-MEC, none loaded).
+  [
+    { SYSID: 1, FRACCION: '48232001', PAIS: 'JPN', TASATXT: 'Ex.', TASA1NUM: '0.00', ORDEN: 1 },
+    { SYSID: 2, FRACCION: '48232001', PAIS: 'USA', TASATXT: 'Ex.', TASA1NUM: '0.00', ORDEN: 2 },
+  ].forEach((r) => writer.insert(tlcs, recordToRow(tlcs, r)));
 }
 keepOriginal('reglas-origen', fillReglasOrigen, import.meta.url);
 
@@ -156,6 +165,37 @@ for (const kind of await storeKinds()) {
       assert.equal(pais.status, 422);
       assert.deepEqual((pais.body.detail as { loc: unknown[] }[])[0]!.loc, ['query', 'pais']);
       assert.equal((await server.get('/api/v1/reglas-origen/48232001')).status, 401);
+    });
+
+    test('the ficha carries the same rules; a tlc option of contribuciones names its rule or says none is loaded', async () => {
+      const ficha = await server.json<{ reglas_origen: unknown[] }>('/api/v1/ficha/48232001');
+      const rules = await get('/api/v1/reglas-origen/48232001');
+      assert.deepEqual(ficha.body.reglas_origen, rules.body.reglas);
+      assert.deepEqual(
+        (await server.json<{ reglas_origen: unknown[] }>('/api/v1/ficha/48232001?pais=JPN')).body.reglas_origen,
+        (await get('/api/v1/reglas-origen/48232001?pais=JPN')).body.reglas,
+      );
+      const contribuciones = async (pais: string): Promise<string[]> => {
+        const response = await fetch(`${server.base}/api/v1/contribuciones`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
+          body: JSON.stringify({ pais_origen: pais, partidas: [{ fraccion: '4823.20.01', valor_aduana: '1000.00', certificado_origen: true }] }),
+        });
+        assert.equal(response.status, 200);
+        const answer = (await response.json()) as { partidas: { opciones: { tratamiento: string }[]; notas: string[] }[] };
+        assert.ok(
+          answer.partidas[0]!.opciones.some((o) => o.tratamiento === 'tlc'),
+          JSON.stringify(answer),
+        );
+        return answer.partidas[0]!.notas.filter((n) => n.startsWith('Regla de origen'));
+      };
+      assert.deepEqual(await contribuciones('JPN'), [
+        'Regla de origen de AAE Japón: los datos cargados no contienen las reglas de origen de este acuerdo; la preferencia exige que la mercancía sea originaria según el acuerdo.',
+        'Regla de origen de TIPAT que la mercancía debe cumplir para la preferencia: encabezado 482320 (/api/v1/reglas-origen/4823200100?acuerdo=TIPAT; evaluable con POST /api/v1/reglas-origen/evaluar).',
+      ]);
+      assert.deepEqual(await contribuciones('USA'), [
+        'Regla de origen de T-MEC: los datos cargados no contienen las reglas de origen de este acuerdo; la preferencia exige que la mercancía sea originaria según el acuerdo.',
+      ]);
     });
 
     const screws = {
