@@ -9,41 +9,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { recordToRow } from '../src/data/record-row.js';
-import { fracciones } from '../src/record-sets/fracciones.js';
-import { tlcs } from '../src/record-sets/tlcs.js';
 import { SHIPPED, shippedDir } from '../src/reglas-origen/archivos.js';
 import { normalizarTexto } from '../src/reglas-origen/parse.js';
 import type { EvaluarOrigen, ReglasOrigen } from '../src/reglas-origen/schema.js';
-import type { DatasetWriter } from '../src/store/store.js';
 import type { Running } from './helpers.js';
-import { assertNoInternals, keepOriginal, serveFixture, storeKinds } from './helpers.js';
+import { REGLAS_ORIGEN_FRACTIONS, fillReglasOrigen } from './reglas-origen-fixture.js';
+import { assertNoInternals, serveFixture, storeKinds } from './helpers.js';
 
-const FRACTIONS = ['01012101', '03044901', '48232001', '73181599', '84219901'];
-
-export function fillReglasOrigen(writer: DatasetWriter): void {
-  FRACTIONS.forEach((f, i) =>
-    writer.insert(
-      fracciones,
-      recordToRow(fracciones, {
-        SYSID: i + 1,
-        FRACCION: f,
-        FRACCIONPUNTO: `${f.slice(0, 4)}.${f.slice(4, 6)}.${f.slice(6)}`,
-        NICO: '00',
-        DESCRIPCION: `Fracción ${f}`,
-        ADVIMPOTXT: '10%',
-        ADVIMPONUM: '10.00',
-        TIPOTASAADVIMPO: 1,
-      }),
-    ),
-  );
-  // Preferences for Japan (TIPAT, rules loaded; AAE Japón, none) and for the United States (T-MEC, none loaded).
-  [
-    { SYSID: 1, FRACCION: '48232001', PAIS: 'JPN', TASATXT: 'Ex.', TASA1NUM: '0.00', ORDEN: 1 },
-    { SYSID: 2, FRACCION: '48232001', PAIS: 'USA', TASATXT: 'Ex.', TASA1NUM: '0.00', ORDEN: 2 },
-  ].forEach((r) => writer.insert(tlcs, recordToRow(tlcs, r)));
-}
-keepOriginal('reglas-origen', fillReglasOrigen, import.meta.url);
+const FRACTIONS = REGLAS_ORIGEN_FRACTIONS;
 
 const UK = 'Acuerdo de Continuidad Comercial México–Reino Unido';
 interface FileSet {
