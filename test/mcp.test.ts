@@ -170,7 +170,7 @@ function behavesAsRest(setup: () => { client: Client; server: Running }): void {
     assert.deepEqual(fields('explorar_tarifa'), ['codigo']);
     assert.deepEqual(fields('calcular_contribuciones'), ['fecha', 'pais_origen', 'partidas', 'regimen', 'tipo_cambio']);
     assert.deepEqual(fields('regla_origen'), ['acuerdo', 'as_of', 'fecha', 'fraccion', 'pais']);
-    assert.deepEqual(fields('evaluar_origen'), ['acuerdo', 'entrada', 'fecha', 'fraccion', 'materiales', 'totalmente_obtenido', 'valores']);
+    assert.deepEqual(fields('evaluar_origen'), ['acuerdo', 'entrada', 'fecha', 'fraccion', 'materiales', 'nico', 'totalmente_obtenido', 'valores']);
     assert.deepEqual(byName.get('buscar_fraccion')!.inputSchema.required, ['q']);
     assert.deepEqual(byName.get('ficha_fraccion')!.inputSchema.required, ['fraccion']);
     assert.deepEqual(byName.get('calcular_contribuciones')!.inputSchema.required, ['pais_origen', 'partidas']);

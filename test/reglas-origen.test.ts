@@ -299,6 +299,10 @@ for (const kind of await storeKinds()) {
       const money = await post({ ...screws, materiales: [{ fraccion: '7213', originario: false, valor: '1.001' }] });
       assert.deepEqual(money.body.detail![0]!.loc, ['body', 'materiales', 0, 'valor']);
       assert.equal((await post({ ...screws, fraccion: '99999999', materiales: [] })).status, 404);
+      // As contribuciones: a NICO beside an 8-digit fraction, refused when it disagrees with a 10-digit one; other fields ignored.
+      assert.equal((await post({ ...screws, nico: '00', pais: 'JPN', materiales: [] })).body.nico, '00');
+      const nico = await post({ ...screws, fraccion: '7318159900', nico: '01', materiales: [] });
+      assert.deepEqual([nico.status, nico.body.detail![0]!.loc], [422, ['body', 'nico']]);
       assert.equal((await post({ ...screws, acuerdo: 'nada', materiales: [] })).status, 422);
     });
 

@@ -19,7 +19,7 @@ import type { Row, Store } from '../store/store.js';
 import type { ParamSpec } from './params.js';
 import { RequestValidationError, notFound } from './errors.js';
 import type { ProtectedGet } from './route-kinds.js';
-import { asOfOf } from './route-kinds.js';
+import { asOfIfValid } from './route-kinds.js';
 import { loadTables } from '../contribuciones/tables.js';
 import { reglasDeFraccion } from '../reglas-origen/answer.js';
 import { indiceDeStore } from '../reglas-origen/indice.js';
@@ -214,7 +214,7 @@ export function fichaRoute(recordSets: Registry, today: () => string = () => mex
           },
         ]);
       }
-      return { digits, nico: p.nico, pais: p.pais, fecha: asOfOf(request.query as Record<string, unknown>) ?? today() };
+      return { digits, nico: p.nico, pais: p.pais, fecha: asOfIfValid(request.query as Record<string, unknown>) ?? today() };
     },
     // The answer is put together record set by record set, from the same list the schema is built
     // from; TypeScript cannot follow that loop, so this is the one place its type is asserted.
