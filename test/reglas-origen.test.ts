@@ -304,6 +304,9 @@ for (const kind of await storeKinds()) {
       const nico = await post({ ...screws, fraccion: '7318159900', nico: '01', materiales: [] });
       assert.deepEqual([nico.status, nico.body.detail![0]!.loc], [422, ['body', 'nico']]);
       assert.equal((await post({ ...screws, acuerdo: 'nada', materiales: [] })).status, 422);
+      const tmec = await post({ ...screws, acuerdo: 't-mec', materiales: [] });
+      assert.deepEqual([tmec.status, tmec.body.acuerdo, tmec.body.resultado, tmec.body.reglas], [200, 'T-MEC', 'no_determinable', []]);
+      assert.ok(tmec.body.advertencias.includes('Los datos cargados no contienen las reglas de origen de T-MEC.'), tmec.body.advertencias.join('\n'));
     });
 
     test('hostile bodies never give a 5xx', async () => {
