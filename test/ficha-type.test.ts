@@ -33,6 +33,7 @@ const TYPED = {
   ieps: true,
   noms: true,
   sin_registros: true,
+  reglas_origen: true,
 } as const satisfies Record<keyof Ficha, true>;
 
 test("the ficha's type names exactly the fields of the schema built from the registry", () => {

@@ -99,6 +99,28 @@ const CASES: readonly Case[] = [
   { tool: 'cambios_tarifa', args: { desde: '2015-01-01', fraccion: '0101.21.01' }, rest: { path: '/api/v1/cambios?desde=2015-01-01&fraccion=0101.21.01' } },
   { tool: 'cambios_tarifa', args: { desde: '2021-01-01', hasta: '2015-01-01' }, rest: { path: '/api/v1/cambios?desde=2021-01-01&hasta=2015-01-01' } },
   { tool: 'cambios_tarifa', args: { desde: '2015-01-01', conjunto: 'nada' }, rest: { path: '/api/v1/cambios?desde=2015-01-01&conjunto=nada' } },
+  { tool: 'regla_origen', args: { fraccion: '0101.21.01' }, rest: { path: '/api/v1/reglas-origen/0101.21.01' } },
+  {
+    tool: 'regla_origen',
+    args: { fraccion: '0101.21.01', acuerdo: 'TIPAT', fecha: '2024-01-01' },
+    rest: { path: '/api/v1/reglas-origen/0101.21.01?acuerdo=TIPAT&fecha=2024-01-01' },
+  },
+  { tool: 'regla_origen', args: { fraccion: '99999999' }, rest: { path: '/api/v1/reglas-origen/99999999' } },
+  { tool: 'regla_origen', args: { fraccion: '0101.21.01', pais: 'ZZZ' }, rest: { path: '/api/v1/reglas-origen/0101.21.01?pais=ZZZ' } },
+  {
+    tool: 'evaluar_origen',
+    args: { fraccion: '0101.21.01', acuerdo: 'TIPAT', materiales: [{ fraccion: '0101.29', originario: false, valor: '10.00' }] },
+    rest: {
+      method: 'POST',
+      path: '/api/v1/reglas-origen/evaluar',
+      body: { fraccion: '0101.21.01', acuerdo: 'TIPAT', materiales: [{ fraccion: '0101.29', originario: false, valor: '10.00' }] },
+    },
+  },
+  {
+    tool: 'evaluar_origen',
+    args: { fraccion: '0101.21.01', acuerdo: 'nada', materiales: [] },
+    rest: { method: 'POST', path: '/api/v1/reglas-origen/evaluar', body: { fraccion: '0101.21.01', acuerdo: 'nada', materiales: [] } },
+  },
   { tool: 'versiones_tarifa', args: {}, rest: { path: '/api/v1/versiones' } },
   { tool: 'explorar_tarifa', args: {}, rest: { path: '/api/v1/nomenclatura' } },
   { tool: 'explorar_tarifa', args: { codigo: '' }, rest: { path: '/api/v1/nomenclatura' } },
@@ -108,7 +130,16 @@ const CASES: readonly Case[] = [
   { tool: 'explorar_tarifa', args: { codigo: '97' }, rest: { path: '/api/v1/nomenclatura/capitulos/97' } },
 ];
 
-const TOOL_NAMES = ['buscar_fraccion', 'ficha_fraccion', 'calcular_contribuciones', 'cambios_tarifa', 'versiones_tarifa', 'explorar_tarifa'];
+const TOOL_NAMES = [
+  'buscar_fraccion',
+  'ficha_fraccion',
+  'calcular_contribuciones',
+  'regla_origen',
+  'evaluar_origen',
+  'cambios_tarifa',
+  'versiones_tarifa',
+  'explorar_tarifa',
+];
 
 const texts = (result: CallToolResult): string[] => result.content.flatMap((c) => (c.type === 'text' ? [c.text] : []));
 
@@ -126,7 +157,7 @@ async function restAnswer(server: Running, c: Case): Promise<{ status: number; b
 
 /** What every transport must do, given a connected client and a REST server over the same data. */
 function behavesAsRest(setup: () => { client: Client; server: Running }): void {
-  test('six read-only tools whose input fields are the REST parameters of the same name, described in Spanish with the data they answer from', async () => {
+  test('eight read-only tools whose input fields are the REST parameters of the same name, described in Spanish with the data they answer from', async () => {
     const { client } = setup();
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
@@ -138,6 +169,8 @@ function behavesAsRest(setup: () => { client: Client; server: Running }): void {
     assert.deepEqual(fields('versiones_tarifa'), []);
     assert.deepEqual(fields('explorar_tarifa'), ['codigo']);
     assert.deepEqual(fields('calcular_contribuciones'), ['fecha', 'pais_origen', 'partidas', 'regimen', 'tipo_cambio']);
+    assert.deepEqual(fields('regla_origen'), ['acuerdo', 'as_of', 'fecha', 'fraccion', 'pais']);
+    assert.deepEqual(fields('evaluar_origen'), ['acuerdo', 'entrada', 'fecha', 'fraccion', 'materiales', 'nico', 'totalmente_obtenido', 'valores']);
     assert.deepEqual(byName.get('buscar_fraccion')!.inputSchema.required, ['q']);
     assert.deepEqual(byName.get('ficha_fraccion')!.inputSchema.required, ['fraccion']);
     assert.deepEqual(byName.get('calcular_contribuciones')!.inputSchema.required, ['pais_origen', 'partidas']);
@@ -367,7 +400,7 @@ describe('MCP tool descriptions and the loaded data', () => {
     const server = await serve(t, { DATABASE_URL: db.url });
     const client = await httpClient(t, server.base, server.token);
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 6);
+    assert.equal(tools.length, TOOL_NAMES.length);
     for (const tool of tools) {
       assert.match(tool.description ?? '', /ADVERTENCIA: los datos cargados son los de demostración/, tool.name);
       assert.match(tool.description ?? '', /las tasas no son vigentes/, tool.name);

@@ -9,32 +9,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { recordToRow } from '../src/data/record-row.js';
-import { fracciones } from '../src/record-sets/fracciones.js';
 import { SHIPPED, shippedDir } from '../src/reglas-origen/archivos.js';
 import { normalizarTexto } from '../src/reglas-origen/parse.js';
 import type { EvaluarOrigen, ReglasOrigen } from '../src/reglas-origen/schema.js';
-import type { DatasetWriter } from '../src/store/store.js';
 import type { Running } from './helpers.js';
-import { assertNoInternals, keepOriginal, serveFixture, storeKinds } from './helpers.js';
+import { REGLAS_ORIGEN_FRACTIONS, fillReglasOrigen } from './reglas-origen-fixture.js';
+import { assertNoInternals, serveFixture, storeKinds } from './helpers.js';
 
-const FRACTIONS = ['01012101', '03044901', '48232001', '73181599', '84219901'];
-
-export function fillReglasOrigen(writer: DatasetWriter): void {
-  FRACTIONS.forEach((f, i) =>
-    writer.insert(
-      fracciones,
-      recordToRow(fracciones, {
-        SYSID: i + 1,
-        FRACCION: f,
-        FRACCIONPUNTO: `${f.slice(0, 4)}.${f.slice(4, 6)}.${f.slice(6)}`,
-        NICO: '00',
-        DESCRIPCION: `Fracción ${f}`,
-      }),
-    ),
-  );
-}
-keepOriginal('reglas-origen', fillReglasOrigen, import.meta.url);
+const FRACTIONS = REGLAS_ORIGEN_FRACTIONS;
 
 const UK = 'Acuerdo de Continuidad Comercial México–Reino Unido';
 interface FileSet {
@@ -156,6 +138,37 @@ for (const kind of await storeKinds()) {
       assert.equal(pais.status, 422);
       assert.deepEqual((pais.body.detail as { loc: unknown[] }[])[0]!.loc, ['query', 'pais']);
       assert.equal((await server.get('/api/v1/reglas-origen/48232001')).status, 401);
+    });
+
+    test('the ficha carries the same rules; a tlc option of contribuciones names its rule or says none is loaded', async () => {
+      const ficha = await server.json<{ reglas_origen: unknown[] }>('/api/v1/ficha/48232001');
+      const rules = await get('/api/v1/reglas-origen/48232001');
+      assert.deepEqual(ficha.body.reglas_origen, rules.body.reglas);
+      assert.deepEqual(
+        (await server.json<{ reglas_origen: unknown[] }>('/api/v1/ficha/48232001?pais=JPN')).body.reglas_origen,
+        (await get('/api/v1/reglas-origen/48232001?pais=JPN')).body.reglas,
+      );
+      const contribuciones = async (pais: string): Promise<string[]> => {
+        const response = await fetch(`${server.base}/api/v1/contribuciones`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
+          body: JSON.stringify({ pais_origen: pais, partidas: [{ fraccion: '4823.20.01', valor_aduana: '1000.00', certificado_origen: true }] }),
+        });
+        assert.equal(response.status, 200);
+        const answer = (await response.json()) as { partidas: { opciones: { tratamiento: string }[]; notas: string[] }[] };
+        assert.ok(
+          answer.partidas[0]!.opciones.some((o) => o.tratamiento === 'tlc'),
+          JSON.stringify(answer),
+        );
+        return answer.partidas[0]!.notas.filter((n) => n.startsWith('Regla de origen'));
+      };
+      assert.deepEqual(await contribuciones('JPN'), [
+        'Regla de origen de AAE Japón: los datos cargados no contienen las reglas de origen de este acuerdo; la preferencia exige que la mercancía sea originaria según el acuerdo.',
+        'Regla de origen de TIPAT que la mercancía debe cumplir para la preferencia: encabezado 482320 (/api/v1/reglas-origen/4823200100?acuerdo=TIPAT; evaluable con POST /api/v1/reglas-origen/evaluar).',
+      ]);
+      assert.deepEqual(await contribuciones('USA'), [
+        'Regla de origen de T-MEC: los datos cargados no contienen las reglas de origen de este acuerdo; la preferencia exige que la mercancía sea originaria según el acuerdo.',
+      ]);
     });
 
     const screws = {
@@ -286,7 +299,14 @@ for (const kind of await storeKinds()) {
       const money = await post({ ...screws, materiales: [{ fraccion: '7213', originario: false, valor: '1.001' }] });
       assert.deepEqual(money.body.detail![0]!.loc, ['body', 'materiales', 0, 'valor']);
       assert.equal((await post({ ...screws, fraccion: '99999999', materiales: [] })).status, 404);
+      // As contribuciones: a NICO beside an 8-digit fraction, refused when it disagrees with a 10-digit one; other fields ignored.
+      assert.equal((await post({ ...screws, nico: '00', pais: 'JPN', materiales: [] })).body.nico, '00');
+      const nico = await post({ ...screws, fraccion: '7318159900', nico: '01', materiales: [] });
+      assert.deepEqual([nico.status, nico.body.detail![0]!.loc], [422, ['body', 'nico']]);
       assert.equal((await post({ ...screws, acuerdo: 'nada', materiales: [] })).status, 422);
+      const tmec = await post({ ...screws, acuerdo: 't-mec', materiales: [] });
+      assert.deepEqual([tmec.status, tmec.body.acuerdo, tmec.body.resultado, tmec.body.reglas], [200, 'T-MEC', 'no_determinable', []]);
+      assert.ok(tmec.body.advertencias.includes('Los datos cargados no contienen las reglas de origen de T-MEC.'), tmec.body.advertencias.join('\n'));
     });
 
     test('hostile bodies never give a 5xx', async () => {

@@ -11,6 +11,7 @@ import type { fracciones } from '../record-sets/fracciones.js';
 import type { fraccionesAnteriores } from '../record-sets/fracciones-anteriores.js';
 import { answeringVersion, explain, get } from './api.js';
 import { showContributions } from './contribuciones.js';
+import { showReglasOrigen } from './reglas-origen.js';
 import { alertBox, date8, dotted, field, fractionDigits, fractionUrl, h, link, show } from './dom.js';
 import { englishTexts, levelText } from './english.js';
 import type { Coverage, Ficha, Row } from './sections.js';
@@ -204,6 +205,7 @@ async function showFicha(digits: string, english: Promise<Record<string, string>
   }
   const notesSection = notes(ficha);
   if (notesSection !== null) main.append(notesSection);
+  showReglasOrigen(main, digits, ficha);
   showContributions(main, digits, ficha);
 }
 

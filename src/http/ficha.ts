@@ -19,6 +19,12 @@ import type { Row, Store } from '../store/store.js';
 import type { ParamSpec } from './params.js';
 import { RequestValidationError, notFound } from './errors.js';
 import type { ProtectedGet } from './route-kinds.js';
+import { asOfIfValid } from './route-kinds.js';
+import { loadTables } from '../contribuciones/tables.js';
+import { reglasDeFraccion } from '../reglas-origen/answer.js';
+import { indiceDeStore } from '../reglas-origen/indice.js';
+import { ReglaSchema } from '../reglas-origen/schema.js';
+import { mexicoCityDate } from '../store/versions.js';
 import { parseParams } from './params.js';
 import { nullableText, recordsOf } from './schemas.js';
 
@@ -83,7 +89,7 @@ function fichaSources(recordSets: readonly RecordSet[]): Sources {
   return { master, sets: withOwnFraction(recordSets) };
 }
 
-async function ficha(sources: Sources, store: Store, digits: string, nicoParam: string | undefined, pais: string | undefined) {
+async function ficha(sources: Sources, store: Store, digits: string, nicoParam: string | undefined, pais: string | undefined, fecha: string) {
   const fraction = digits.slice(0, 8);
   const nico = digits.length === 10 ? digits.slice(8) : nicoParam;
   if (digits.length === 10 && nicoParam !== undefined && nicoParam !== nico) throw notFound('Fraction not found');
@@ -100,8 +106,14 @@ async function ficha(sources: Sources, store: Store, digits: string, nicoParam: 
   };
   result[fraccionesUsa.path] = await all(store, fraccionesUsa, filterConditions(byUsCode, fraction.slice(0, 6)));
   result[SIN_REGISTROS] = absent(result);
+  // The rules of origin of the agreements in force with rules loaded, as GET /api/v1/reglas-origen/{fraccion} gives them.
+  const code = `${fraction}${nico ?? '00'}`;
+  result[REGLAS_ORIGEN] = reglasDeFraccion(await indiceDeStore(store), loadTables(), code, { pais, fecha }).reglas;
   return result;
 }
+
+/** The ficha's field with the fraction's rules of origin. */
+const REGLAS_ORIGEN = 'reglas_origen' as const;
 
 /** The ficha's field that says which record sets hold nothing for the fraction: absence in the data, said as such. */
 const SIN_REGISTROS = 'sin_registros' as const;
@@ -149,6 +161,10 @@ export function fichaSchema<const R extends readonly RecordSet[]>(recordSets: R)
             'The record sets above with no record for this fraction (as asked: NICO, country) in the loaded data, and a note saying so ("Los datos cargados no registran …"; null when every one has records). Absence in the data, not a sign that nothing of that kind applies; each version’s coverage per record set is in /api/v1/versiones/{version}.',
         },
       ),
+      [REGLAS_ORIGEN]: Type.Array(ReglaSchema, {
+        description:
+          'The rules of origin the fraction must meet under each agreement in force today (or on `as_of`) whose rules are loaded (only those with `pais`, when given), as GET /api/v1/reglas-origen/{fraccion} answers them',
+      }),
     },
     { $id: 'Ficha', title: 'Ficha' },
   );
@@ -164,10 +180,12 @@ interface FichaParameters {
   readonly digits: string;
   readonly nico: string | undefined;
   readonly pais: string | undefined;
+  /** The date of the agreements in force for the rules of origin: `as_of`, or today. */
+  readonly fecha: string;
 }
 
 /** The ficha of the record sets given (the registry's, in the service). */
-export function fichaRoute(recordSets: Registry): ProtectedGet<FichaParameters, FichaSchema> {
+export function fichaRoute(recordSets: Registry, today: () => string = () => mexicoCityDate(new Date())): ProtectedGet<FichaParameters, FichaSchema> {
   const sources = fichaSources(recordSets);
   return {
     ok: fichaSchema(recordSets),
@@ -196,10 +214,10 @@ export function fichaRoute(recordSets: Registry): ProtectedGet<FichaParameters, 
           },
         ]);
       }
-      return { digits, nico: p.nico, pais: p.pais };
+      return { digits, nico: p.nico, pais: p.pais, fecha: asOfIfValid(request.query as Record<string, unknown>) ?? today() };
     },
     // The answer is put together record set by record set, from the same list the schema is built
     // from; TypeScript cannot follow that loop, so this is the one place its type is asserted.
-    compute: async (store, q) => (await ficha(sources, store, q.digits, q.nico, q.pais)) as Ficha,
+    compute: async (store, q) => (await ficha(sources, store, q.digits, q.nico, q.pais, q.fecha)) as Ficha,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The six MCP tools (../shared/spec/mcp.md), each one REST call: its name, its Spanish description, the
+ * The eight MCP tools (../shared/spec/mcp.md), each one REST call: its name, its Spanish description, the
  * REST operation whose parameters (or body) are its fields, the request its arguments make, and the
  * short Spanish text an assistant that reads only text gets. Input schemas are not written here: they
  * are taken from the OpenAPI document of the REST operation (src/http/mcp.ts), so a tool's fields are
@@ -126,6 +126,33 @@ function explorarSummary(answer: unknown): string {
   return `Partida ${str(level['partida'])} (${str(level['descripcion'])}): ${asArray(level['subpartidas']).length} subpartidas, ${fractions} líneas.`;
 }
 
+function reglaOrigenSummary(answer: unknown): string {
+  const result = asObject(answer);
+  const rules = asArray(result['reglas'])
+    .map(asObject)
+    .slice(0, SHOWN)
+    .map((r) => `- ${str(r['acuerdo'])} (${str(r['encabezado'])}): ${str(r['texto_es'])}`);
+  const missing = asArray(result['sin_reglas']).map((s) => str(asObject(s)['acuerdo']));
+  const none = missing.length === 0 ? [] : [`Sin reglas de origen cargadas para: ${missing.join(', ')}.`];
+  return [
+    `Reglas de origen de la fracción ${dotted(str(result['fraccion']) + str(result['nico']))} (lectura en español del proyecto; rige el texto del acuerdo):`,
+    ...rules,
+    ...none,
+  ].join('\n');
+}
+
+const RESULTADO_ES: Readonly<Record<string, string>> = { cumple: 'cumple', no_cumple: 'no cumple', no_determinable: 'no se puede determinar' };
+
+function evaluarOrigenSummary(answer: unknown): string {
+  const result = asObject(answer);
+  const missing = asArray(result['faltan']).map(str);
+  return [
+    `Regla de origen de ${str(result['acuerdo'])} para la fracción ${dotted(str(result['fraccion']) + str(result['nico']))}: ${RESULTADO_ES[str(result['resultado'])] ?? str(result['resultado'])}.`,
+    ...(missing.length === 0 ? [] : [`Falta: ${missing.join('; ')}.`]),
+    ...asArray(result['advertencias']).map(str),
+  ].join('\n');
+}
+
 /** The tariff's tree a `codigo` names: nothing (sections and chapters), a chapter (2 digits) or a heading (4). */
 const CODIGO_PATTERN = '^\\s*([0-9]{2}|[0-9]{2}[.\\s]?[0-9]{2})?\\s*$';
 
@@ -169,6 +196,30 @@ export const TOOLS: readonly ToolSpec[] = [
     fields: { from: 'body', path: '/api/v1/contribuciones' },
     request: (args) => ({ method: 'POST', url: '/api/v1/contribuciones', payload: args }),
     summary: contribucionesSummary,
+  },
+  {
+    name: 'regla_origen',
+    title: 'Reglas de origen de una fracción',
+    description:
+      'Las reglas de origen específicas que una mercancía de la fracción debe cumplir para la preferencia de cada tratado vigente cuyas reglas están ' +
+      'cargadas (TIPAT, Reino Unido…): el texto publicado, su estructura (alternativas de requisitos: cambio de clasificación, contenido regional, ' +
+      'valor máximo de materiales no originarios, totalmente obtenido, otros) y una lectura en español del proyecto; `sin_reglas` nombra los tratados ' +
+      'vigentes sin reglas cargadas. `acuerdo`, `pais` y `fecha` lo acotan. Es lo mismo que GET /api/v1/reglas-origen/{fraccion}.',
+    fields: { from: 'parameters', path: '/api/v1/reglas-origen/{fraccion}', names: ['fraccion', 'acuerdo', 'pais', 'fecha', 'as_of'] },
+    request: (args) => getWith('/api/v1/reglas-origen/{fraccion}', args),
+    summary: reglaOrigenSummary,
+  },
+  {
+    name: 'evaluar_origen',
+    title: 'Evaluar el origen de una mercancía',
+    description:
+      'Evalúa si una lista de materiales (fracción, originario o no, valor) y los valores de la mercancía cumplen la regla de origen de la fracción ' +
+      'en un tratado: por regla, alternativa y requisito, cumple / no_cumple / no_determinable con el motivo, los materiales que fallan y los ' +
+      'porcentajes exactos; nombra lo que falta para decidir. Es una estimación: no aplica de minimis, acumulación, tolerancias ni transporte directo, ' +
+      'ni sustituye al certificado de origen. Es lo mismo que POST /api/v1/reglas-origen/evaluar.',
+    fields: { from: 'body', path: '/api/v1/reglas-origen/evaluar' },
+    request: (args) => ({ method: 'POST', url: '/api/v1/reglas-origen/evaluar', payload: args }),
+    summary: evaluarOrigenSummary,
   },
   {
     name: 'cambios_tarifa',

@@ -317,7 +317,7 @@ async function relay(response: Response, reply: FastifyReply): Promise<FastifyRe
 
 const mcpRouteSchema = {
   operationId: 'mcp',
-  summary: 'MCP (Model Context Protocol) over Streamable HTTP, stateless: the six tools and the fraction resource for assistants',
+  summary: 'MCP (Model Context Protocol) over Streamable HTTP, stateless: the eight tools and the fraction resource for assistants',
   description:
     'A JSON-RPC message (or batch) of the Model Context Protocol: initialize, tools/list, tools/call, resources/templates/list, resources/read. ' +
     'The client must accept application/json and text/event-stream; answers are JSON. No session is needed. Each tool answers exactly what its ' +

@@ -24,7 +24,7 @@ import { RequestValidationError, notFound } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { parseParams } from './params.js';
 import type { OpenRoute, ProtectedGet } from './route-kinds.js';
-import { asOfOf } from './route-kinds.js';
+import { asOfIfValid } from './route-kinds.js';
 import { checked } from './typed.js';
 
 const FRACCION_PATTERN = '^[0-9]{8}([0-9]{2})?$';
@@ -120,7 +120,7 @@ export function reglasOrigenRoute(ctx: ReglasOrigenContext): ProtectedGet<Parame
     parse: (request) => {
       const p = parseParams(PARAMS, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
       const digits = fraccionDe(p.fraccion ?? '', ['path', 'fraccion']);
-      const asOf = asOfOf(request.query as Record<string, unknown>);
+      const asOf = asOfIfValid(request.query as Record<string, unknown>);
       const fecha = p.fecha ?? asOf ?? ctx.datasets.today();
       if (p.pais !== undefined && !paisValido(p.pais, tables))
         throw invalid(['query', 'pais'], 'Unknown country: an ISO 3166 alpha-3 key of Anexo 22 apéndice 4', p.pais);
@@ -154,7 +154,11 @@ export interface EvaluarContext {
 /** The evaluation of a bill of materials, as the MCP tool and the route answer it. */
 export async function evaluarOrigen(datasets: Datasets, tables: Tables, raw: unknown): Promise<{ answer: EvaluarOrigen; version: string | undefined }> {
   const b = body.parse(raw);
-  const digits = fraccionDe(b.fraccion, ['body', 'fraccion']);
+  let digits = fraccionDe(b.fraccion, ['body', 'fraccion']);
+  if (b.nico !== undefined && b.nico !== null) {
+    if (digits.length === 10 && digits.slice(8) !== b.nico) throw invalid(['body', 'nico'], 'The NICO disagrees with the one inside fraccion', b.nico);
+    digits = `${digits.slice(0, 8)}${b.nico}`;
+  }
   const materiales = b.materiales.map((m, i) => {
     const codigo = m.fraccion.replace(/[.\s-]/g, '');
     if (!/^\d{2,10}$/.test(codigo)) {

@@ -154,6 +154,15 @@ export const asOfOf = (query: Readonly<Record<string, unknown>>): string | undef
 
 const parseAsOf = (request: FastifyRequest): string | undefined => asOfOf(request.query as Record<string, unknown>);
 
+/** The `as_of` a query names when it is a date, for a route's own parsing; a bad one is left to versionInForce's one 422. */
+export function asOfIfValid(query: Readonly<Record<string, unknown>>): string | undefined {
+  try {
+    return asOfOf(query);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The version a business request is answered from, named in `X-Dataset-Version`. `parse` is the
  * route's own parsing: a bad `as_of` joins its 422, after the route's parameters, as FastAPI orders them.

@@ -73,7 +73,10 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/api/v1/auth/me', meRoute(services.protect));
 
   // Everything about one fraction; which fraction it is.
-  protectedAt('/api/v1/ficha/:fraccion', fichaRoute(registry));
+  protectedAt(
+    '/api/v1/ficha/:fraccion',
+    fichaRoute(registry, () => services.datasets.today()),
+  );
   protectedAt('/api/v1/buscar', buscarRoute());
   protectedAt('/api/v1/buscar/sugerencias', sugerenciasRoute());
   // The tariff's tree, one level per call ("Explorar la tarifa").

@@ -215,7 +215,10 @@ export function evaluar(indice: IndiceReglas, acuerdo: string, hechos: Hechos, e
   let resultado: Resultado;
   if (reglas.length === 0) {
     resultado = 'no_determinable';
-    advertencias.push(`Las reglas de origen cargadas de ${acuerdo} no tienen regla para esta fracción.`);
+    const loaded = indice.acuerdos.some((a) => a.acuerdo === acuerdo);
+    advertencias.push(
+      loaded ? `Las reglas de origen cargadas de ${acuerdo} no tienen regla para esta fracción.` : `${SIN_REGLAS_CARGADAS.replace('este acuerdo', acuerdo)}`,
+    );
   } else if (unitResults.includes('no_cumple')) resultado = 'no_cumple';
   else resultado = unitResults.every((r) => r === 'cumple') ? 'cumple' : 'no_determinable';
   const faltan = [...new Set(reglas.flatMap((r) => r.alternativas.flatMap((a) => a.requisitos.flatMap((q) => q.falta))))];

@@ -343,7 +343,7 @@ function leerSinCambio(text: string): { mercancias: string | null; alternativas:
 
 // The working or processing rules ("Manufacture in which …", "Manufactura en la cual …").
 
-const EXWORKS = String.raw`(?:the )?(?:value of the )?ex-works price of the product`;
+const EXWORKS = String.raw`(?:the )?(?:value of the )?ex-works (?:price )?of the product`;
 const FRANCO = String.raw`(?:el )?precio franco f[aá]brica del producto`;
 
 /**
@@ -376,6 +376,12 @@ function leerManufactura(clause: string, ctx: Contexto): Requisito | undefined {
     );
   if (m) return { tipo: CAMBIO_OF_LENGTH[levelOf(m[1]!)!]!, excepto: [], desde: null };
   if (/^from materials of any heading,? except that of the product$/i.test(text)) return { tipo: 'cambio_partida', excepto: [], desde: null };
+  // "… a heading other than that of the product, except for materials of heading 8501": those may not come from outside.
+  m = /^all the materials used are classified (?:with)?in a heading other than that of the product,? except for (?:materials (?:of|from) )?(.+)$/i.exec(text);
+  if (m) {
+    const codes = leerCodigos(m[1]!);
+    return codes ? { tipo: 'cambio_partida', excepto: codes, desde: null } : undefined;
+  }
   // "classified within a heading other than heading 2207 or heading 2208", for goods of one of them: a change of heading, the others excepted.
   m = /^(?:all the materials used are classified (?:with)?in a heading other than|from materials not classified (?:with)?in) (.+)$/i.exec(text);
   if (m) {
@@ -425,7 +431,7 @@ function leerManufactura(clause: string, ctx: Contexto): Requisito | undefined {
     const codes = leerCodigos(m[1]!);
     return codes ? { tipo: 'totalmente_obtenido', materiales: codes } : undefined;
   }
-  if (/^(?:from )?materials of any heading(?:,? including other materials of heading \d{4})?$/i.test(text)) return { tipo: 'sin_cambio' };
+  if (/^(?:from )?materials (?:of|on) any heading(?:,? including other materials of heading \d{4})?$/i.test(text)) return { tipo: 'sin_cambio' };
   if (/^a partir de materiales de cualquier partida$/i.test(text)) return { tipo: 'sin_cambio' };
   return undefined;
 }
@@ -437,7 +443,7 @@ const SAME_HEADING_TOLERANCE = new RegExp(
 );
 
 function leerProceso(text: string, ctx: Contexto): Requisito[] | undefined {
-  const lead = /^(?:Manufacture|Other operations|Manufactura|Otras operaciones)(?: in which| en la cual| en la que)?:?\s*(.*)$/i.exec(text);
+  const lead = /^(?:Manufacture|Manufacturing|Other operations|Manufactura|Otras operaciones)(?: in which| en la cual| en la que)?:?\s*(.*)$/i.exec(text);
   if (!lead) {
     const one = /^All the animals of/i.test(text) ? leerManufactura(text.replace(/\.$/, ''), ctx) : undefined;
     return one ? [one] : undefined;
@@ -452,6 +458,17 @@ function leerProceso(text: string, ctx: Contexto): Requisito[] | undefined {
     if (first?.tipo === 'cambio_partida' && first.excepto.length === 0 && first.desde === null && tolerance) {
       return [{ tipo: 'valor_max_no_originarios', maximo: percent(tolerance[1]!), base: 'precio_franco_fabrica', materiales: [ownHeading(ctx)] }];
     }
+    // A "however" that only adds a limit ("… may not exceed 20 %") or an exclusion ("waste and scrap of heading 7204 may not be used") tightens what was read.
+    const limit = new RegExp(String.raw`^However, the value of all the materials of (.+?) used may not exceed ${PCT} of ${EXWORKS}\.?$`, 'i').exec(
+      sentences[1]!,
+    );
+    const limitCodes = limit ? leerCodigos(limit[1]!) : undefined;
+    if (first?.tipo === 'sin_cambio' && limit && limitCodes) {
+      return [first, { tipo: 'valor_max_no_originarios', maximo: percent(limit[2]!), base: 'precio_franco_fabrica', materiales: limitCodes }];
+    }
+    const excluded = /^However, waste and scrap of (heading \d{4}) may not be used\.?$/i.exec(sentences[1]!);
+    const excludedCodes = excluded ? leerCodigos(excluded[1]!) : undefined;
+    if (first?.tipo === 'cambio_partida' && first.desde === null && excludedCodes) return [{ ...first, excepto: [...first.excepto, ...excludedCodes] }];
     return undefined;
   }
   const items = body.startsWith('-') ? body.split(/(?:^|\s)-\s+/).filter((s) => s.trim() !== '') : [body];

@@ -117,12 +117,13 @@ export const MaterialBody = Type.Object(
     valor: Type.String({ pattern: DECIMAL_PATTERNS.money, description: 'Its value (decimal string, 2 decimals at most)' }),
     descripcion: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { description: 'What it is, for the person reading the answer' })),
   },
-  { additionalProperties: false },
+  { description: 'One material of the bill (other fields are ignored, as contribuciones ignores them)' },
 );
 
 export const EvaluarBody = Type.Object(
   {
     fraccion: Type.String({ minLength: 1, maxLength: 20, description: 'The good’s fraction: 8 digits, or 10 with its NICO, any typed form' }),
+    nico: Type.Optional(Type.Union([Type.String({ pattern: '^[0-9]{2}$' }), Type.Null()], { description: 'The NICO, when not given inside `fraccion`' })),
     acuerdo: Type.String({ minLength: 1, maxLength: 200, description: 'The agreement (as acuerdos.csv names it: TIPAT, T-MEC…)' }),
     fecha: Type.Optional(
       Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The date: the dataset version in force then; today when not given' }),
@@ -130,14 +131,11 @@ export const EvaluarBody = Type.Object(
     valores: Type.Optional(
       Type.Union(
         [
-          Type.Object(
-            {
-              valor_transaccion: money('Transaction value of the good (VT)'),
-              precio_franco_fabrica: money('Ex-works price of the good'),
-              costo_neto: money('Net cost of the good (CN)'),
-            },
-            { additionalProperties: false },
-          ),
+          Type.Object({
+            valor_transaccion: money('Transaction value of the good (VT)'),
+            precio_franco_fabrica: money('Ex-works price of the good'),
+            costo_neto: money('Net cost of the good (CN)'),
+          }),
           Type.Null(),
         ],
         { description: 'The good’s values, each optional: what a formula needs and is not given is named' },
@@ -151,7 +149,7 @@ export const EvaluarBody = Type.Object(
     ),
     materiales: Type.Array(MaterialBody, { maxItems: MAX_MATERIALES, description: `The bill of materials, at most ${MAX_MATERIALES}` }),
   },
-  { $id: 'EvaluarOrigenRequest', title: 'EvaluarOrigenRequest', additionalProperties: false },
+  { $id: 'EvaluarOrigenRequest', title: 'EvaluarOrigenRequest' },
 );
 export type EvaluarBody = Static<typeof EvaluarBody>;
 

@@ -254,6 +254,34 @@ describe('working or processing rules (the UK list, English)', () => {
     assert.equal(read('Manufacture from materials of heading 4104.', null)[0]![0]!.tipo, 'otro');
   });
 
+  test('a change of heading "except for materials of …", a "however" that adds a limit or an exclusion', () => {
+    assert.deepEqual(
+      read(
+        'Manufacture in which all the materials used are classified within a heading other than that of the product, except for materials of chapter 73 and heading 4814.',
+        '8418',
+      ),
+      [[cth(['73', '4814'])]] as Requisito[][],
+    );
+    assert.deepEqual(
+      read(
+        'Manufacture from materials of any heading. However, the value of all the materials of heading 4403 and heading 4407 used may not exceed 20% of the ex-works price of the product.',
+        '4418',
+      ),
+      [[{ tipo: 'sin_cambio' }, { tipo: 'valor_max_no_originarios', maximo: '20', base: 'precio_franco_fabrica', materiales: ['4403', '4407'] }]],
+    );
+    assert.deepEqual(
+      read(
+        'Manufacture in which all the materials used are classified within a heading other than that of the product. However, waste and scrap of heading 7602 may not be used.',
+        '7601',
+      ),
+      [[cth(['7602'])]] as Requisito[][],
+    );
+    // A "however" that loosens with words the parser does not know: the whole entry is otro.
+    const loose =
+      'Manufacture in which all the materials used are classified within a heading other than that of the product. However, mustard flour or meal or prepared mustard may be used.';
+    assert.deepEqual(read(loose, '2103'), [[{ tipo: 'otro', texto: loose }]]);
+  });
+
   test('processes and production from named materials stay otro with their text', () => {
     for (const text of [
       'Manufacture from yarn. See introductory note 6.',
@@ -318,5 +346,6 @@ describe('coverage of the shipped files (docs/reglas-origen.md)', () => {
     return c.leidas / c.entradas;
   };
   test('tipat.json: at least 93 % of the entries read without otro', () => assert.ok(share('tipat.json') >= 0.93, String(share('tipat.json'))));
-  test('reino-unido.json: at least the share the documentation reports', () => assert.ok(share('reino-unido.json') >= 0.64, String(share('reino-unido.json'))));
+  test('reino-unido.json: at least the share the documentation reports', () =>
+    assert.ok(share('reino-unido.json') >= 0.665, String(share('reino-unido.json'))));
 });
