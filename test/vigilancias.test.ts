@@ -427,7 +427,7 @@ describe('the sender', () => {
       await sender.close();
       await work.close();
     });
-    const made = await vigilancias.create(TEST_USER, { nombre: 'x', fracciones: ['01'], conjuntos: [], url: hook.url }, 10);
+    const made = await vigilancias.create(TEST_USER, TEST_USER, { nombre: 'x', fracciones: ['01'], conjuntos: [], url: hook.url }, 10);
     assert.ok('vigilancia' in made);
     sender.start();
     const queued = await vigilancias.test(TEST_USER, made.vigilancia.id);

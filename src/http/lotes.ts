@@ -172,7 +172,8 @@ function state(lote: Lote): Record<string, unknown> {
 const json = (reply: FastifyReply, status: number, body: string): FastifyReply =>
   reply.code(status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body);
 
-const username = (request: FastifyRequest): string => request.user!.username;
+/** Whose batches a request reads and writes: the user's account, never the bare username (src/store/accounts.ts). */
+const account = (request: FastifyRequest): string => request.user!.account;
 
 const fileError = (error: FileError): RequestValidationError =>
   new RequestValidationError([
@@ -257,7 +258,7 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
       },
       handler: async (request, reply) => {
         const { skip, limit } = parseQuery(listQuery, request.query);
-        const { items, total } = await ctx.tables.list(username(request), skip, limit);
+        const { items, total } = await ctx.tables.list(account(request), skip, limit);
         return json(reply, 200, JSON.stringify({ items: items.map(state), total, skip, limit }));
       },
     },
@@ -292,7 +293,7 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
       },
       handler: async (request, reply) => {
         const { id } = request.params as { id: string };
-        if (!(await ctx.tables.cancelOrRemove(id, username(request), ctx.now().toISOString()))) throw notFound('Lote not found');
+        if (!(await ctx.tables.cancelOrRemove(id, account(request), ctx.now().toISOString()))) throw notFound('Lote not found');
         return reply.code(204).send();
       },
     },
@@ -339,7 +340,7 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
 
 async function owned(ctx: LotesContext, request: FastifyRequest): Promise<Lote> {
   const { id } = request.params as { id: string };
-  const lote = await ctx.tables.get(id, username(request));
+  const lote = await ctx.tables.get(id, account(request));
   if (lote === undefined) throw notFound('Lote not found');
   return lote;
 }
@@ -353,7 +354,8 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
   const creado = ctx.now().toISOString();
   const lote = {
     id: randomUUID(),
-    usuario: username(request),
+    usuario: request.user!.username,
+    cuenta: account(request),
     nombre: query.nombre ?? creado,
     fecha,
     pais_origen: query.pais_origen?.toUpperCase() ?? null,

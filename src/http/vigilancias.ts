@@ -247,7 +247,8 @@ async function readInput(raw: unknown, service: VigilanciasService): Promise<Vig
   return { nombre: parsed.nombre, fracciones: digits, conjuntos: RECORD_SET_PATHS.filter((p) => conjuntos.includes(p)), url: parsed.webhook.url };
 }
 
-const userOf = (request: FastifyRequest): string => request.user!.username;
+/** Whose watch lists a request reads and writes: the user's account, never the bare username (src/store/accounts.ts). */
+const userOf = (request: FastifyRequest): string => request.user!.account;
 const idOf = (request: FastifyRequest, name = 'id'): string => (request.params as Record<string, string>)[name] ?? '';
 const NOT_FOUND = 'Watch list not found';
 const paging = (request: FastifyRequest): { skip: number; limit: number } => {
@@ -304,7 +305,7 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     body: true,
     handler: async (request, reply) => {
       const input = await readInput(request.body, service);
-      const made = await lists.create(userOf(request), input, service.perUser);
+      const made = await lists.create(request.user!.username, userOf(request), input, service.perUser);
       if ('limit' in made) {
         throw new RequestValidationError([
           { type: 'value_error', loc: ['body'], msg: `Value error, at most ${made.limit} watch lists per user (VIGILANCIAS_POR_USUARIO)`, input: request.body },

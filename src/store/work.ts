@@ -25,6 +25,12 @@ export interface WorkTypes {
   readonly bigint: string;
   readonly boolean: string;
   readonly text: string;
+  /**
+   * `ALTER TABLE t ${addColumn} c …` adds a column a working store made by an older version lacks:
+   * PostgreSQL's `IF NOT EXISTS`; on SQLite, which has no such clause, `ensure` skips the statement
+   * when the column is there.
+   */
+  readonly addColumn: string;
 }
 
 /** Statements inside a transaction, or outside one. */
@@ -61,7 +67,7 @@ export function openWorkDb(config: Config): WorkDb {
 // ---------------------------------------------------------------------------------------------
 // SQLite
 
-const SQLITE_TYPES: WorkTypes = { serial: 'INTEGER PRIMARY KEY AUTOINCREMENT', bigint: 'INTEGER', boolean: 'INTEGER', text: 'TEXT' };
+const SQLITE_TYPES: WorkTypes = { serial: 'INTEGER PRIMARY KEY AUTOINCREMENT', bigint: 'INTEGER', boolean: 'INTEGER', text: 'TEXT', addColumn: 'ADD COLUMN' };
 
 const WORK_CACHE_KIB = 4096;
 
@@ -152,11 +158,19 @@ class SqliteWorkDb implements WorkDb {
     if (this.ensured.has(ddl)) return Promise.resolve();
     return this.queued(() => {
       this.db.transaction(() => {
-        for (const statement of ddl) this.db.exec(statement);
+        for (const statement of ddl) if (!this.hasColumnAdded(statement)) this.db.exec(statement);
       })();
       this.ensured.add(ddl);
       return Promise.resolve();
     });
+  }
+
+  /** Whether `statement` adds a column (`ALTER TABLE t ADD COLUMN c …`) that the table already has. */
+  private hasColumnAdded(statement: string): boolean {
+    const adds = /^\s*ALTER\s+TABLE\s+"?(\w+)"?\s+ADD\s+COLUMN\s+"?(\w+)"?/i.exec(statement);
+    if (adds === null) return false;
+    const columns = this.db.prepare(`SELECT name FROM pragma_table_info(?)`).all(adds[1]) as { name: string }[];
+    return columns.some((c) => c.name === adds[2]);
   }
 
   close(): Promise<void> {
@@ -170,7 +184,13 @@ class SqliteWorkDb implements WorkDb {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
 
-const POSTGRES_TYPES: WorkTypes = { serial: 'BIGSERIAL PRIMARY KEY', bigint: 'BIGINT', boolean: 'BOOLEAN', text: 'TEXT' };
+const POSTGRES_TYPES: WorkTypes = {
+  serial: 'BIGSERIAL PRIMARY KEY',
+  bigint: 'BIGINT',
+  boolean: 'BOOLEAN',
+  text: 'TEXT',
+  addColumn: 'ADD COLUMN IF NOT EXISTS',
+};
 
 /** Advisory lock key under which the working tables are created, so that copies starting together do not race. */
 const WORK_SCHEMA_LOCK = 0x7461726968;

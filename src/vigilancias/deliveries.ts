@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
+import { accountOpen } from '../store/accounts.js';
 import type { WorkDb, WorkStatements } from '../store/work.js';
 import type { Outcome, WebhookPolicy } from './outbound.js';
 import { hostOf, post } from './outbound.js';
@@ -23,9 +24,13 @@ const TICK_MS = 250;
 const RECORD_WAIT_MS = 100;
 const RECORD_WAIT_MAX_MS = 2_000;
 
-/** Deliveries due now (placeholders 1 and 2: now), whose lease, if any, ran out. */
+/**
+ * Deliveries due now (placeholders 1 and 2: now), whose lease, if any, ran out, of a watch list whose
+ * account is open: a disabled user's wait (pending) until the user is enabled; a removed user's are deleted with it.
+ */
 const due = (db: WorkStatements): string =>
-  `"estado" = 'pendiente' AND "siguiente_intento" <= ${db.dialect.placeholder(1)} AND ("tomada_hasta" IS NULL OR "tomada_hasta" < ${db.dialect.placeholder(2)})`;
+  `"estado" = 'pendiente' AND "siguiente_intento" <= ${db.dialect.placeholder(1)} AND ("tomada_hasta" IS NULL OR "tomada_hasta" < ${db.dialect.placeholder(2)})` +
+  ` AND EXISTS (SELECT 1 FROM "vigilancias" AS "vd" WHERE "vd"."id" = "vigilancias_entregas"."vigilancia" AND "vd"."cuenta" IS NOT NULL AND ${accountOpen('"vd"."cuenta"')})`;
 
 export type Resultado = 'entregada' | 'reintento' | 'fallida' | 'desactivada';
 
