@@ -198,6 +198,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     cache,
     observability,
     vigilancias,
+    rateLimit: protection.rateLimit,
     lotes: {
       tables: lotes.tables,
       worker: options.lotesWorker === false ? undefined : lotes.worker,
