@@ -12,6 +12,7 @@ import type { CellValue, Row } from 'exceljs';
 import type { Column, RawLine } from './columns.js';
 import { knownColumn } from './columns.js';
 import { loadExcelJS } from './excel.js';
+import { XLSX_UNREADABLE, csvProblem } from './refusals.js';
 
 export const MAX_LINES = 100_000;
 export const MAX_BYTES = 20 * 1024 * 1024;
@@ -238,8 +239,7 @@ async function readCsv(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Promis
   } catch (error) {
     parser.destroy();
     if (!chunks.fromParser(error)) throw error;
-    const csv = error as { message?: string; lines?: number };
-    throw new FileError(`the file cannot be read as CSV (${String(csv.message ?? error)})`, csv.lines);
+    throw new FileError(csvProblem(error), (error as { lines?: number }).lines);
   }
   if (header === undefined) throw new FileError('the file has no header');
   return { lines: chunks.count, extraColumns: header.extraColumns };
@@ -291,7 +291,7 @@ async function readXlsx(body: Buffer, chunks: Chunks): Promise<ReadFile> {
     await chunks.flush();
   } catch (error) {
     if (!chunks.fromParser(error)) throw error;
-    throw new FileError(`the file cannot be read as XLSX (${error instanceof Error ? error.message : String(error)})`);
+    throw new FileError(XLSX_UNREADABLE);
   }
   if (header === undefined) throw new FileError('the file has no header (its first sheet is empty)');
   return { lines: chunks.count, extraColumns: header.extraColumns };
