@@ -13,6 +13,7 @@ import { recordSets } from '../record-sets/index.js';
 import type { Entrega, Vigilancia, VigilanciaInput } from '../vigilancias/vigilancias.js';
 import { isoSeconds } from '../vigilancias/vigilancias.js';
 import type { VigilanciasService } from '../vigilancias/service.js';
+import { droppedZeros } from '../vigilancias/advertencias.js';
 import { refuseUrl } from '../vigilancias/outbound.js';
 import { CAMBIOS_IN_EVENT } from '../vigilancias/events.js';
 import type { ValidationDetail } from './errors.js';
@@ -75,6 +76,20 @@ export const VigilanciaSchema = Type.Object(
     creada: dateTime(),
     actualizada: dateTime(),
     secreto: Type.Optional(Type.String({ description: 'Only when made or rotated: whsec_ + base64 of 24 random bytes, the key of the webhook signatures' })),
+    advertencias: Type.Optional(
+      Type.Array(
+        Type.Object({
+          tipo: Type.Unsafe<'cero_inicial'>({ type: 'string', enum: ['cero_inicial'] }),
+          fraccion: Type.String(),
+          sugerencia: Type.String(),
+          msg: Type.String(),
+        }),
+        {
+          description:
+            'Only when made or replaced, and only when there is one: a code of 3, 5, 7 or 9 digits (cero_inicial), which is what a spreadsheet leaves of a code whose leading zero it dropped (101.21.01 for 0101.21.01); the code is kept as sent, as the prefix it is',
+        },
+      ),
+    ),
   },
   { $id: 'Vigilancia', title: 'Vigilancia' },
 );
@@ -167,6 +182,12 @@ export const WEBHOOKS: Record<string, unknown> = {
 };
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoSeconds(ms));
+
+/** A watch list just saved, with what in it looks like a mistake (src/vigilancias/advertencias.ts). */
+function withWarnings(json: VigilanciaJson): VigilanciaJson {
+  const advertencias = droppedZeros(json.fracciones);
+  return advertencias.length === 0 ? json : { ...json, advertencias };
+}
 
 function vigilanciaJson(v: Vigilancia, withSecret: boolean): VigilanciaJson {
   return {
@@ -312,7 +333,7 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
         ]);
       }
       void reply.code(201).header('location', `${base}/${made.vigilancia.id}`);
-      return vigilanciaJson(made.vigilancia, true);
+      return withWarnings(vigilanciaJson(made.vigilancia, true));
     },
   });
   add(base, {
@@ -354,7 +375,7 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     handler: async (request) => {
       found(await lists.get(userOf(request), idOf(request)));
       const input = await readInput(request.body, service);
-      return vigilanciaJson(found(await lists.replace(userOf(request), idOf(request), input)), false);
+      return withWarnings(vigilanciaJson(found(await lists.replace(userOf(request), idOf(request), input)), false));
     },
   });
   add(one, {
