@@ -6,6 +6,7 @@
  * deliveries taken leaves them to whoever finds their lease run out.
  */
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { accountOpen } from '../store/accounts.js';
@@ -56,7 +57,8 @@ interface Taken {
 }
 
 export class Sender {
-  private readonly me = randomUUID();
+  /** Who holds a lease: this host and process (so that a process of the same host can tell a dead holder), and a nonce. */
+  private readonly me = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly inFlight = new Map<string, number>();
   private running = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -73,7 +75,38 @@ export class Sender {
 
   start(): void {
     this.timer = setInterval(() => this.wake(), TICK_MS).unref();
-    this.wake();
+    // On SQLite every process using the working file runs on this host: the leases of those killed
+    // (kill -9 in the middle of an attempt) are taken back now rather than when they run out.
+    const reclaimed =
+      this.db.kind === 'sqlite'
+        ? this.reclaimDead().catch((error: unknown) => this.options.log.error({ err: error }, 'dead leases could not be taken back'))
+        : Promise.resolve();
+    void reclaimed.then(() => this.wake());
+  }
+
+  /**
+   * Ends the leases held by processes of this host that no longer run, so that their deliveries are
+   * attempted at once (an attempt that had reached the receiver is sent again: delivery is at least
+   * once). A process is gone when signalling it says there is no such process; a holder on another
+   * host is never judged. How many deliveries were taken back.
+   */
+  async reclaimDead(now = Date.now()): Promise<number> {
+    const p = (i: number): string => this.db.dialect.placeholder(i);
+    const holders = await this.db.all<{ tomada_por: string }>(
+      `SELECT DISTINCT "tomada_por" FROM "vigilancias_entregas" WHERE "estado" = 'pendiente' AND "tomada_hasta" >= ${p(1)}`,
+      [now],
+    );
+    let reclaimed = 0;
+    for (const { tomada_por: holder } of holders) {
+      const [host, pid] = holder.split(':');
+      if (host !== hostname() || Number(pid) === process.pid || !/^[0-9]+$/.test(pid ?? '') || running(Number(pid))) continue;
+      reclaimed += await this.db.run(
+        `UPDATE "vigilancias_entregas" SET "tomada_por" = NULL, "tomada_hasta" = NULL WHERE "tomada_por" = ${p(1)} AND "estado" = 'pendiente'`,
+        [holder],
+      );
+    }
+    if (reclaimed > 0) this.options.log.info({ reclaimed }, 'deliveries held by a process that died taken back');
+    return reclaimed;
   }
 
   /** Looks for due deliveries now (after one is queued, or an attempt ends). */
@@ -241,5 +274,15 @@ export class Sender {
     clearInterval(this.timer);
     await this.taking;
     await Promise.allSettled([...this.attempts]);
+  }
+}
+
+/** Whether a process of this host runs (EPERM: it does, as another user's). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
