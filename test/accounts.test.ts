@@ -66,11 +66,18 @@ for (const kind of await storeKinds()) {
       });
       assert.equal(lista.status, 201);
 
+      const oldToken = await tokenFor(base, 'ana', TEST_PASSWORD);
+      // Tokens carry the second they were issued: one issued in the second the new ana is created would still pass.
+      await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5));
       const removed = await users(env, 'remove', 'ana');
       assert.equal(removed.code, 0, removed.stderr);
       assert.equal(removed.stdout.trim(), 'removed user ana (1 batch and 1 watch list deleted)');
       await addUser(testConfig(env), 'ana', TEST_PASSWORD);
       const again = await clientOf(base, 'ana');
+      // A token the first ana was given admits no one: not the new ana either.
+      const stale = await fetch(`${base}/api/v1/lotes`, { headers: { authorization: `Bearer ${oldToken}` } });
+      assert.equal(stale.status, 401);
+      assert.deepEqual(await stale.json(), { detail: 'Could not validate credentials' });
       assert.deepEqual((await again.call('GET', '/api/v1/lotes')).body, { items: [], total: 0, skip: 0, limit: 100 });
       assert.equal((await again.call('GET', `/api/v1/lotes/${lote.body.id}`)).status, 404);
       assert.equal((await again.call('GET', '/api/v1/vigilancias')).body['total'], 0);
