@@ -7,6 +7,7 @@
 import type { LegacyOwner } from '../store/accounts.js';
 import { accountOf, accountOpen, accountsDdl, closeAccount, closedFor } from '../store/accounts.js';
 import type { WorkDb, WorkStatements } from '../store/work.js';
+import { deadHolder } from '../store/work.js';
 import type { RawLine } from './columns.js';
 
 export const ESTADOS = ['en_cola', 'procesando', 'terminado', 'cancelado', 'fallido'] as const;
@@ -233,6 +234,26 @@ export class LotesTables {
       ]);
       return { ...taken, estado: 'procesando', iniciado: taken.iniciado ?? now };
     });
+  }
+
+  /**
+   * Ends the leases on batches held by processes of this host that no longer run (deadHolder), so that a
+   * batch whose process was killed goes on at once, from its last committed slice. For SQLite, where
+   * every process of the working file runs on one host. How many batches were taken back.
+   */
+  async reclaimDead(nowMs: number): Promise<number> {
+    await this.ready();
+    const p = (i: number): string => this.p(i);
+    const holders = await this.db.all<{ dueno: string }>(
+      `SELECT DISTINCT dueno FROM lotes WHERE estado = 'procesando' AND dueno IS NOT NULL AND lease_hasta >= ${p(1)}`,
+      [nowMs],
+    );
+    let reclaimed = 0;
+    for (const { dueno } of holders) {
+      if (!deadHolder(dueno)) continue;
+      reclaimed += await this.db.run(`UPDATE lotes SET dueno = NULL, lease_hasta = NULL WHERE dueno = ${p(1)} AND estado = 'procesando'`, [dueno]);
+    }
+    return reclaimed;
   }
 
   /** Fixes the version that answers the batch (once: when it is first taken). */

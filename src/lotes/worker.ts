@@ -9,11 +9,10 @@
  * latency while a batch runs.
  */
 import { setImmediate } from 'node:timers/promises';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { VersionInForce } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
+import { leaseHolder } from '../store/work.js';
 import type { LoteParameters, Resultado } from './answer.js';
 import type { RawLine } from './columns.js';
 import type { LegacyOwner } from '../store/accounts.js';
@@ -53,7 +52,7 @@ export interface WorkerOptions {
 }
 
 export class LotesWorker {
-  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly owner = leaseHolder();
   private stopped = true;
   private running: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
@@ -96,6 +95,7 @@ export class LotesWorker {
   }
 
   private async loop(): Promise<void> {
+    await this.reclaimDead();
     while (!this.stopped) {
       let batch: Lote | undefined;
       try {
@@ -105,6 +105,18 @@ export class LotesWorker {
         this.options.log.error({ err: error, lote: batch?.id }, 'batch work failed; retried after its lease');
       }
       if (batch === undefined && !this.stopped) await this.pause();
+    }
+  }
+
+  /** On SQLite, batches of this host's processes that were killed are taken back before the first take. */
+  private async reclaimDead(): Promise<void> {
+    const { tables, log } = this.options;
+    if (tables.db.kind !== 'sqlite') return;
+    try {
+      const reclaimed = await tables.reclaimDead(this.now().getTime());
+      if (reclaimed > 0) log.info({ reclaimed }, 'batches held by a process that died taken back');
+    } catch (error) {
+      log.error({ err: error }, 'batches held by a process that died could not be taken back; their leases run out');
     }
   }
 

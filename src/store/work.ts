@@ -7,7 +7,9 @@
  * statement (`lockRows`: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so several copies never take the same
  * row), as docs/adr/0010-work-store.md says.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Pool, PoolClient } from 'pg';
@@ -53,6 +55,28 @@ export interface WorkDb extends WorkStatements {
   /** Creates what is missing (idempotent DDL: `CREATE … IF NOT EXISTS`), once per statement list. */
   ensure(ddl: readonly string[]): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The name a process takes leases under: its host, its process id and a nonce. On SQLite every process
+ * using the working file runs on one host, so a process starting can tell (deadHolder) that a lease is
+ * held by one that was killed, and take the work back at once instead of when the lease runs out.
+ */
+export function leaseHolder(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
+/** Whether `holder` (leaseHolder) names another process of this host that no longer runs. */
+export function deadHolder(holder: string): boolean {
+  const [host, pid] = holder.split(':');
+  if (host !== hostname() || !/^[0-9]+$/.test(pid ?? '') || Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 /** Where the SQLite working file of the main file is. */

@@ -5,12 +5,11 @@
  * 10 s, so that a slow or dead receiver holds back only its own deliveries. A process killed with
  * deliveries taken leaves them to whoever finds their lease run out.
  */
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { accountOpen } from '../store/accounts.js';
 import type { WorkDb, WorkStatements } from '../store/work.js';
+import { deadHolder, leaseHolder } from '../store/work.js';
 import type { Outcome, WebhookPolicy } from './outbound.js';
 import { hostOf, post } from './outbound.js';
 import { webhookHeaders } from './signature.js';
@@ -58,7 +57,7 @@ interface Taken {
 
 export class Sender {
   /** Who holds a lease: this host and process (so that a process of the same host can tell a dead holder), and a nonce. */
-  private readonly me = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly me = leaseHolder();
   private readonly inFlight = new Map<string, number>();
   private running = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -98,8 +97,7 @@ export class Sender {
     );
     let reclaimed = 0;
     for (const { tomada_por: holder } of holders) {
-      const [host, pid] = holder.split(':');
-      if (host !== hostname() || Number(pid) === process.pid || !/^[0-9]+$/.test(pid ?? '') || running(Number(pid))) continue;
+      if (!deadHolder(holder)) continue;
       reclaimed += await this.db.run(
         `UPDATE "vigilancias_entregas" SET "tomada_por" = NULL, "tomada_hasta" = NULL WHERE "tomada_por" = ${p(1)} AND "estado" = 'pendiente'`,
         [holder],
@@ -274,15 +272,5 @@ export class Sender {
     clearInterval(this.timer);
     await this.taking;
     await Promise.allSettled([...this.attempts]);
-  }
-}
-
-/** Whether a process of this host runs (EPERM: it does, as another user's). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
