@@ -87,6 +87,7 @@ function lotesParts(
   datasets: Datasets,
   log: FastifyBaseLogger,
   options: AppOptions,
+  owners: () => Store,
 ): { tables: LotesTables; worker: LotesWorker; close: () => Promise<void> } {
   const tables = new LotesTables(openWorkDb(config));
   let check: CheckSlice;
@@ -109,6 +110,7 @@ function lotesParts(
     log,
     retentionDays: config.LOTES_RETENCION_DIAS,
     leaseMs: config.LOTES_LEASE_S * 1000,
+    owners: (usuario) => owners().findUser(usuario),
     ...(options.now && { now: options.now }),
   });
   return { tables, worker, close };
@@ -161,7 +163,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const datasets = new Datasets(config, mainStore, app.log, options.now);
   await datasets.refresh();
   // Watch lists, their events and deliveries; a watch list is made only once the versions already there are claimed (src/vigilancias/).
-  const vigilancias = startVigilancias(config, datasets, app.log);
+  const vigilancias = startVigilancias(config, datasets, app.log, (usuario) => mainStore.current().findUser(usuario));
   app.addHook('onClose', async () => {
     await vigilancias.close();
     await datasets.close();
@@ -186,7 +188,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const cache = new ResponseCache({ maxEntries: config.RESPONSE_CACHE_ENTRIES, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 });
   const caches = () => ({ ...cache.stats(current()), ...(current().caches?.() ?? {}) });
   const observability = registerObservability(app, { enabled: config.METRICS_ENABLED, token: config.METRICS_TOKEN, store: current, recordSets, caches });
-  const lotes = lotesParts(config, datasets, app.log, options);
+  const lotes = lotesParts(config, datasets, app.log, options, current);
   await registerRoutes(app, {
     store: current,
     datasets,
@@ -196,6 +198,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     cache,
     observability,
     vigilancias,
+    rateLimit: protection.rateLimit,
     lotes: {
       tables: lotes.tables,
       worker: options.lotesWorker === false ? undefined : lotes.worker,

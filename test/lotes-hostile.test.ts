@@ -278,7 +278,7 @@ for (const kind of await storeKinds()) {
 
     test('a batch whose client is gone before the commit is not stored', async () => {
       const tables = new LotesTables(openWorkDb(server.config));
-      const batch = { id: crypto.randomUUID(), usuario: 'ausente', nombre: 'x', fecha: '2024-01-01', pais_origen: null, creado: new Date().toISOString() };
+      const batch = { id: crypto.randomUUID(), usuario: 'ausente', cuenta: 'cuenta-ausente', nombre: 'x', fecha: '2024-01-01', pais_origen: null, creado: new Date().toISOString() };
       const file = {
         lines: 1,
         extraColumns: [],
@@ -288,7 +288,7 @@ for (const kind of await storeKinds()) {
       };
       assert.equal(await tables.create(batch, 3, file, () => false), 'unwanted');
       assert.equal(await tables.byId(batch.id), undefined);
-      assert.equal(await tables.active('ausente'), 0);
+      assert.equal(await tables.active('cuenta-ausente'), 0);
       assert.equal(await tables.create(batch, 3, file, () => true), 'stored');
       assert.equal((await tables.byId(batch.id))?.lineas, 1);
       await tables.db.close();

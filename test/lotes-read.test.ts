@@ -179,3 +179,25 @@ test('a download keeps every character a client sent: the XLSX and CSV of result
   for await (const chunk of csvChunks(pages(), ['nota'])) csv += chunk;
   for (const r of results) assert.ok(csv.includes(`${r.descripcion},`) && csv.includes(String(r.extra['nota'])), `CSV line ${r.linea}`);
 });
+
+test('a file the parsers cannot read is refused in the service’s words, never the parser’s message', async () => {
+  const refusal = async (format: FileFormat, body: Buffer): Promise<string> => {
+    let message = '';
+    await assert.rejects(
+      readFile(format, body, () => undefined),
+      (error: unknown) => error instanceof FileError && ((message = error.message), true),
+    );
+    return message;
+  };
+  const workbook = await xlsx([['descripcion'], ['caballo']]);
+  // Not a ZIP archive at all (the ZIP reader says "invalid signature"), and a workbook cut short ("FILE_ENDED").
+  for (const body of [Buffer.from('descripcion\ncaballo\n'), workbook.subarray(0, workbook.length >> 1)]) {
+    const message = await refusal('xlsx', body);
+    assert.equal(message, 'the file cannot be read as XLSX: it is not a complete XLSX workbook (a ZIP archive holding its worksheets)');
+    assert.doesNotMatch(message, /signature|FILE_ENDED|0x/i);
+  }
+  assert.equal(
+    await refusal('csv', Buffer.from('descripcion,fraccion\n"caballo,01012101\n')),
+    'line 2: the file cannot be read as CSV: a quoted value is not closed before the end of the file',
+  );
+});

@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FUENTE_2022 } from '../src/data/demo/index.js';
 import { writeDatabase } from '../src/data/write.js';
+import { MCP_MAX_ANSWER_BYTES, budgeted } from '../src/http/mcp.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 import { fillFixture } from './fixtures.js';
 import type { Running, TestDatabase } from './helpers.js';
@@ -367,6 +368,65 @@ for (const kind of await storeKinds()) {
       await refused.arrayBuffer();
     });
 
+    test('each tool call of a JSON-RPC batch counts against the rate limit; a batch of more than 20 messages is refused whole', async (t) => {
+      const limited = await startServer({ DATABASE_URL: db.url, RATE_LIMIT_MAX: '5' });
+      defer(t, () => limited.close());
+      const ficha = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ficha_fraccion', arguments: { fraccion: '0101.21.01' } } });
+      const batch = (body: unknown): Promise<Response> =>
+        fetch(`${limited.base}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${limited.token}` },
+          body: JSON.stringify(body),
+        });
+      const three = await batch([ficha(1), ficha(2), ficha(3)]);
+      assert.equal(three.status, 200);
+      assert.equal(three.headers.get('ratelimit-remaining'), '2', 'three calls counted three');
+      const answers = (await three.json()) as { id: number; result: CallToolResult }[];
+      assert.deepEqual(
+        answers.map((a) => [a.id, a.result.isError ?? false]),
+        [
+          [1, false],
+          [2, false],
+          [3, false],
+        ],
+      );
+      const refused = await batch([ficha(4), ficha(5), ficha(6)]);
+      assert.equal(refused.status, 429, 'three more calls are past the 5 of the window');
+      assert.ok(refused.headers.get('retry-after'));
+      await refused.arrayBuffer();
+
+      const big = await fetch(`${server.base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${server.token}` },
+        body: JSON.stringify(Array.from({ length: 21 }, (_, i) => ficha(i))),
+      });
+      assert.equal(big.status, 400);
+      assert.deepEqual(await big.json(), {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request: a JSON-RPC batch holds at most 20 messages; this one holds 21' },
+      });
+    });
+
+    test('params the protocol refuses are -32602 in the service’s words, never a dump of the schema library', async () => {
+      const headers = { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${server.token}` };
+      const answer = await fetch(`${server.base}/mcp`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } },
+          { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 7 } },
+          { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ficha_fraccion', arguments: [] } },
+        ]),
+      });
+      const errors = ((await answer.json()) as { id: number; error: { code: number; message: string } }[]).map((m) => [m.id, m.error.code, m.error.message]);
+      assert.deepEqual(errors, [
+        [1, -32602, 'Invalid params: params must be an object with name (the tool, a string) and, optionally, arguments (an object)'],
+        [2, -32602, 'Invalid params: params must be an object with uri (a string, e.g. tarifa://fraccion/01012101)'],
+        [3, -32602, 'Invalid params: params must be an object with name (the tool, a string) and, optionally, arguments (an object)'],
+      ]);
+    });
+
     test('a body that is not JSON-RPC is answered in JSON-RPC terms; other methods on /mcp are 405', async () => {
       const headers = { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${server.token}` };
       const broken = await fetch(`${server.base}/mcp`, { method: 'POST', headers, body: '{"jsonrpc": "2.0", "id": 1, "method": ' });
@@ -384,6 +444,19 @@ for (const kind of await storeKinds()) {
     });
   });
 }
+
+test('the answers of one MCP request are bounded: a call past the budget is a tool error asking for less', async () => {
+  const ask = budgeted((call) => {
+    const text = JSON.stringify({ items: 'x'.repeat(400), url: call.url });
+    return Promise.resolve({ status: 200, text, json: JSON.parse(text) as unknown });
+  }, 1000);
+  assert.equal((await ask({ method: 'GET', url: '/a' })).status, 200);
+  assert.equal((await ask({ method: 'GET', url: '/b' })).status, 200);
+  const third = await ask({ method: 'GET', url: '/c' });
+  assert.equal(third.status, 413);
+  assert.match(String((third.json as { detail: string }).detail), /el límite es 1000 bytes por petición/);
+  assert.equal(MCP_MAX_ANSWER_BYTES, 4 * 1024 * 1024);
+});
 
 /** A client of the /mcp of the server at `base`, with `token`, closed when the test ends. */
 async function httpClient(t: TestContext, base: string, token: string): Promise<Client> {

@@ -168,6 +168,31 @@ for (const kind of await storeKinds()) {
       assert.equal((await client.call('POST', '/api/v1/vigilancias', body)).status, 201);
     });
 
+    test('a code whose length suggests a dropped leading zero is kept as sent, with a warning in the answer that saved it', async (t) => {
+      const { client } = await service(t, kind);
+      const body = { nombre: 'x', fracciones: ['101.21.01', '0101.21.01', '84713', '0101'], webhook: { url: 'https://erp.example.com/' } };
+      const made = await client.call<{ id: string; fracciones: string[]; advertencias?: { tipo: string; fraccion: string; sugerencia: string }[] }>(
+        'POST',
+        '/api/v1/vigilancias',
+        body,
+      );
+      assert.equal(made.status, 201);
+      assert.deepEqual(made.body.fracciones, ['1012101', '01012101', '84713', '0101']);
+      assert.deepEqual(
+        made.body.advertencias?.map((a) => [a.tipo, a.fraccion, a.sugerencia]),
+        [
+          ['cero_inicial', '1012101', '01012101'],
+          ['cero_inicial', '84713', '084713'],
+        ],
+      );
+      assert.equal((await client.call('GET', `/api/v1/vigilancias/${made.body.id}`)).body['advertencias'], undefined, 'told once, when saved');
+      const replaced = await client.call('PUT', `/api/v1/vigilancias/${made.body.id}`, { ...body, fracciones: ['0101.21.01'] });
+      assert.equal(replaced.status, 200);
+      assert.equal(replaced.body['advertencias'], undefined, 'nothing to warn of');
+      const again = await client.call<{ advertencias?: unknown[] }>('PUT', `/api/v1/vigilancias/${made.body.id}`, { ...body, fracciones: ['101'] });
+      assert.equal(again.body.advertencias?.length, 1);
+    });
+
     test('unsafe URLs are refused when saved, each with a 422', async (t) => {
       const { client } = await service(t, kind, { VIGILANCIAS_HOSTS_PERMITIDOS: 'erp.interno' });
       for (const url of [
@@ -427,7 +452,7 @@ describe('the sender', () => {
       await sender.close();
       await work.close();
     });
-    const made = await vigilancias.create(TEST_USER, { nombre: 'x', fracciones: ['01'], conjuntos: [], url: hook.url }, 10);
+    const made = await vigilancias.create(TEST_USER, TEST_USER, { nombre: 'x', fracciones: ['01'], conjuntos: [], url: hook.url }, 10);
     assert.ok('vigilancia' in made);
     sender.start();
     const queued = await vigilancias.test(TEST_USER, made.vigilancia.id);

@@ -21,6 +21,8 @@ export interface IssuedToken {
 interface Verified {
   readonly username: string;
   readonly expiresAt: number;
+  /** Its `iat`, in seconds. */
+  readonly issuedAt: number;
 }
 
 const CACHE_LIMIT = 10_000;
@@ -57,14 +59,19 @@ export class TokenService {
     return null;
   }
 
+  /** When a token verified before was issued (its `iat`, seconds); undefined for one never verified. */
+  issuedAt(token: string): number | undefined {
+    return this.verified.get(token)?.issuedAt;
+  }
+
   /** The username the token names, or null for any token that is not valid now. */
   async verify(token: string): Promise<string | null> {
     const known = this.known(token);
     if (known !== undefined) return known;
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: [this.options.algorithm], requiredClaims: ['sub', 'exp', 'iat'] });
-      if (typeof payload.sub !== 'string' || payload.sub === '' || typeof payload.exp !== 'number') return null;
-      this.remember(token, { username: payload.sub, expiresAt: payload.exp * 1000 });
+      if (typeof payload.sub !== 'string' || payload.sub === '' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number') return null;
+      this.remember(token, { username: payload.sub, expiresAt: payload.exp * 1000, issuedAt: payload.iat });
       return payload.sub;
     } catch (error) {
       if (error instanceof errors.JOSEError || error instanceof TypeError) return null;

@@ -24,7 +24,15 @@ DATABASE_URL names (the embedded demo when empty) and needs no token. Log lines 
 (LOG_LEVEL). It stops when standard input closes, or on SIGTERM or SIGINT.`;
 
 /** The identity the tools ask the app as; it is in no store, and only this process signs its tokens. */
-const IDENTITY: User = { username: 'tariff-lookup mcp', fullName: 'MCP over standard input/output', email: null, disabled: false, passwordHash: '' };
+const IDENTITY: User = {
+  username: 'tariff-lookup mcp',
+  account: 'cta_mcp_stdio',
+  createdAt: '',
+  fullName: 'MCP over standard input/output',
+  email: null,
+  disabled: false,
+  passwordHash: '',
+};
 
 /** A token is made anew this long before the one in use expires. */
 const RENEW_BEFORE_MS = 60_000;

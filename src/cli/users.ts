@@ -2,7 +2,10 @@
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../auth/passwords.js';
 import type { Config } from '../config.js';
+import { LotesTables } from '../lotes/tables.js';
 import { withUserAdmin as withAdmin } from '../store/drivers.js';
+import { openWorkDb } from '../store/work.js';
+import { Vigilancias } from '../vigilancias/vigilancias.js';
 import type { Terminal } from './io.js';
 import { CliError, readNewPassword } from './io.js';
 
@@ -16,10 +19,14 @@ terminal; never from the command line.
 Commands:
   add NAME [--full-name TEXT] [--email ADDRESS]   create a user (asks for the password)
   list [--json]                                   list users
-  disable NAME                                    refuse the user's logins and tokens
-  enable NAME                                     allow them again
+  disable NAME                                    refuse the user's logins and tokens; stop their batches
+                                                  (queued ones wait) and webhook deliveries (pending ones
+                                                  wait; no events are made for them meanwhile)
+  enable NAME                                     allow them again; their work goes on
   set-password NAME                               change the password (asks for it)
-  remove NAME                                     delete the user
+  remove NAME                                     delete the user with their batches (results included),
+                                                  watch lists and deliveries; a new user of the same name
+                                                  starts with none of them
 
 Example:
   printf '%s\\n' "$PASSWORD" | tariff-lookup users add alice --full-name "Alice Pérez"`;
@@ -87,10 +94,24 @@ export async function usersCommand(args: string[], config: Config, out: (line: s
     case 'remove': {
       const name = oneName(positionals, command);
       if (!(await withAdmin(config, (a) => a.remove(name)))) throw noSuchUser(name);
-      out(`removed user ${name}`);
+      // The account is closed: its batches and watch lists are deleted now rather than by the service's next tidying.
+      const { lotes, vigilancias } = await purgeRemovedWork(config);
+      out(`removed user ${name} (${lotes} ${lotes === 1 ? 'batch' : 'batches'} and ${vigilancias} watch ${vigilancias === 1 ? 'list' : 'lists'} deleted)`);
       return;
     }
     default:
       throw new CliError(`users: unknown command ${JSON.stringify(command)} (see tariff-lookup users --help)`);
+  }
+}
+
+/** Deletes the batches and watch lists of removed users' accounts (src/store/accounts.ts); how many of each. */
+async function purgeRemovedWork(config: Config): Promise<{ lotes: number; vigilancias: number }> {
+  const work = openWorkDb(config);
+  try {
+    const lotes = await new LotesTables(work).purgeRemoved();
+    const vigilancias = await new Vigilancias(work, () => undefined).purgeRemoved();
+    return { lotes, vigilancias };
+  } finally {
+    await work.close();
   }
 }

@@ -451,6 +451,19 @@ function addToExisting(code: string, list: Paged<Vigilancia>, changed: () => Pro
   return form;
 }
 
+/** What the API warned of in a watch list just saved, in Spanish by the warning's type; null when nothing. */
+function warningsOf(v: Vigilancia): HTMLElement | null {
+  const items = (v.advertencias ?? []).map((a) =>
+    h(
+      'li',
+      {},
+      `«${a.fraccion}» tiene ${a.fraccion.length} dígitos: vigila todo lo que empieza por ${a.fraccion}. ` +
+        `Si es ${dotted(a.sugerencia)} y la hoja de cálculo le quitó el cero inicial, escríbala con el cero.`,
+    ),
+  );
+  return items.length === 0 ? null : h('div', { class: 'advertencias', role: 'note' }, h('p', {}, 'Revise estos códigos:'), h('ul', {}, ...items));
+}
+
 export async function showVigilancias(): Promise<void> {
   const wanted = codeDigits(new URLSearchParams(location.search).get('fraccion') ?? '');
   const list = await listOf();
@@ -463,7 +476,8 @@ export async function showVigilancias(): Promise<void> {
     for (const input of form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('#v-nombre, #v-fracciones, #v-url')) input.value = '';
     for (const box of form.querySelectorAll<HTMLInputElement>('input[name="conjuntos"]')) box.checked = true;
     const box = secretBox(made, `Vigilancia «${made.nombre}» creada.`, true);
-    created.replaceChildren(box);
+    const warnings = warningsOf(made);
+    created.replaceChildren(box, ...(warnings === null ? [] : [warnings]));
     box.focus();
     await refreshList();
   });
@@ -646,7 +660,11 @@ export async function showVigilancia(id: string): Promise<void> {
     document.title = `${heading.textContent} · Consulta de la tarifa`;
     summary.replaceChildren(summaryList(v));
     form.querySelector<HTMLTextAreaElement>('#v-fracciones')!.value = v.fracciones.map(dotted).join('\n');
-    saved.replaceChildren(h('p', { role: 'status', class: 'hecho' }, `Cambios guardados: ${v.fracciones.length} fracciones vigiladas.`));
+    const warnings = warningsOf(v);
+    saved.replaceChildren(
+      h('p', { role: 'status', class: 'hecho' }, `Cambios guardados: ${v.fracciones.length} fracciones vigiladas.`),
+      ...(warnings === null ? [] : [warnings]),
+    );
   });
 
   const secretSpot = h('div', {});

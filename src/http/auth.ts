@@ -70,15 +70,24 @@ export function bearerGuard(store: () => Store, tokens: TokenService, userCacheM
     known.set(username, { user, until: Date.now() + userCacheMs });
     return user;
   };
-  const admit = (request: FastifyRequest, user: User | undefined): void => {
-    if (!user || user.disabled) throw invalidCredentials();
+  /**
+   * Whether the token was issued before the user was created: it was a removed user's of the same name
+   * (an account is never reused: src/store/accounts.ts), so it admits no one.
+   */
+  const earlier = (token: string, user: User): boolean => {
+    const issued = tokens.issuedAt(token);
+    const created = Date.parse(user.createdAt);
+    return issued !== undefined && Number.isFinite(created) && issued < Math.floor(created / 1000);
+  };
+  const admit = (request: FastifyRequest, user: User | undefined, token: string): void => {
+    if (!user || user.disabled || earlier(token, user)) throw invalidCredentials();
     request.user = user;
   };
   const slowly = async (request: FastifyRequest, token: string): Promise<void> => {
     const username = await tokens.verify(token);
     if (username === null) throw invalidCredentials();
     const user = remembered(username);
-    admit(request, user === null ? await findUser(username) : user);
+    admit(request, user === null ? await findUser(username) : user, token);
   };
   const hook = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const { token, user: username } = bearerOf(request, tokens);
@@ -96,7 +105,7 @@ export function bearerGuard(store: () => Store, tokens: TokenService, userCacheM
       return;
     }
     try {
-      admit(request, user);
+      admit(request, user, token);
     } catch (error) {
       done(error as Error);
       return;
@@ -105,9 +114,10 @@ export function bearerGuard(store: () => Store, tokens: TokenService, userCacheM
   };
   const admitted = (authorization: string | undefined, now = Date.now()): User | null => {
     const token = bearerToken(authorization);
-    const username = token === null ? null : tokens.known(token, now);
+    if (token === null) return null;
+    const username = tokens.known(token, now);
     const user = username === null || username === undefined ? null : remembered(username, now);
-    return user && !user.disabled ? user : null;
+    return user && !user.disabled && !earlier(token, user) ? user : null;
   };
   return { hook, admitted };
 }

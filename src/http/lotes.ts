@@ -181,7 +181,8 @@ function state(lote: Lote): Record<string, unknown> {
 const json = (reply: FastifyReply, status: number, body: string): FastifyReply =>
   reply.code(status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body);
 
-const username = (request: FastifyRequest): string => request.user!.username;
+/** Whose batches a request reads and writes: the user's account, never the bare username (src/store/accounts.ts). */
+const account = (request: FastifyRequest): string => request.user!.account;
 
 const fileError = (error: FileError): RequestValidationError =>
   new RequestValidationError([
@@ -270,7 +271,7 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
       },
       handler: async (request, reply) => {
         const { skip, limit } = parseQuery(listQuery, request.query);
-        const { items, total } = await ctx.tables.list(username(request), skip, limit);
+        const { items, total } = await ctx.tables.list(account(request), skip, limit);
         return json(reply, 200, JSON.stringify({ items: items.map(state), total, skip, limit }));
       },
     },
@@ -305,7 +306,7 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
       },
       handler: async (request, reply) => {
         const { id } = request.params as { id: string };
-        if (!(await ctx.tables.cancelOrRemove(id, username(request), ctx.now().toISOString()))) throw notFound('Lote not found');
+        if (!(await ctx.tables.cancelOrRemove(id, account(request), ctx.now().toISOString()))) throw notFound('Lote not found');
         return reply.code(204).send();
       },
     },
@@ -352,7 +353,7 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
 
 async function owned(ctx: LotesContext, request: FastifyRequest): Promise<Lote> {
   const { id } = request.params as { id: string };
-  const lote = await ctx.tables.get(id, username(request));
+  const lote = await ctx.tables.get(id, account(request));
   if (lote === undefined) throw notFound('Lote not found');
   return lote;
 }
@@ -372,12 +373,13 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
   const query = parseQuery(postQuery, request.query);
   const fecha = query.fecha ?? ctx.datasets.today();
   if (ctx.datasets.on(fecha) === undefined) throw notFound(`No dataset in force on ${fecha}`);
-  const usuario = username(request);
+  const usuario = request.user!.username;
+  const cuenta = account(request);
   // A first look, before the file is read: a user at the limit is told at once (the transaction counts again).
-  if ((await ctx.tables.active(usuario)) >= ctx.perUser) throw tooManyBatches(ctx);
+  if ((await ctx.tables.active(cuenta)) >= ctx.perUser) throw tooManyBatches(ctx);
   const creado = ctx.now().toISOString();
   const nombre = query.nombre === undefined ? '' : cleanName(query.nombre);
-  const lote = { id: randomUUID(), usuario, nombre: nombre === '' ? creado : nombre, fecha, pais_origen: query.pais_origen?.toUpperCase() ?? null, creado };
+  const lote = { id: randomUUID(), usuario, cuenta, nombre: nombre === '' ? creado : nombre, fecha, pais_origen: query.pais_origen?.toUpperCase() ?? null, creado };
   // A client gone (it gave up, or its connection was cut) never learns the batch's id: nothing is stored for it.
   const gone = (): boolean => request.raw.socket?.destroyed === true;
   let outcome;

@@ -19,6 +19,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import { FUENTE_2012, FUENTE_2022 } from '../data/demo/index.js';
 import { CONTRIBUCIONES_BODY_LIMIT } from './contribuciones.js';
 import type { Args, RestCall, ToolSpec } from './mcp-tools.js';
+import type { RateLimit } from './rate-limit.js';
 import { INTERNAL_REQUEST } from './rate-limit.js';
 import { TOOLS, dotted, getWith } from './mcp-tools.js';
 import { API_VERSION } from './public.js';
@@ -30,6 +31,24 @@ export const MCP_BODY_LIMIT = CONTRIBUCIONES_BODY_LIMIT + 64 * 1024;
 export const FICHA_TEMPLATE = 'tarifa://fraccion/{fraccion}';
 /** MCP's code for a resource that does not exist (specification, "Resources", error handling). */
 const RESOURCE_NOT_FOUND = -32002;
+/**
+ * Messages one POST /mcp may carry as a JSON-RPC batch: past it the whole batch is refused (400, JSON-RPC
+ * -32600) before any is run. Each tool call and resource read of a batch counts against the caller's
+ * rate limit as one request.
+ */
+export const MCP_MAX_BATCH = 20;
+/**
+ * The REST answers the tool calls and resource reads of one POST /mcp may bring back, in bytes: a
+ * call that would pass it is answered as a tool error (`isError`) asking for less, so that one request
+ * never builds an answer of tens of megabytes (each answer is in it twice: text and structured).
+ */
+export const MCP_MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+/** JSON-RPC's codes the service answers with itself. */
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+/** The methods that ask the REST API (and so count against the rate limit). */
+const CALLING_METHODS = new Set(['tools/call', 'resources/read']);
 
 /** A REST response: its status, its body as sent, and that body read as JSON. */
 export interface RestResponse {
@@ -64,6 +83,26 @@ export function askApp(app: FastifyInstance, identity: () => Record<string, stri
       json = { detail: text };
     }
     return { status: response.statusCode, text, json };
+  };
+}
+
+/**
+ * `ask` within a budget of answer bytes shared by every call of one MCP request (MCP_MAX_ANSWER_BYTES):
+ * an answer that would pass it is replaced by a 413 whose detail says so, which a tool gives as its error.
+ */
+export function budgeted(ask: Asker, bytes = MCP_MAX_ANSWER_BYTES): Asker {
+  let used = 0;
+  return async (call) => {
+    const answer = await ask(call);
+    const size = Buffer.byteLength(answer.text);
+    if (used + size <= bytes) {
+      used += size;
+      return answer;
+    }
+    const detail =
+      `La respuesta ocupa ${size} bytes y esta petición de MCP ya llevaba ${used}: el límite es ${bytes} bytes por petición ` +
+      '(pida menos resultados con limit o skip, o haga la llamada en otra petición).';
+    return { status: 413, text: JSON.stringify({ detail }), json: { detail } };
   };
 }
 
@@ -305,14 +344,69 @@ function webRequest(request: FastifyRequest): Request {
   return new Request(`http://localhost${MCP_PATH}`, { method: 'POST', headers, body });
 }
 
-/** An MCP answer (a web Response) sent as the route's answer, through Fastify's hooks like any other. */
-async function relay(response: Response, reply: FastifyReply): Promise<FastifyReply> {
+/** An MCP answer (a web Response) sent as the route's answer, through Fastify's hooks like any other, its errors in the service's words. */
+async function relay(response: Response, reply: FastifyReply, messages: readonly Record<string, unknown>[]): Promise<FastifyReply> {
   reply.code(response.status);
   response.headers.forEach((value, name) => {
     if (name !== 'content-length') void reply.header(name, value);
   });
-  const text = await response.text();
+  const text = ownWords(await response.text(), messages);
   return reply.header('cache-control', 'no-store').send(text === '' ? undefined : text);
+}
+
+/** The JSON-RPC messages of a body (one, or a batch); none when it is not JSON (the SDK answers that itself). */
+function jsonRpcMessages(body: unknown): Record<string, unknown>[] {
+  if (typeof body !== 'string') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const all = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
+  return all.map((m) => (m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : {}));
+}
+
+/** What each method's params must be, said when the SDK refused them. */
+const PARAMS: Readonly<Record<string, string>> = {
+  'tools/call': 'params must be an object with name (the tool, a string) and, optionally, arguments (an object)',
+  'resources/read': 'params must be an object with uri (a string, e.g. tarifa://fraccion/01012101)',
+  initialize: 'params must be an object with protocolVersion (a string), capabilities (an object) and clientInfo (an object with name and version)',
+};
+
+/**
+ * The SDK's errors in the service's words: params its schemas refuse come back as -32603 (Internal
+ * error) or as -32602 with a dump of the schema library's issues; both become -32602 saying what the
+ * method takes. Any other -32603 says only "Internal error": the service's internals stay inside.
+ */
+function ownWords(text: string, messages: readonly Record<string, unknown>[]): string {
+  if (!text.includes('"error"')) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const methodOf = new Map(messages.map((m) => [JSON.stringify(m['id'] ?? null), String(m['method'])]));
+  let changed = false;
+  const mend = (answer: unknown): unknown => {
+    const error = (answer as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    if (error === undefined || error === null) return answer;
+    const method = methodOf.get(JSON.stringify((answer as { id?: unknown }).id ?? null)) ?? '';
+    const dumped = typeof error.message === 'string' && /^Invalid [\w/]+ request: |"code":\s*"|^\[\s*\{/.test(error.message);
+    if (error.code === INTERNAL_ERROR || (error.code === INVALID_PARAMS && dumped)) {
+      changed = true;
+      const words = PARAMS[method];
+      const own =
+        dumped || words !== undefined
+          ? { code: INVALID_PARAMS, message: `Invalid params: ${words ?? `params are not what ${method || 'this method'} takes`}` }
+          : { code: INTERNAL_ERROR, message: 'Internal error' };
+      return { ...(answer as object), error: own };
+    }
+    return answer;
+  };
+  const mended = Array.isArray(parsed) ? parsed.map(mend) : mend(parsed);
+  return changed ? JSON.stringify(mended) : text;
 }
 
 const mcpRouteSchema = {
@@ -354,7 +448,7 @@ const mcpRouteSchema = {
  * the SDK's transport, which answers a malformed message with JSON-RPC's own errors. Stateless: each
  * request gets a server and a transport of its own; other methods on the path get 405.
  */
-export async function registerMcp(app: FastifyInstance, protect: onRequestHookHandler): Promise<void> {
+export async function registerMcp(app: FastifyInstance, protect: onRequestHookHandler, rateLimit: RateLimit | null = null): Promise<void> {
   const tools = new McpTools(app);
   await app.register((scope, _options, registered) => {
     scope.removeAllContentTypeParsers();
@@ -366,14 +460,28 @@ export async function registerMcp(app: FastifyInstance, protect: onRequestHookHa
       bodyLimit: MCP_BODY_LIMIT,
       schema: mcpRouteSchema,
       handler: async (request, reply) => {
+        const messages = jsonRpcMessages(request.body);
+        if (messages.length > MCP_MAX_BATCH) {
+          const message = `Invalid Request: a JSON-RPC batch holds at most ${MCP_MAX_BATCH} messages; this one holds ${messages.length}`;
+          return reply
+            .code(400)
+            .header('cache-control', 'no-store')
+            .type('application/json')
+            .send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message } }));
+        }
+        // The request itself was counted by the rate limit's hook; each call past the first counts as one more.
+        const calls = messages.filter((m) => CALLING_METHODS.has(String(m['method']))).length;
+        if (rateLimit !== null && calls > 1) rateLimit.charge(request.user!.username, calls - 1, reply);
         const sdk = await mcpSdk();
         const server = mcpServer(
           sdk,
           tools,
-          askApp(app, () => ({
-            ...(request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization }),
-            'x-request-id': request.id,
-          })),
+          budgeted(
+            askApp(app, () => ({
+              ...(request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization }),
+              'x-request-id': request.id,
+            })),
+          ),
         );
         const transport = new sdk.transport.WebStandardStreamableHTTPServerTransport({
           enableJsonResponse: true,
@@ -381,7 +489,7 @@ export async function registerMcp(app: FastifyInstance, protect: onRequestHookHa
         });
         try {
           await server.connect(transport);
-          return await relay(await transport.handleRequest(webRequest(request)), reply);
+          return await relay(await transport.handleRequest(webRequest(request)), reply, messages);
         } finally {
           await server.close();
         }

@@ -149,6 +149,23 @@ export class RateLimit {
   }
 
   /**
+   * Counts `count` requests more of the user `username` in one go (the tool calls of one MCP request
+   * beyond the request itself): all of them pass, or 429 with Retry-After and none is made.
+   */
+  charge(username: string, count: number, reply: FastifyReply, now = Date.now()): void {
+    if (count <= 0) return;
+    const w = this.window(this.userKey(username), now);
+    if (w.count + count > this.options.max) {
+      const counted = this.headers(w, now);
+      reply.header('retry-after', counted.reset);
+      throw new HttpError(429, 'Too Many Requests');
+    }
+    w.count += count;
+    const head = rateLimitHead(this.headers(w, now));
+    for (let i = 0; i < head.length; i += 2) reply.header(head[i]!, head[i + 1]);
+  }
+
+  /**
    * Counts a request of `client` that is within the limit and gives its headers; a request past the
    * limit is not counted here (null), and takes the ordinary path, where `take` counts and refuses it.
    */

@@ -21,6 +21,7 @@ import { fichaRoute } from './ficha.js';
 import { tiposCambioRoute } from './tipos-cambio.js';
 import { evaluarOrigenRoute, reglasOrigenRoute } from './reglas-origen.js';
 import { registerMcp } from './mcp.js';
+import type { RateLimit } from './rate-limit.js';
 import type { LotesContext } from './lotes.js';
 import { registerLotes } from './lotes.js';
 import { nomenclaturaLevelRoute, nomenclaturaRoute } from './nomenclatura.js';
@@ -51,6 +52,8 @@ export interface Services {
   readonly observability: Observability;
   /** Watch lists and their webhooks (src/vigilancias/). */
   readonly vigilancias: VigilanciasService;
+  /** The per-client rate limit (null when off): MCP counts each tool call of a request against it. */
+  readonly rateLimit: RateLimit | null;
   /** Batches: their tables, worker and limits (src/http/lotes.ts). */
   readonly lotes: Omit<LotesContext, 'protect' | 'datasets'>;
 }
@@ -117,7 +120,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/api/v1/descargas/:version/:archivo', descargasRoute(services));
 
   // The same answers as MCP tools for assistants (src/http/mcp.ts).
-  await registerMcp(app, services.protect);
+  await registerMcp(app, services.protect, services.rateLimit);
   // Watch lists: told by a signed webhook when a version changes what they watch.
   registerVigilancias(app, { service: services.vigilancias, protect: services.protect, registry: services.observability.registry });
 

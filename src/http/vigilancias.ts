@@ -13,6 +13,7 @@ import { recordSets } from '../record-sets/index.js';
 import type { Entrega, Vigilancia, VigilanciaInput } from '../vigilancias/vigilancias.js';
 import { isoSeconds } from '../vigilancias/vigilancias.js';
 import type { VigilanciasService } from '../vigilancias/service.js';
+import { droppedZeros } from '../vigilancias/advertencias.js';
 import { refuseUrl } from '../vigilancias/outbound.js';
 import { CAMBIOS_IN_EVENT } from '../vigilancias/events.js';
 import type { ValidationDetail } from './errors.js';
@@ -75,6 +76,20 @@ export const VigilanciaSchema = Type.Object(
     creada: dateTime(),
     actualizada: dateTime(),
     secreto: Type.Optional(Type.String({ description: 'Only when made or rotated: whsec_ + base64 of 24 random bytes, the key of the webhook signatures' })),
+    advertencias: Type.Optional(
+      Type.Array(
+        Type.Object({
+          tipo: Type.Unsafe<'cero_inicial'>({ type: 'string', enum: ['cero_inicial'] }),
+          fraccion: Type.String(),
+          sugerencia: Type.String(),
+          msg: Type.String(),
+        }),
+        {
+          description:
+            'Only when made or replaced, and only when there is one: a code of 3, 5, 7 or 9 digits (cero_inicial), which is what a spreadsheet leaves of a code whose leading zero it dropped (101.21.01 for 0101.21.01); the code is kept as sent, as the prefix it is',
+        },
+      ),
+    ),
   },
   { $id: 'Vigilancia', title: 'Vigilancia' },
 );
@@ -168,6 +183,12 @@ export const WEBHOOKS: Record<string, unknown> = {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoSeconds(ms));
 
+/** A watch list just saved, with what in it looks like a mistake (src/vigilancias/advertencias.ts). */
+function withWarnings(json: VigilanciaJson): VigilanciaJson {
+  const advertencias = droppedZeros(json.fracciones);
+  return advertencias.length === 0 ? json : { ...json, advertencias };
+}
+
 function vigilanciaJson(v: Vigilancia, withSecret: boolean): VigilanciaJson {
   return {
     id: v.id,
@@ -247,7 +268,8 @@ async function readInput(raw: unknown, service: VigilanciasService): Promise<Vig
   return { nombre: parsed.nombre, fracciones: digits, conjuntos: RECORD_SET_PATHS.filter((p) => conjuntos.includes(p)), url: parsed.webhook.url };
 }
 
-const userOf = (request: FastifyRequest): string => request.user!.username;
+/** Whose watch lists a request reads and writes: the user's account, never the bare username (src/store/accounts.ts). */
+const userOf = (request: FastifyRequest): string => request.user!.account;
 const idOf = (request: FastifyRequest, name = 'id'): string => (request.params as Record<string, string>)[name] ?? '';
 const NOT_FOUND = 'Watch list not found';
 const paging = (request: FastifyRequest): { skip: number; limit: number } => {
@@ -304,14 +326,14 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     body: true,
     handler: async (request, reply) => {
       const input = await readInput(request.body, service);
-      const made = await lists.create(userOf(request), input, service.perUser);
+      const made = await lists.create(request.user!.username, userOf(request), input, service.perUser);
       if ('limit' in made) {
         throw new RequestValidationError([
           { type: 'value_error', loc: ['body'], msg: `Value error, at most ${made.limit} watch lists per user (VIGILANCIAS_POR_USUARIO)`, input: request.body },
         ]);
       }
       void reply.code(201).header('location', `${base}/${made.vigilancia.id}`);
-      return vigilanciaJson(made.vigilancia, true);
+      return withWarnings(vigilanciaJson(made.vigilancia, true));
     },
   });
   add(base, {
@@ -353,7 +375,7 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     handler: async (request) => {
       found(await lists.get(userOf(request), idOf(request)));
       const input = await readInput(request.body, service);
-      return vigilanciaJson(found(await lists.replace(userOf(request), idOf(request), input)), false);
+      return withWarnings(vigilanciaJson(found(await lists.replace(userOf(request), idOf(request), input)), false));
     },
   });
   add(one, {

@@ -4,7 +4,10 @@
  * `lotes_resultados` (one result per line, keyed by batch and line so a line is never answered twice).
  * A slice's results and the batch's progress are written in one transaction, under the lease.
  */
+import type { LegacyOwner } from '../store/accounts.js';
+import { accountOf, accountOpen, accountsDdl, closeAccount, closedFor } from '../store/accounts.js';
 import type { WorkDb, WorkStatements } from '../store/work.js';
+import { deadHolder } from '../store/work.js';
 import type { RawLine } from './columns.js';
 
 export const ESTADOS = ['en_cola', 'procesando', 'terminado', 'cancelado', 'fallido'] as const;
@@ -13,7 +16,10 @@ const ACTIVE: readonly Estado[] = ['en_cola', 'procesando'];
 
 export interface Lote {
   readonly id: string;
+  /** The username that sent it, for operators; who owns it is `cuenta`. */
   readonly usuario: string;
+  /** The account it belongs to (src/store/accounts.ts); null only in rows of a version before accounts, until claimed. */
+  readonly cuenta: string | null;
   readonly nombre: string;
   readonly estado: Estado;
   readonly lineas: number;
@@ -51,15 +57,21 @@ export interface SliceResult {
 }
 
 function ddl(db: WorkDb): string[] {
-  const { bigint, boolean, text } = db.types;
+  const { bigint, boolean, text, addColumn } = db.types;
   return [
     `CREATE TABLE IF NOT EXISTS lotes (
       id ${text} PRIMARY KEY, usuario ${text} NOT NULL, nombre ${text} NOT NULL, estado ${text} NOT NULL,
       lineas ${bigint} NOT NULL, procesadas ${bigint} NOT NULL DEFAULT 0, revisar ${bigint} NOT NULL DEFAULT 0,
       errores ${bigint} NOT NULL DEFAULT 0, fecha ${text} NOT NULL, pais_origen ${text}, version ${text},
       creado ${text} NOT NULL, iniciado ${text}, terminado ${text}, hecho_hasta ${bigint} NOT NULL DEFAULT 0,
-      columnas_extra ${text} NOT NULL, orden ${bigint} NOT NULL, dueno ${text}, lease_hasta ${bigint})`,
+      columnas_extra ${text} NOT NULL, orden ${bigint} NOT NULL, dueno ${text}, lease_hasta ${bigint}, cuenta ${text})`,
+    // Batches stored before accounts existed are handed to theirs by claimLegacy.
+    `ALTER TABLE lotes ${addColumn} cuenta ${text}`,
     'CREATE INDEX IF NOT EXISTS lotes_usuario ON lotes (usuario, orden)',
+    'CREATE INDEX IF NOT EXISTS lotes_cuenta ON lotes (cuenta, orden)',
+    accountsDdl(db.types),
+    // When each account last had a slice worked: the worker takes the account waiting longest (round-robin).
+    `CREATE TABLE IF NOT EXISTS lotes_turnos (cuenta ${text} PRIMARY KEY, turno ${bigint} NOT NULL)`,
     'CREATE INDEX IF NOT EXISTS lotes_estado ON lotes (estado, orden)',
     `CREATE TABLE IF NOT EXISTS lotes_lineas (lote ${text} NOT NULL, linea ${bigint} NOT NULL, datos ${text} NOT NULL, PRIMARY KEY (lote, linea))`,
     `CREATE TABLE IF NOT EXISTS lotes_resultados (
@@ -68,7 +80,7 @@ function ddl(db: WorkDb): string[] {
 }
 
 const COLUMNS =
-  'id, usuario, nombre, estado, lineas, procesadas, revisar, errores, fecha, pais_origen, version, creado, iniciado, terminado, hecho_hasta, columnas_extra';
+  'id, usuario, cuenta, nombre, estado, lineas, procesadas, revisar, errores, fecha, pais_origen, version, creado, iniciado, terminado, hecho_hasta, columnas_extra';
 
 /** Rows inserted per statement: far under both databases' limits on bound values. */
 const ROWS_PER_INSERT = 200;
@@ -101,12 +113,12 @@ export class LotesTables {
     return this.db.ensure(this.ddl);
   }
 
-  /** How many of the user's batches are queued or running (outside a transaction: a first look, before a file is read). */
-  async active(usuario: string): Promise<number> {
+  /** How many of the account's batches are queued or running (outside a transaction: a first look, before a file is read). */
+  async active(cuenta: string): Promise<number> {
     await this.ready();
     const p = (i: number): string => this.p(i);
-    const [row] = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM lotes WHERE usuario = ${p(1)} AND estado IN (${p(2)}, ${p(3)})`, [
-      usuario,
+    const [row] = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM lotes WHERE cuenta = ${p(1)} AND estado IN (${p(2)}, ${p(3)})`, [
+      cuenta,
       ...ACTIVE,
     ]);
     return Number(row?.n ?? 0);
@@ -120,20 +132,24 @@ export class LotesTables {
    * is stored and false comes back too.
    */
   async create(
-    batch: Omit<Lote, 'procesadas' | 'revisar' | 'errores' | 'hecho_hasta' | 'iniciado' | 'terminado' | 'version' | 'estado' | 'lineas' | 'columnas_extra'>,
+    batch: Omit<
+      Lote,
+      'cuenta' | 'procesadas' | 'revisar' | 'errores' | 'hecho_hasta' | 'iniciado' | 'terminado' | 'version' | 'estado' | 'lineas' | 'columnas_extra'
+    > & { readonly cuenta: string },
     limit: number,
     file: { readonly lines: number; readonly extraColumns: readonly string[]; readonly stored: () => AsyncIterable<StoredLine[]> },
     wanted: () => boolean = () => true,
   ): Promise<'stored' | 'limit' | 'unwanted'> {
+    const { cuenta } = batch;
     await this.ready();
     const p = (i: number): string => this.p(i);
     const unwanted = new Error('unwanted');
     try {
       return await this.db.transaction(async (tx) => {
         // Two copies of the service taking one user's batches at once count them one after the other.
-        if (tx.kind === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(hashtext(${p(1)}))`, [`lotes:${batch.usuario}`]);
-        const [active] = await tx.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM lotes WHERE usuario = ${p(1)} AND estado IN (${p(2)}, ${p(3)})`, [
-          batch.usuario,
+        if (tx.kind === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(hashtext(${p(1)}))`, [`lotes:${cuenta}`]);
+        const [active] = await tx.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM lotes WHERE cuenta = ${p(1)} AND estado IN (${p(2)}, ${p(3)})`, [
+          cuenta,
           ...ACTIVE,
         ]);
         if (Number(active?.n ?? 0) >= limit) return 'limit';
@@ -148,10 +164,11 @@ export class LotesTables {
           }
         }
         await tx.run(
-          `INSERT INTO lotes (id, usuario, nombre, estado, lineas, fecha, pais_origen, creado, columnas_extra, orden) VALUES (${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(p).join(', ')})`,
+          `INSERT INTO lotes (id, usuario, cuenta, nombre, estado, lineas, fecha, pais_origen, creado, columnas_extra, orden) VALUES (${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map(p).join(', ')})`,
           [
             batch.id,
             batch.usuario,
+            cuenta,
             batch.nombre,
             'en_cola',
             file.lines,
@@ -172,9 +189,10 @@ export class LotesTables {
     }
   }
 
-  async get(id: string, usuario: string): Promise<Lote | undefined> {
+  /** The account's batch `id`; another account's is as absent as one that never was. */
+  async get(id: string, cuenta: string): Promise<Lote | undefined> {
     await this.ready();
-    const [row] = await this.db.all<Record<string, unknown>>(`SELECT ${COLUMNS} FROM lotes WHERE id = ${this.p(1)} AND usuario = ${this.p(2)}`, [id, usuario]);
+    const [row] = await this.db.all<Record<string, unknown>>(`SELECT ${COLUMNS} FROM lotes WHERE id = ${this.p(1)} AND cuenta = ${this.p(2)}`, [id, cuenta]);
     return row ? lote(row) : undefined;
   }
 
@@ -184,32 +202,32 @@ export class LotesTables {
     return row ? lote(row) : undefined;
   }
 
-  /** The user's batches, newest first, and how many there are. */
-  async list(usuario: string, skip: number, limit: number): Promise<{ items: Lote[]; total: number }> {
+  /** The account's batches, newest first, and how many there are. */
+  async list(cuenta: string, skip: number, limit: number): Promise<{ items: Lote[]; total: number }> {
     await this.ready();
     const p = (i: number): string => this.p(i);
     const rows = await this.db.all<Record<string, unknown>>(
-      `SELECT ${COLUMNS} FROM lotes WHERE usuario = ${p(1)} ORDER BY orden DESC LIMIT ${p(2)} OFFSET ${p(3)}`,
-      [usuario, limit, skip],
+      `SELECT ${COLUMNS} FROM lotes WHERE cuenta = ${p(1)} ORDER BY orden DESC LIMIT ${p(2)} OFFSET ${p(3)}`,
+      [cuenta, limit, skip],
     );
-    const [count] = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM lotes WHERE usuario = ${p(1)}`, [usuario]);
+    const [count] = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM lotes WHERE cuenta = ${p(1)}`, [cuenta]);
     return { items: rows.map(lote), total: Number(count?.n ?? 0) };
   }
 
   /** Queued or running: cancelled, its results kept. Finished: removed with its lines and results. */
-  async cancelOrRemove(id: string, usuario: string, now: string): Promise<boolean> {
+  async cancelOrRemove(id: string, cuenta: string, now: string): Promise<boolean> {
     await this.ready();
     const p = (i: number): string => this.p(i);
     return this.db.transaction(async (tx) => {
       const cancelled = await tx.run(
-        `UPDATE lotes SET estado = 'cancelado', terminado = ${p(1)}, dueno = NULL, lease_hasta = NULL WHERE id = ${p(2)} AND usuario = ${p(3)} AND estado IN ('en_cola', 'procesando')`,
-        [now, id, usuario],
+        `UPDATE lotes SET estado = 'cancelado', terminado = ${p(1)}, dueno = NULL, lease_hasta = NULL WHERE id = ${p(2)} AND cuenta = ${p(3)} AND estado IN ('en_cola', 'procesando')`,
+        [now, id, cuenta],
       );
       if (cancelled > 0) {
         await tx.run(`DELETE FROM lotes_lineas WHERE lote = ${p(1)}`, [id]);
         return true;
       }
-      const removed = await tx.run(`DELETE FROM lotes WHERE id = ${p(1)} AND usuario = ${p(2)}`, [id, usuario]);
+      const removed = await tx.run(`DELETE FROM lotes WHERE id = ${p(1)} AND cuenta = ${p(2)}`, [id, cuenta]);
       if (removed === 0) return false;
       await removeRows(tx, id);
       return true;
@@ -217,15 +235,21 @@ export class LotesTables {
   }
 
   /**
-   * Takes the oldest batch waiting, or whose holder's lease ran out, for `owner` until `until` (ms),
-   * in one transaction (other copies skip the row one copy is taking).
+   * Takes a batch to work one slice of, for `owner` until `until` (ms), in one transaction (other copies
+   * skip the row one copy is taking). Round-robin by account: the batch waiting (or whose holder's lease
+   * ran out) of the open account whose last slice is the oldest, an account never served first; within
+   * an account, its oldest batch. A holder gives the batch back at a slice's commit when another
+   * account's batch waits (saveSlice), so one account's 100,000 lines take turns with every other
+   * account's batches instead of holding them.
    */
   async take(owner: string, nowMs: number, until: number, now: string): Promise<Lote | undefined> {
     await this.ready();
     const p = (i: number): string => this.p(i);
     return this.db.transaction(async (tx) => {
       const [row] = await tx.all<Record<string, unknown>>(
-        `SELECT ${COLUMNS} FROM lotes WHERE estado IN ('en_cola', 'procesando') AND (lease_hasta IS NULL OR lease_hasta < ${p(1)}) ORDER BY orden LIMIT 1${tx.lockRows}`,
+        `SELECT ${COLUMNS} FROM lotes WHERE estado IN ('en_cola', 'procesando') AND (lease_hasta IS NULL OR lease_hasta < ${p(1)}) ` +
+          `AND cuenta IS NOT NULL AND ${accountOpen('lotes.cuenta')} ` +
+          `ORDER BY COALESCE((SELECT t.turno FROM lotes_turnos AS t WHERE t.cuenta = lotes.cuenta), 0), orden LIMIT 1${tx.lockRows}`,
         [nowMs],
       );
       if (!row) return undefined;
@@ -234,8 +258,32 @@ export class LotesTables {
         `UPDATE lotes SET estado = 'procesando', dueno = ${p(1)}, lease_hasta = ${p(2)}, iniciado = COALESCE(iniciado, ${p(3)}) WHERE id = ${p(4)}`,
         [owner, until, now, taken.id],
       );
+      await tx.run(`INSERT INTO lotes_turnos (cuenta, turno) VALUES (${p(1)}, ${p(2)}) ON CONFLICT (cuenta) DO UPDATE SET turno = excluded.turno`, [
+        taken.cuenta,
+        nowMs,
+      ]);
       return { ...taken, estado: 'procesando', iniciado: taken.iniciado ?? now };
     });
+  }
+
+  /**
+   * Ends the leases on batches held by processes of this host that no longer run (deadHolder), so that a
+   * batch whose process was killed goes on at once, from its last committed slice. For SQLite, where
+   * every process of the working file runs on one host. How many batches were taken back.
+   */
+  async reclaimDead(nowMs: number): Promise<number> {
+    await this.ready();
+    const p = (i: number): string => this.p(i);
+    const holders = await this.db.all<{ dueno: string }>(
+      `SELECT DISTINCT dueno FROM lotes WHERE estado = 'procesando' AND dueno IS NOT NULL AND lease_hasta >= ${p(1)}`,
+      [nowMs],
+    );
+    let reclaimed = 0;
+    for (const { dueno } of holders) {
+      if (!deadHolder(dueno)) continue;
+      reclaimed += await this.db.run(`UPDATE lotes SET dueno = NULL, lease_hasta = NULL WHERE dueno = ${p(1)} AND estado = 'procesando'`, [dueno]);
+    }
+    return reclaimed;
   }
 
   /** Fixes the version that answers the batch (once: when it is first taken). */
@@ -255,21 +303,36 @@ export class LotesTables {
   }
 
   /**
-   * Writes a slice's results and the progress in one transaction, and renews the lease; false (and
-   * nothing written) when the batch is no longer this owner's to work (cancelled, or taken over).
+   * Writes a slice's results and the progress in one transaction, with the lease renewed until `until`
+   * or, when another account has a batch waiting or this batch's account was closed, given back (the
+   * next take serves whichever account's turn it is). Finishing ends the lease. 'kept', 'released' or
+   * 'finished'; false (and nothing written) when the batch is no longer this owner's to work
+   * (cancelled, removed, or taken over).
    */
-  async saveSlice(id: string, owner: string, until: number, results: readonly SliceResult[], finished: string | null): Promise<boolean> {
+  async saveSlice(
+    id: string,
+    owner: string,
+    nowMs: number,
+    until: number,
+    results: readonly SliceResult[],
+    finished: string | null,
+  ): Promise<'kept' | 'released' | 'finished' | false> {
     const p = (i: number): string => this.p(i);
     const last = results.at(-1)?.linea;
     return this.db
       .transaction(async (tx) => {
+        const release = finished === null && (await this.yields(tx, id, nowMs));
         const b = binder(tx);
         const sets = [
           `procesadas = procesadas + ${b(results.length)}`,
           `revisar = revisar + ${b(results.filter((r) => r.revisar).length)}`,
           `errores = errores + ${b(results.filter((r) => r.error).length)}`,
           ...(last === undefined ? [] : [`hecho_hasta = ${b(last)}`]),
-          ...(finished === null ? [`lease_hasta = ${b(until)}`] : [`estado = 'terminado'`, `terminado = ${b(finished)}`, 'lease_hasta = NULL']),
+          ...(finished !== null
+            ? [`estado = 'terminado'`, `terminado = ${b(finished)}`, 'lease_hasta = NULL']
+            : release
+              ? ['dueno = NULL', 'lease_hasta = NULL']
+              : [`lease_hasta = ${b(until)}`]),
         ];
         const progress = await tx.run(`UPDATE lotes SET ${sets.join(', ')} WHERE id = ${b(id)} AND dueno = ${b(owner)} AND estado = 'procesando'`, b.values);
         if (progress === 0) throw new LeaseLost();
@@ -282,12 +345,29 @@ export class LotesTables {
           );
         }
         if (finished !== null) await tx.run(`DELETE FROM lotes_lineas WHERE lote = ${p(1)}`, [id]);
-        return true;
+        return finished !== null ? ('finished' as const) : release ? ('released' as const) : ('kept' as const);
       })
       .catch((error: unknown) => {
         if (error instanceof LeaseLost) return false;
         throw error;
       });
+  }
+
+  /**
+   * Whether the holder of batch `id` is to give it back after this slice: its account was closed (a
+   * disabled user's batch stops), or another open account has a batch no one holds (its turn comes).
+   * A batch another copy holds is being worked already, so it does not count.
+   */
+  private async yields(tx: WorkStatements, id: string, nowMs: number): Promise<boolean> {
+    const p = (i: number): string => tx.dialect.placeholder(i);
+    const [mine] = await tx.all<{ cuenta: string }>(`SELECT cuenta FROM lotes WHERE id = ${p(1)} AND ${accountOpen('lotes.cuenta')}`, [id]);
+    if (mine === undefined) return true;
+    const [other] = await tx.all<{ id: string }>(
+      `SELECT id FROM lotes WHERE estado IN ('en_cola', 'procesando') AND (lease_hasta IS NULL OR lease_hasta < ${p(1)}) ` +
+        `AND cuenta IS NOT NULL AND cuenta <> ${p(2)} AND ${accountOpen('lotes.cuenta')} LIMIT 1`,
+      [nowMs, mine.cuenta],
+    );
+    return other !== undefined;
   }
 
   /** A batch that cannot be worked (no version in force on its date). */
@@ -318,6 +398,52 @@ export class LotesTables {
       soloRevisar ? [id, this.db.bool(true)] : [id],
     );
     return Number(row?.n ?? 0);
+  }
+
+  /**
+   * Hands the batches stored before accounts existed (no `cuenta`) to the account of their user, as the
+   * user is now: only those stored since that user was created (older ones were a removed user's of the
+   * same name). Those that no user owns go to an account closed as `sin_usuario`: kept, never worked,
+   * shown to no one. How many were handed over.
+   */
+  async claimLegacy(find: (usuario: string) => Promise<LegacyOwner | undefined>): Promise<number> {
+    await this.ready();
+    const p = (i: number): string => this.p(i);
+    const names = await this.db.all<{ usuario: string }>('SELECT DISTINCT usuario FROM lotes WHERE cuenta IS NULL');
+    let claimed = 0;
+    for (const { usuario } of names) {
+      const owner = await find(usuario);
+      await this.db.transaction(async (tx) => {
+        if (owner !== undefined) {
+          claimed += await tx.run(`UPDATE lotes SET cuenta = ${p(1)} WHERE cuenta IS NULL AND usuario = ${p(2)} AND creado >= ${p(3)}`, [
+            owner.account,
+            usuario,
+            owner.createdAt,
+          ]);
+          if (owner.disabled) await closeAccount(tx, owner.account, usuario, 'deshabilitada');
+        }
+        const orphan = accountOf(usuario, '');
+        if ((await tx.run(`UPDATE lotes SET cuenta = ${p(1)} WHERE cuenta IS NULL AND usuario = ${p(2)}`, [orphan, usuario])) > 0) {
+          await closeAccount(tx, orphan, usuario, 'sin_usuario');
+        }
+      });
+    }
+    return claimed;
+  }
+
+  /** Deletes the batches of removed users' accounts, with their lines and results; how many. */
+  async purgeRemoved(): Promise<number> {
+    await this.ready();
+    const p = (i: number): string => this.p(i);
+    const gone = await this.db.all<{ id: string }>(`SELECT id FROM lotes WHERE cuenta IN (${closedFor('eliminada')})`);
+    for (const { id } of gone) {
+      await this.db.transaction(async (tx) => {
+        await tx.run(`DELETE FROM lotes WHERE id = ${p(1)}`, [id]);
+        await removeRows(tx, id);
+      });
+    }
+    await this.db.run(`DELETE FROM lotes_turnos WHERE cuenta IN (${closedFor('eliminada')})`);
+    return gone.length;
   }
 
   /** Removes finished batches older than `before` (ISO time) with their results; how many. */

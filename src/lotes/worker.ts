@@ -1,19 +1,21 @@
 /**
  * The batches' worker (docs/adr/0011-lotes.md): off the request path, in every copy of the service.
- * It takes the oldest batch waiting (or whose holder's lease ran out) with a lease, fixes the version
- * that answers it when it first starts, and works it in slices: each slice's results and the progress
- * are committed in one transaction that also renews the lease, so a process killed at any moment loses
- * at most the slice it had not committed, which the next holder works again. Between lines the event
- * loop is let through, so lookups keep their latency while a batch runs.
+ * It takes a batch with a lease, the one of the account whose turn it is (round-robin by account:
+ * LotesTables.take), fixes the version that answers it when it first starts, and works it in slices:
+ * each slice's results and the progress are committed in one transaction that also renews the lease,
+ * or gives the batch back when another account's batch waits, so a process killed at any moment loses
+ * at most the slice it had not committed, which the next holder works again, and every account's
+ * batches move on together. Between slices the event loop is let through, so lookups keep their
+ * latency while a batch runs.
  */
 import { setImmediate } from 'node:timers/promises';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { VersionInForce } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
+import { leaseHolder } from '../store/work.js';
 import type { LoteParameters, Resultado } from './answer.js';
 import type { RawLine } from './columns.js';
+import type { LegacyOwner } from '../store/accounts.js';
 import type { Lote, LotesTables } from './tables.js';
 
 /** How often a copy with nothing to do looks for a batch (one sent to this copy wakes it at once). */
@@ -45,10 +47,12 @@ export interface WorkerOptions {
   readonly now?: () => Date;
   /** Told of each slice committed (progress bars: the CLI). */
   readonly onSlice?: (lote: string, lines: number) => void;
+  /** The user of a username, for handing batches stored before accounts existed to their account (LotesTables.claimLegacy). */
+  readonly owners?: (usuario: string) => Promise<LegacyOwner | undefined>;
 }
 
 export class LotesWorker {
-  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly owner = leaseHolder();
   private stopped = true;
   private running: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
@@ -63,8 +67,8 @@ export class LotesWorker {
     if (!this.stopped) return;
     this.stopped = false;
     this.running = this.loop();
-    void this.removeOld();
-    this.cleanup = setInterval(() => void this.removeOld(), CLEANUP_EVERY_MS).unref();
+    void this.housekeeping();
+    this.cleanup = setInterval(() => void this.housekeeping(), CLEANUP_EVERY_MS).unref();
   }
 
   /** A batch was just stored: look now rather than at the next poll. */
@@ -91,6 +95,7 @@ export class LotesWorker {
   }
 
   private async loop(): Promise<void> {
+    await this.reclaimDead();
     while (!this.stopped) {
       let batch: Lote | undefined;
       try {
@@ -100,6 +105,18 @@ export class LotesWorker {
         this.options.log.error({ err: error, lote: batch?.id }, 'batch work failed; retried after its lease');
       }
       if (batch === undefined && !this.stopped) await this.pause();
+    }
+  }
+
+  /** On SQLite, batches of this host's processes that were killed are taken back before the first take. */
+  private async reclaimDead(): Promise<void> {
+    const { tables, log } = this.options;
+    if (tables.db.kind !== 'sqlite') return;
+    try {
+      const reclaimed = await tables.reclaimDead(this.now().getTime());
+      if (reclaimed > 0) log.info({ reclaimed }, 'batches held by a process that died taken back');
+    } catch (error) {
+      log.error({ err: error }, 'batches held by a process that died could not be taken back; their leases run out');
     }
   }
 
@@ -134,6 +151,11 @@ export class LotesWorker {
     return fixed === undefined ? undefined : kept(fixed.version);
   }
 
+  /**
+   * Works the batch slice by slice while it is this process's: each slice's commit renews the lease, or
+   * gives the batch back when another account's batch waits (or this one's account was closed), and the
+   * next take serves whichever account's turn it is.
+   */
   private async work(batch: Lote): Promise<void> {
     const { tables, check, log } = this.options;
     const on = await this.storeOf(batch);
@@ -152,31 +174,44 @@ export class LotesWorker {
       const saved = await tables.saveSlice(
         batch.id,
         this.owner,
+        now.getTime(),
         now.getTime() + this.options.leaseMs,
         results.map((r) => ({ linea: r.linea, revisar: r.revisar, error: r.error !== null, datos: JSON.stringify(r) })),
         finished,
       );
-      if (!saved) {
+      if (saved === false) {
         log.info({ lote: batch.id }, 'batch cancelled or taken over: left');
         return;
       }
       this.options.onSlice?.(batch.id, lines.length);
-      if (finished !== null) {
+      if (saved === 'finished') {
         log.info({ lote: batch.id }, 'batch finished');
         return;
       }
-      after = lines.at(-1)!.linea;
+      // Lookups and the HTTP side get the event loop between two slices.
       await setImmediate();
+      if (saved === 'released') return;
+      after = lines.at(-1)!.linea;
     }
   }
 
-  private async removeOld(): Promise<void> {
+  /**
+   * At start and every hour: batches of a version before accounts handed to their account, removed
+   * users' batches deleted (also done at once by `tariff-lookup users remove`), finished batches past
+   * their retention deleted.
+   */
+  private async housekeeping(): Promise<void> {
+    const { tables, log, owners } = this.options;
     const before = new Date(this.now().getTime() - this.options.retentionDays * DAY_MS).toISOString();
     try {
-      const removed = await this.options.tables.removeFinishedBefore(before);
-      if (removed > 0) this.options.log.info({ removed }, 'finished batches past their retention removed');
+      const claimed = owners === undefined ? 0 : await tables.claimLegacy(owners);
+      if (claimed > 0) log.info({ claimed }, "batches stored before accounts handed to their users' accounts");
+      const purged = await tables.purgeRemoved();
+      if (purged > 0) log.info({ removed: purged }, 'batches of removed users deleted');
+      const removed = await tables.removeFinishedBefore(before);
+      if (removed > 0) log.info({ removed }, 'finished batches past their retention removed');
     } catch (error) {
-      this.options.log.error({ err: error }, 'removing old batches failed');
+      log.error({ err: error }, 'the batches could not be tidied; trying again in an hour');
     }
   }
 }

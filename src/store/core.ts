@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { RecordSet } from '../record-sets/define.js';
 import { recordSets } from '../record-sets/index.js';
+import { accountOf } from './accounts.js';
 import type { Dialect } from './sql.js';
 import { TIPOS_CAMBIO_TABLE } from './rates-coverage.js';
 import { REGLAS_ORIGEN_TABLE } from './reglas-origen-table.js';
@@ -68,7 +69,7 @@ export function toDatasetInfo(row: DatasetRow | undefined): DatasetInfo | null {
 }
 
 export const userSelect = (dialect: Dialect): string =>
-  `SELECT "username", "full_name", "email", "disabled", "password_hash" FROM "users" WHERE "username" = ${dialect.placeholder(1)}`;
+  `SELECT "username", "full_name", "email", "disabled", "password_hash", "created_at" FROM "users" WHERE "username" = ${dialect.placeholder(1)}`;
 
 export interface UserRow {
   readonly username: string;
@@ -77,12 +78,15 @@ export interface UserRow {
   /** 0/1 on SQLite, a boolean on PostgreSQL. */
   readonly disabled: number | boolean;
   readonly password_hash: string;
+  readonly created_at: string;
 }
 
 export function toUser(row: UserRow | undefined): User | undefined {
   if (!row) return undefined;
   return {
     username: row.username,
+    account: accountOf(row.username, row.created_at),
+    createdAt: row.created_at,
     fullName: row.full_name,
     email: row.email,
     disabled: row.disabled === true || row.disabled === 1,

@@ -5,9 +5,11 @@
 import type { Config } from '../config.js';
 import type { StoreKind } from '../config-values.js';
 import { storeKind } from '../config-values.js';
+import { AccountsUserAdmin } from './accounts.js';
 import { postgresDriver } from './postgres-driver.js';
 import { sqliteDriver } from './sqlite-driver.js';
 import type { BuildOptions, DatasetBuild, Store, StoreDriver, UserAdmin } from './store.js';
+import { openWorkDb } from './work.js';
 
 const drivers: Readonly<Record<StoreKind, StoreDriver>> = {
   sqlite: sqliteDriver,
@@ -18,7 +20,9 @@ export const driverFor = (config: Config): StoreDriver => drivers[storeKind(conf
 
 export const openStore = (config: Config): Store => driverFor(config).open(config);
 
-export const openUserAdmin = (config: Config): Promise<UserAdmin> => driverFor(config).openUserAdmin(config);
+/** User administration; disabling and removing users close their accounts in the working store (src/store/accounts.ts). */
+export const openUserAdmin = async (config: Config): Promise<UserAdmin> =>
+  new AccountsUserAdmin(await driverFor(config).openUserAdmin(config), () => openWorkDb(config));
 
 export const startBuild = (config: Config, options: BuildOptions = {}): Promise<DatasetBuild> => driverFor(config).startBuild(config, options);
 

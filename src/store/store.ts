@@ -33,6 +33,10 @@ export interface DatasetInfo {
 
 export interface User {
   readonly username: string;
+  /** The identity the user's batches and watch lists are kept under: never that of another user of the same name (src/store/accounts.ts). */
+  readonly account: string;
+  /** When the user was created (ISO time, as stored). */
+  readonly createdAt: string;
   readonly fullName: string | null;
   readonly email: string | null;
   readonly disabled: boolean;

@@ -7,7 +7,9 @@
  * statement (`lockRows`: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so several copies never take the same
  * row), as docs/adr/0010-work-store.md says.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Pool, PoolClient } from 'pg';
@@ -25,6 +27,12 @@ export interface WorkTypes {
   readonly bigint: string;
   readonly boolean: string;
   readonly text: string;
+  /**
+   * `ALTER TABLE t ${addColumn} c …` adds a column a working store made by an older version lacks:
+   * PostgreSQL's `IF NOT EXISTS`; on SQLite, which has no such clause, `ensure` skips the statement
+   * when the column is there.
+   */
+  readonly addColumn: string;
 }
 
 /** Statements inside a transaction, or outside one. */
@@ -49,6 +57,28 @@ export interface WorkDb extends WorkStatements {
   close(): Promise<void>;
 }
 
+/**
+ * The name a process takes leases under: its host, its process id and a nonce. On SQLite every process
+ * using the working file runs on one host, so a process starting can tell (deadHolder) that a lease is
+ * held by one that was killed, and take the work back at once instead of when the lease runs out.
+ */
+export function leaseHolder(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
+/** Whether `holder` (leaseHolder) names another process of this host that no longer runs. */
+export function deadHolder(holder: string): boolean {
+  const [host, pid] = holder.split(':');
+  if (host !== hostname() || !/^[0-9]+$/.test(pid ?? '') || Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 /** Where the SQLite working file of the main file is. */
 export function workFilePath(mainPath: string): string {
   return mainPath.replace(/(\.sqlite3?|\.db)?$/i, '.trabajo.sqlite');
@@ -61,7 +91,7 @@ export function openWorkDb(config: Config): WorkDb {
 // ---------------------------------------------------------------------------------------------
 // SQLite
 
-const SQLITE_TYPES: WorkTypes = { serial: 'INTEGER PRIMARY KEY AUTOINCREMENT', bigint: 'INTEGER', boolean: 'INTEGER', text: 'TEXT' };
+const SQLITE_TYPES: WorkTypes = { serial: 'INTEGER PRIMARY KEY AUTOINCREMENT', bigint: 'INTEGER', boolean: 'INTEGER', text: 'TEXT', addColumn: 'ADD COLUMN' };
 
 const WORK_CACHE_KIB = 4096;
 
@@ -152,11 +182,19 @@ class SqliteWorkDb implements WorkDb {
     if (this.ensured.has(ddl)) return Promise.resolve();
     return this.queued(() => {
       this.db.transaction(() => {
-        for (const statement of ddl) this.db.exec(statement);
+        for (const statement of ddl) if (!this.hasColumnAdded(statement)) this.db.exec(statement);
       })();
       this.ensured.add(ddl);
       return Promise.resolve();
     });
+  }
+
+  /** Whether `statement` adds a column (`ALTER TABLE t ADD COLUMN c …`) that the table already has. */
+  private hasColumnAdded(statement: string): boolean {
+    const adds = /^\s*ALTER\s+TABLE\s+"?(\w+)"?\s+ADD\s+COLUMN\s+"?(\w+)"?/i.exec(statement);
+    if (adds === null) return false;
+    const columns = this.db.prepare(`SELECT name FROM pragma_table_info(?)`).all(adds[1]) as { name: string }[];
+    return columns.some((c) => c.name === adds[2]);
   }
 
   close(): Promise<void> {
@@ -170,7 +208,13 @@ class SqliteWorkDb implements WorkDb {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
 
-const POSTGRES_TYPES: WorkTypes = { serial: 'BIGSERIAL PRIMARY KEY', bigint: 'BIGINT', boolean: 'BOOLEAN', text: 'TEXT' };
+const POSTGRES_TYPES: WorkTypes = {
+  serial: 'BIGSERIAL PRIMARY KEY',
+  bigint: 'BIGINT',
+  boolean: 'BOOLEAN',
+  text: 'TEXT',
+  addColumn: 'ADD COLUMN IF NOT EXISTS',
+};
 
 /** Advisory lock key under which the working tables are created, so that copies starting together do not race. */
 const WORK_SCHEMA_LOCK = 0x7461726968;

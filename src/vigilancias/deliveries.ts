@@ -5,10 +5,11 @@
  * 10 s, so that a slow or dead receiver holds back only its own deliveries. A process killed with
  * deliveries taken leaves them to whoever finds their lease run out.
  */
-import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
+import { accountOpen } from '../store/accounts.js';
 import type { WorkDb, WorkStatements } from '../store/work.js';
+import { deadHolder, leaseHolder } from '../store/work.js';
 import type { Outcome, WebhookPolicy } from './outbound.js';
 import { hostOf, post } from './outbound.js';
 import { webhookHeaders } from './signature.js';
@@ -23,9 +24,13 @@ const TICK_MS = 250;
 const RECORD_WAIT_MS = 100;
 const RECORD_WAIT_MAX_MS = 2_000;
 
-/** Deliveries due now (placeholders 1 and 2: now), whose lease, if any, ran out. */
+/**
+ * Deliveries due now (placeholders 1 and 2: now), whose lease, if any, ran out, of a watch list whose
+ * account is open: a disabled user's wait (pending) until the user is enabled; a removed user's are deleted with it.
+ */
 const due = (db: WorkStatements): string =>
-  `"estado" = 'pendiente' AND "siguiente_intento" <= ${db.dialect.placeholder(1)} AND ("tomada_hasta" IS NULL OR "tomada_hasta" < ${db.dialect.placeholder(2)})`;
+  `"estado" = 'pendiente' AND "siguiente_intento" <= ${db.dialect.placeholder(1)} AND ("tomada_hasta" IS NULL OR "tomada_hasta" < ${db.dialect.placeholder(2)})` +
+  ` AND EXISTS (SELECT 1 FROM "vigilancias" AS "vd" WHERE "vd"."id" = "vigilancias_entregas"."vigilancia" AND "vd"."cuenta" IS NOT NULL AND ${accountOpen('"vd"."cuenta"')})`;
 
 export type Resultado = 'entregada' | 'reintento' | 'fallida' | 'desactivada';
 
@@ -51,7 +56,8 @@ interface Taken {
 }
 
 export class Sender {
-  private readonly me = randomUUID();
+  /** Who holds a lease: this host and process (so that a process of the same host can tell a dead holder), and a nonce. */
+  private readonly me = leaseHolder();
   private readonly inFlight = new Map<string, number>();
   private running = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -68,7 +74,37 @@ export class Sender {
 
   start(): void {
     this.timer = setInterval(() => this.wake(), TICK_MS).unref();
-    this.wake();
+    // On SQLite every process using the working file runs on this host: the leases of those killed
+    // (kill -9 in the middle of an attempt) are taken back now rather than when they run out.
+    const reclaimed =
+      this.db.kind === 'sqlite'
+        ? this.reclaimDead().catch((error: unknown) => this.options.log.error({ err: error }, 'dead leases could not be taken back'))
+        : Promise.resolve();
+    void reclaimed.then(() => this.wake());
+  }
+
+  /**
+   * Ends the leases held by processes of this host that no longer run, so that their deliveries are
+   * attempted at once (an attempt that had reached the receiver is sent again: delivery is at least
+   * once). A process is gone when signalling it says there is no such process; a holder on another
+   * host is never judged. How many deliveries were taken back.
+   */
+  async reclaimDead(now = Date.now()): Promise<number> {
+    const p = (i: number): string => this.db.dialect.placeholder(i);
+    const holders = await this.db.all<{ tomada_por: string }>(
+      `SELECT DISTINCT "tomada_por" FROM "vigilancias_entregas" WHERE "estado" = 'pendiente' AND "tomada_hasta" >= ${p(1)}`,
+      [now],
+    );
+    let reclaimed = 0;
+    for (const { tomada_por: holder } of holders) {
+      if (!deadHolder(holder)) continue;
+      reclaimed += await this.db.run(
+        `UPDATE "vigilancias_entregas" SET "tomada_por" = NULL, "tomada_hasta" = NULL WHERE "tomada_por" = ${p(1)} AND "estado" = 'pendiente'`,
+        [holder],
+      );
+    }
+    if (reclaimed > 0) this.options.log.info({ reclaimed }, 'deliveries held by a process that died taken back');
+    return reclaimed;
   }
 
   /** Looks for due deliveries now (after one is queued, or an attempt ends). */

@@ -20,6 +20,7 @@ import { recordSets } from '../record-sets/index.js';
 import type { Datasets, VersionInForce } from '../store/datasets.js';
 import type { VersionInfo } from '../store/versions.js';
 import { mexicoCityDate } from '../store/versions.js';
+import { accountOpen } from '../store/accounts.js';
 import type { WorkDb } from '../store/work.js';
 import type { VigilanciaRow } from './tables.js';
 import type { Vigilancia } from './vigilancias.js';
@@ -227,10 +228,12 @@ export class EventGenerator {
     return { from: from as Comparison['from'], to: to as Comparison['to'] };
   }
 
+  /** The watch lists to tell: active, of an open account (a disabled user's get no events while disabled; a removed user's none). */
   private async activeLists(): Promise<Vigilancia[]> {
-    const rows = await this.db.all<VigilanciaRow>(`SELECT ${VIGILANCIA_COLUMNS} FROM "vigilancias" WHERE "activa" = ${this.db.dialect.placeholder(1)}`, [
-      this.db.bool(true),
-    ]);
+    const rows = await this.db.all<VigilanciaRow>(
+      `SELECT ${VIGILANCIA_COLUMNS} FROM "vigilancias" WHERE "activa" = ${this.db.dialect.placeholder(1)} AND "cuenta" IS NOT NULL AND ${accountOpen('"vigilancias"."cuenta"')}`,
+      [this.db.bool(true)],
+    );
     return rows.map(toVigilancia);
   }
 

@@ -5,6 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import { retryWaits, webhookPolicy } from '../config-values.js';
+import type { LegacyOwner } from '../store/accounts.js';
 import type { Datasets } from '../store/datasets.js';
 import { openWorkDb } from '../store/work.js';
 import type { WorkDb } from '../store/work.js';
@@ -25,7 +26,15 @@ export interface VigilanciasService {
   close(): Promise<void>;
 }
 
-export function startVigilancias(config: Config, datasets: Datasets, log: FastifyBaseLogger): VigilanciasService {
+/** How often removed users' watch lists are looked for (they are deleted at once by `tariff-lookup users remove`; this is for other removals). */
+const PURGE_EVERY_MS = 60_000;
+
+export function startVigilancias(
+  config: Config,
+  datasets: Datasets,
+  log: FastifyBaseLogger,
+  owners: (usuario: string) => Promise<LegacyOwner | undefined> = () => Promise.resolve(undefined),
+): VigilanciasService {
   const db: WorkDb = openWorkDb(config);
   const listeners: ((resultado: Resultado) => void)[] = [];
   const policy = webhookPolicy(config);
@@ -51,10 +60,12 @@ export function startVigilancias(config: Config, datasets: Datasets, log: Fastif
   firstPass = vigilancias
     .ready()
     .catch((error: unknown) => log.error({ err: error }, "the watch lists' tables cannot be reached yet; trying again when they are used"))
+    .then(() => tidy(vigilancias, owners, log))
     .then(() => {
       sender.start();
       return events.start();
     });
+  const purging = setInterval(() => void tidy(vigilancias, owners, log), PURGE_EVERY_MS).unref();
   return {
     vigilancias,
     policy,
@@ -65,10 +76,23 @@ export function startVigilancias(config: Config, datasets: Datasets, log: Fastif
     },
     onAttempt: (listener) => listeners.push(listener),
     close: async () => {
+      clearInterval(purging);
       await firstPass;
       await events.close();
       await sender.close();
       await db.close();
     },
   };
+}
+
+/** Watch lists made before accounts handed to their users' accounts (at start), removed users' deleted. */
+async function tidy(vigilancias: Vigilancias, owners: (usuario: string) => Promise<LegacyOwner | undefined>, log: FastifyBaseLogger): Promise<void> {
+  try {
+    const claimed = await vigilancias.claimLegacy(owners);
+    if (claimed > 0) log.info({ claimed }, "watch lists made before accounts handed to their users' accounts");
+    const removed = await vigilancias.purgeRemoved();
+    if (removed > 0) log.info({ removed }, 'watch lists of removed users deleted');
+  } catch (error) {
+    log.error({ err: error }, 'the watch lists could not be tidied; trying again later');
+  }
 }

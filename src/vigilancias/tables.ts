@@ -4,6 +4,7 @@
  * one row per version and moment whose events were generated, claimed before they are, so that a
  * restart or another copy never generates them twice.
  */
+import { accountsDdl } from '../store/accounts.js';
 import type { WorkTypes } from '../store/work.js';
 
 const byTypes = new Map<WorkTypes, readonly string[]>();
@@ -23,9 +24,14 @@ export function vigilanciasDdl(types: WorkTypes): readonly string[] {
       "secreto" TEXT NOT NULL,
       "activa" ${types.boolean} NOT NULL,
       "creada" ${types.bigint} NOT NULL,
-      "actualizada" ${types.bigint} NOT NULL
+      "actualizada" ${types.bigint} NOT NULL,
+      "cuenta" TEXT
     )`,
+    // Watch lists made before accounts existed are handed to theirs by Vigilancias.claimLegacy.
+    `ALTER TABLE "vigilancias" ${types.addColumn} "cuenta" TEXT`,
     `CREATE INDEX IF NOT EXISTS "vigilancias_usuario" ON "vigilancias" ("usuario", "creada")`,
+    `CREATE INDEX IF NOT EXISTS "vigilancias_cuenta" ON "vigilancias" ("cuenta", "creada")`,
+    accountsDdl(types),
     `CREATE TABLE IF NOT EXISTS "vigilancias_eventos" (
       "id" TEXT PRIMARY KEY,
       "vigilancia" TEXT NOT NULL,
@@ -65,6 +71,7 @@ export function vigilanciasDdl(types: WorkTypes): readonly string[] {
 export interface VigilanciaRow {
   readonly id: string;
   readonly usuario: string;
+  readonly cuenta: string | null;
   readonly nombre: string;
   readonly fracciones: string;
   readonly conjuntos: string;

@@ -1,8 +1,11 @@
 /**
- * Watch lists and their deliveries as the routes read and write them: every statement names the user,
- * so that another user's watch list is as absent as one that never was.
+ * Watch lists and their deliveries as the routes read and write them: every statement names the
+ * user's account (src/store/accounts.ts), so that another user's watch list, or that of a removed
+ * user of the same name, is as absent as one that never was.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { LegacyOwner } from '../store/accounts.js';
+import { accountOf, closeAccount, closedFor } from '../store/accounts.js';
 import type { WorkDb, WorkStatements } from '../store/work.js';
 import type { EntregaRow, VigilanciaRow } from './tables.js';
 import { vigilanciasDdl } from './tables.js';
@@ -18,6 +21,7 @@ export interface VigilanciaInput {
 export interface Vigilancia extends VigilanciaInput {
   readonly id: string;
   readonly usuario: string;
+  readonly cuenta: string | null;
   readonly secreto: string;
   readonly activa: boolean;
   readonly creada: number;
@@ -48,6 +52,7 @@ export function toVigilancia(row: VigilanciaRow): Vigilancia {
   return {
     id: row.id,
     usuario: row.usuario,
+    cuenta: row.cuenta,
     nombre: row.nombre,
     fracciones: JSON.parse(row.fracciones) as string[],
     conjuntos: JSON.parse(row.conjuntos) as string[],
@@ -74,7 +79,7 @@ function toEntrega(row: EntregaRow): Entrega {
   };
 }
 
-export const VIGILANCIA_COLUMNS = '"id", "usuario", "nombre", "fracciones", "conjuntos", "url", "secreto", "activa", "creada", "actualizada"';
+export const VIGILANCIA_COLUMNS = '"id", "usuario", "nombre", "fracciones", "conjuntos", "url", "secreto", "activa", "creada", "actualizada", "cuenta"';
 const ENTREGA_SELECT = `SELECT d."id", d."evento", d."vigilancia", e."tipo", d."estado", d."intentos", d."ultimo_codigo", d."ultimo_error", d."creada", d."siguiente_intento", d."entregada"
   FROM "vigilancias_entregas" d JOIN "vigilancias_eventos" e ON e."id" = d."evento"`;
 
@@ -133,16 +138,17 @@ export class Vigilancias {
     return this.db.dialect.placeholder(i);
   }
 
-  async create(usuario: string, input: VigilanciaInput, limit: number): Promise<Created> {
+  /** A watch list of `cuenta` (the account of the user `usuario`), unless the account has `limit` already. */
+  async create(usuario: string, cuenta: string, input: VigilanciaInput, limit: number): Promise<Created> {
     await this.started();
     await this.ready();
     const now = this.clock();
-    const vigilancia: Vigilancia = { ...input, id: newId('vig'), usuario, secreto: newSecret(), activa: true, creada: now, actualizada: now };
+    const vigilancia: Vigilancia = { ...input, id: newId('vig'), usuario, cuenta, secreto: newSecret(), activa: true, creada: now, actualizada: now };
     return this.db.transaction(async (tx) => {
       const p = (i: number): string => tx.dialect.placeholder(i);
-      const [count] = await tx.all<{ n: number | string }>(`SELECT COUNT(*) AS "n" FROM "vigilancias" WHERE "usuario" = ${p(1)}`, [usuario]);
+      const [count] = await tx.all<{ n: number | string }>(`SELECT COUNT(*) AS "n" FROM "vigilancias" WHERE "cuenta" = ${p(1)}`, [cuenta]);
       if (Number(count?.n ?? 0) >= limit) return { limit };
-      await tx.run(`INSERT INTO "vigilancias" (${VIGILANCIA_COLUMNS}) VALUES (${Array.from({ length: 10 }, (_, i) => p(i + 1)).join(', ')})`, [
+      await tx.run(`INSERT INTO "vigilancias" (${VIGILANCIA_COLUMNS}) VALUES (${Array.from({ length: 11 }, (_, i) => p(i + 1)).join(', ')})`, [
         vigilancia.id,
         usuario,
         input.nombre,
@@ -153,47 +159,48 @@ export class Vigilancias {
         tx.bool(true),
         now,
         now,
+        cuenta,
       ]);
       return { vigilancia };
     });
   }
 
-  async list(usuario: string, skip: number, limit: number): Promise<{ items: Vigilancia[]; total: number }> {
+  async list(cuenta: string, skip: number, limit: number): Promise<{ items: Vigilancia[]; total: number }> {
     await this.ready();
-    const [count] = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS "n" FROM "vigilancias" WHERE "usuario" = ${this.p(1)}`, [usuario]);
+    const [count] = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS "n" FROM "vigilancias" WHERE "cuenta" = ${this.p(1)}`, [cuenta]);
     const rows = await this.db.all<VigilanciaRow>(
-      `SELECT ${VIGILANCIA_COLUMNS} FROM "vigilancias" WHERE "usuario" = ${this.p(1)} ORDER BY "creada", "id" LIMIT ${this.p(2)} OFFSET ${this.p(3)}`,
-      [usuario, limit, skip],
+      `SELECT ${VIGILANCIA_COLUMNS} FROM "vigilancias" WHERE "cuenta" = ${this.p(1)} ORDER BY "creada", "id" LIMIT ${this.p(2)} OFFSET ${this.p(3)}`,
+      [cuenta, limit, skip],
     );
     return { items: rows.map(toVigilancia), total: Number(count?.n ?? 0) };
   }
 
-  async get(usuario: string, id: string): Promise<Vigilancia | undefined> {
+  async get(cuenta: string, id: string): Promise<Vigilancia | undefined> {
     await this.ready();
-    const [row] = await this.db.all<VigilanciaRow>(`SELECT ${VIGILANCIA_COLUMNS} FROM "vigilancias" WHERE "id" = ${this.p(1)} AND "usuario" = ${this.p(2)}`, [
+    const [row] = await this.db.all<VigilanciaRow>(`SELECT ${VIGILANCIA_COLUMNS} FROM "vigilancias" WHERE "id" = ${this.p(1)} AND "cuenta" = ${this.p(2)}`, [
       id,
-      usuario,
+      cuenta,
     ]);
     return row ? toVigilancia(row) : undefined;
   }
 
   /** Replaces what the owner wrote; saving a watch list a 410 disabled makes it active again. */
-  async replace(usuario: string, id: string, input: VigilanciaInput): Promise<Vigilancia | undefined> {
+  async replace(cuenta: string, id: string, input: VigilanciaInput): Promise<Vigilancia | undefined> {
     await this.ready();
     const p = (i: number): string => this.p(i);
     const changed = await this.db.run(
-      `UPDATE "vigilancias" SET "nombre" = ${p(1)}, "fracciones" = ${p(2)}, "conjuntos" = ${p(3)}, "url" = ${p(4)}, "activa" = ${p(5)}, "actualizada" = ${p(6)} WHERE "id" = ${p(7)} AND "usuario" = ${p(8)}`,
-      [input.nombre, JSON.stringify(input.fracciones), JSON.stringify(input.conjuntos), input.url, this.db.bool(true), this.clock(), id, usuario],
+      `UPDATE "vigilancias" SET "nombre" = ${p(1)}, "fracciones" = ${p(2)}, "conjuntos" = ${p(3)}, "url" = ${p(4)}, "activa" = ${p(5)}, "actualizada" = ${p(6)} WHERE "id" = ${p(7)} AND "cuenta" = ${p(8)}`,
+      [input.nombre, JSON.stringify(input.fracciones), JSON.stringify(input.conjuntos), input.url, this.db.bool(true), this.clock(), id, cuenta],
     );
-    return changed === 0 ? undefined : this.get(usuario, id);
+    return changed === 0 ? undefined : this.get(cuenta, id);
   }
 
   /** The watch list, its events and its deliveries (pending ones are dropped with it). */
-  async remove(usuario: string, id: string): Promise<boolean> {
+  async remove(cuenta: string, id: string): Promise<boolean> {
     await this.ready();
     return this.db.transaction(async (tx) => {
       const p = (i: number): string => tx.dialect.placeholder(i);
-      const removed = await tx.run(`DELETE FROM "vigilancias" WHERE "id" = ${p(1)} AND "usuario" = ${p(2)}`, [id, usuario]);
+      const removed = await tx.run(`DELETE FROM "vigilancias" WHERE "id" = ${p(1)} AND "cuenta" = ${p(2)}`, [id, cuenta]);
       if (removed === 0) return false;
       await tx.run(`DELETE FROM "vigilancias_entregas" WHERE "vigilancia" = ${p(1)}`, [id]);
       await tx.run(`DELETE FROM "vigilancias_eventos" WHERE "vigilancia" = ${p(1)}`, [id]);
@@ -201,18 +208,18 @@ export class Vigilancias {
     });
   }
 
-  async rotateSecret(usuario: string, id: string): Promise<Vigilancia | undefined> {
+  async rotateSecret(cuenta: string, id: string): Promise<Vigilancia | undefined> {
     await this.ready();
     const changed = await this.db.run(
-      `UPDATE "vigilancias" SET "secreto" = ${this.p(1)}, "actualizada" = ${this.p(2)} WHERE "id" = ${this.p(3)} AND "usuario" = ${this.p(4)}`,
-      [newSecret(), this.clock(), id, usuario],
+      `UPDATE "vigilancias" SET "secreto" = ${this.p(1)}, "actualizada" = ${this.p(2)} WHERE "id" = ${this.p(3)} AND "cuenta" = ${this.p(4)}`,
+      [newSecret(), this.clock(), id, cuenta],
     );
-    return changed === 0 ? undefined : this.get(usuario, id);
+    return changed === 0 ? undefined : this.get(cuenta, id);
   }
 
   /** Queues a `tarifa.prueba` event with empty `data`. */
-  async test(usuario: string, id: string): Promise<Entrega | undefined> {
-    const vigilancia = await this.get(usuario, id);
+  async test(cuenta: string, id: string): Promise<Entrega | undefined> {
+    const vigilancia = await this.get(cuenta, id);
     if (!vigilancia) return undefined;
     const now = this.clock();
     const entrega = await this.db.transaction((tx) =>
@@ -222,8 +229,8 @@ export class Vigilancias {
     return entrega;
   }
 
-  async deliveries(usuario: string, id: string, skip: number, limit: number): Promise<{ items: Entrega[]; total: number } | undefined> {
-    if (!(await this.get(usuario, id))) return undefined;
+  async deliveries(cuenta: string, id: string, skip: number, limit: number): Promise<{ items: Entrega[]; total: number } | undefined> {
+    if (!(await this.get(cuenta, id))) return undefined;
     const [count] = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS "n" FROM "vigilancias_entregas" WHERE "vigilancia" = ${this.p(1)}`, [id]);
     const rows = await this.db.all<EntregaRow>(
       `${ENTREGA_SELECT} WHERE d."vigilancia" = ${this.p(1)} ORDER BY d."creada" DESC, d."id" DESC LIMIT ${this.p(2)} OFFSET ${this.p(3)}`,
@@ -236,8 +243,8 @@ export class Vigilancias {
    * Sends a delivered or failed delivery again: a new delivery of the same event (so the same
    * `webhook-id`), leaving the old one's record as it was. 'pendiente' when it is still being sent.
    */
-  async resend(usuario: string, id: string, entrega: string): Promise<Entrega | 'pendiente' | undefined> {
-    if (!(await this.get(usuario, id))) return undefined;
+  async resend(cuenta: string, id: string, entrega: string): Promise<Entrega | 'pendiente' | undefined> {
+    if (!(await this.get(cuenta, id))) return undefined;
     const [row] = await this.db.all<EntregaRow>(`${ENTREGA_SELECT} WHERE d."id" = ${this.p(1)} AND d."vigilancia" = ${this.p(2)}`, [entrega, id]);
     if (!row) return undefined;
     if (row.estado === 'pendiente') return 'pendiente';
@@ -245,6 +252,52 @@ export class Vigilancias {
     const again = await this.db.transaction((tx) => insertDelivery(tx, row.evento, id, row.tipo, now));
     this.queued();
     return again;
+  }
+
+  /**
+   * Hands the watch lists made before accounts existed (no `cuenta`) to the account of their user, as
+   * the user is now: only those made since that user was created (older ones were a removed user's of
+   * the same name). Those that no user owns go to an account closed as `sin_usuario`: kept, never told
+   * of changes nor sent anything, shown to no one. How many were handed over.
+   */
+  async claimLegacy(find: (usuario: string) => Promise<LegacyOwner | undefined>): Promise<number> {
+    await this.ready();
+    const names = await this.db.all<{ usuario: string }>('SELECT DISTINCT "usuario" FROM "vigilancias" WHERE "cuenta" IS NULL');
+    let claimed = 0;
+    for (const { usuario } of names) {
+      const owner = await find(usuario);
+      await this.db.transaction(async (tx) => {
+        const p = (i: number): string => tx.dialect.placeholder(i);
+        if (owner !== undefined) {
+          claimed += await tx.run(`UPDATE "vigilancias" SET "cuenta" = ${p(1)} WHERE "cuenta" IS NULL AND "usuario" = ${p(2)} AND "creada" >= ${p(3)}`, [
+            owner.account,
+            usuario,
+            Date.parse(owner.createdAt),
+          ]);
+          if (owner.disabled) await closeAccount(tx, owner.account, usuario, 'deshabilitada');
+        }
+        const orphan = accountOf(usuario, '');
+        if ((await tx.run(`UPDATE "vigilancias" SET "cuenta" = ${p(1)} WHERE "cuenta" IS NULL AND "usuario" = ${p(2)}`, [orphan, usuario])) > 0) {
+          await closeAccount(tx, orphan, usuario, 'sin_usuario');
+        }
+      });
+    }
+    return claimed;
+  }
+
+  /** Deletes the watch lists of removed users' accounts with their events and deliveries (pending ones are never sent); how many. */
+  async purgeRemoved(): Promise<number> {
+    await this.ready();
+    const gone = await this.db.all<{ id: string }>(`SELECT "id" FROM "vigilancias" WHERE "cuenta" IN (${closedFor('eliminada')})`);
+    for (const { id } of gone) {
+      await this.db.transaction(async (tx) => {
+        const p = (i: number): string => tx.dialect.placeholder(i);
+        await tx.run(`DELETE FROM "vigilancias" WHERE "id" = ${p(1)}`, [id]);
+        await tx.run(`DELETE FROM "vigilancias_entregas" WHERE "vigilancia" = ${p(1)}`, [id]);
+        await tx.run(`DELETE FROM "vigilancias_eventos" WHERE "vigilancia" = ${p(1)}`, [id]);
+      });
+    }
+    return gone.length;
   }
 }
 
