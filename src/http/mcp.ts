@@ -417,7 +417,9 @@ const mcpRouteSchema = {
     'The client must accept application/json and text/event-stream; answers are JSON. No session is needed. Each tool answers exactly what its ' +
     'REST operation answers (buscar_fraccion: GET /api/v1/buscar, ficha_fraccion: GET /api/v1/ficha/{fraccion}, calcular_contribuciones: ' +
     'POST /api/v1/contribuciones, cambios_tarifa: GET /api/v1/cambios, versiones_tarifa: GET /api/v1/versiones, explorar_tarifa: ' +
-    'GET /api/v1/nomenclatura…).',
+    'GET /api/v1/nomenclatura…). A JSON-RPC batch holds at most 20 messages (more: 400, JSON-RPC -32600, none run); each tool call or ' +
+    'resource read counts against the rate limit as one request (a batch past the limit: 429, none run); the REST answers of one request ' +
+    'are at most 4 MiB together (a call past it is a tool error asking for less).',
   tags: ['mcp'],
   security: [{ HTTPBearer: [] }],
   body: {
@@ -434,10 +436,11 @@ const mcpRouteSchema = {
   response: {
     200: { description: 'The JSON-RPC response(s)', type: 'object', additionalProperties: true },
     202: { description: 'Accepted: the body held only notifications or responses', type: 'null' },
-    400: { description: 'Not a JSON-RPC message of MCP (a JSON-RPC error)', type: 'object', additionalProperties: true },
+    400: { description: 'Not a JSON-RPC message of MCP, or a batch of more than 20 messages (a JSON-RPC error)', type: 'object', additionalProperties: true },
     401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
     406: { description: 'The client does not accept both application/json and text/event-stream', type: 'object', additionalProperties: true },
     413: { description: 'The body is over its limit', $ref: 'ErrorMessage#' },
+    429: { description: 'The tool calls of the request are past the rate limit; see Retry-After (none was made)', $ref: 'ErrorMessage#' },
     415: { description: 'The body is not application/json', type: 'object', additionalProperties: true },
   },
 };
