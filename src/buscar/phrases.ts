@@ -311,23 +311,17 @@ export class PhraseIndex {
    * tinto"); a word differing only by accents keeps the tariff's ("cafe t" → "café tostado").
    */
   private keepTyped(p: Phrase, complete: readonly string[]): string {
-    const shown = p.text.match(/[\p{L}\p{N}]+|[^\p{L}\p{N}]+/gu) ?? [];
-    const used = new Set<number>();
+    // Most phrases hold the typed words as typed: nothing to rebuild.
+    const replaced = new Map<number, string>();
     for (const typed of complete) {
-      if (isStopWord(typed)) continue;
+      if (isStopWord(typed) || p.words.includes(typed)) continue;
       const s = stem(typed);
-      let index = -1;
-      for (const [i, part] of shown.entries()) {
-        if (!used.has(i) && /[\p{L}\p{N}]/u.test(part) && stem(fold(part)) === s) {
-          index = i;
-          break;
-        }
-      }
-      if (index < 0) continue;
-      used.add(index);
-      if (fold(shown[index]!) !== typed) shown[index] = typed;
+      const at = p.stems.findIndex((t, j) => t === s && !replaced.has(j));
+      if (at >= 0) replaced.set(at, typed);
     }
-    return shown.join('');
+    if (replaced.size === 0) return p.text;
+    let index = -1;
+    return p.text.replace(/[\p{L}\p{N}]+/gu, (word) => replaced.get(++index) ?? word);
   }
 
   /** The form a folded word is shown in, with the accents the phrases give it ("algodon" → algodón). */

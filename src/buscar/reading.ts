@@ -17,9 +17,12 @@ const ENGLISH_CONNECTORS = new Set(['for', 'of', 'with', 'without', 'in', 'to', 
 /** Words that open a phrase without naming the goods: they say the goods come as a set or a count. */
 const SET_WORDS = new Set(['juego', 'set', 'kit', 'paquete', 'pack', 'par', 'pares', 'pair', 'pairs', 'lote', 'surtido', 'assorted']);
 
-/** English words that show a phrase is English even when its goods words are unknown ("men's", "the"). */
-const ENGLISH_MARKERS = new Set(['for', 'of', 'with', 'without', 'the', 'and', 'mens', 'womens', 'kids']);
-const SPANISH_MARKERS = new Set(['de', 'del', 'para', 'con', 'sin', 'y', 'la', 'el', 'los', 'las']);
+/**
+ * Words that show a phrase's language even when its goods words are unknown or shared by both: the
+ * connecting words, and the units and genders invoices write ("LED TV 55 INCH", "TV LED 55 PULG").
+ */
+const ENGLISH_MARKERS = new Set('for of with without the and mens womens ladies kids boys girls inch inches pcs lbs oz feet ft'.split(' '));
+const SPANISH_MARKERS = new Set('de del para con sin y la el los las pulg pulgadas pzas pza caballero dama nino nina'.split(' '));
 
 export type Language = 'es' | 'en';
 

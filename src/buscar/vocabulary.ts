@@ -112,6 +112,19 @@ const CONNECTING_WORDS = new Set(['de', 'del', 'para', 'con', 'sin', 'en', 'tipo
 /** Phrases made after a connecting word, at most; words read for them, at most. */
 const MAX_COMPOSED = 3;
 const MAX_COMPLETION_SCAN = 400;
+const NO_EVIDENCE = new Int32Array(0);
+
+/** `8421:13 8409:8` packed as numbers (heading × 16 + strength): no map per term, nothing to collect. */
+function packEvidence(text: string): Int32Array {
+  if (text === '') return NO_EVIDENCE;
+  const pairs = text.split(' ');
+  const packed = new Int32Array(pairs.length);
+  for (const [i, pair] of pairs.entries()) {
+    const colon = pair.indexOf(':');
+    packed[i] = Number(pair.slice(0, colon)) * 16 + Number(pair.slice(colon + 1));
+  }
+  return packed;
+}
 /** How much more the head's evidence counts in a heading's score than a qualifier's. */
 const HEAD_FACTOR = 3;
 
@@ -153,8 +166,7 @@ export class Vocabulary {
   private phraseIndex: PhraseIndex | undefined;
   private readonly phraseRows: Rows<PhraseRow>;
   /** Per term: its heading evidence, Spanish and English (`8421:13 8409:8`), and the language of the texts holding it. */
-  private readonly evidence = new Map<string, { es: string; en: string; language: string }>();
-  private readonly parsedEvidence = new Map<string, Map<string, number>>();
+  private readonly evidence = new Map<string, { es: Int32Array; en: Int32Array; language: string }>();
   /** Per unit, the lines whose texts bound it. */
   private readonly ranges = new Map<string, { code: string; range: Range }[]>();
 
@@ -199,7 +211,7 @@ export class Vocabulary {
       else this.synonyms.set(terms[0]!, [entry]);
     }
     this.codeRows = data.codes;
-    for (const e of data.evidence ?? []) this.evidence.set(e.TERMINO, { es: e.ES, en: e.EN, language: e.IDIOMA });
+    for (const e of data.evidence ?? []) this.evidence.set(e.TERMINO, { es: packEvidence(e.ES), en: packEvidence(e.EN), language: e.IDIOMA });
     for (const r of data.ranges ?? []) {
       for (const range of parseRanges(r.RANGOS)) {
         const list = this.ranges.get(range.unit) ?? [];
@@ -283,20 +295,16 @@ export class Vocabulary {
     return { primary: [], secondary: [] };
   }
 
+  /** The headings a term names goods in, packed (heading × 16 + strength), in the phrase's language. */
+  private packedOf(term: string, language: Language): Int32Array {
+    const entry = this.evidence.get(term);
+    return (language === 'en' ? entry?.en : entry?.es) ?? NO_EVIDENCE;
+  }
+
   /** The headings a term names goods in, with the strength of the evidence, in the phrase's language. */
   private headingsOf(term: string, language: Language): Map<string, number> {
-    const key = `${language}:${term}`;
-    let found = this.parsedEvidence.get(key);
-    if (found === undefined) {
-      found = new Map();
-      const entry = this.evidence.get(term);
-      for (const pair of (language === 'en' ? entry?.en : entry?.es)?.split(' ') ?? []) {
-        const [heading, strength] = pair.split(':');
-        if (heading && strength) found.set(heading, Number(strength));
-      }
-      if (this.parsedEvidence.size > 50_000) this.parsedEvidence.clear();
-      this.parsedEvidence.set(key, found);
-    }
+    const found = new Map<string, number>();
+    for (const packed of this.packedOf(term, language)) found.set(String(packed >> 4).padStart(4, '0'), packed & 15);
     return found;
   }
 
@@ -468,15 +476,17 @@ export class Vocabulary {
     const all = words(q);
     const last = /[\p{L}\p{N}]$/u.test(q) ? all.pop() : undefined;
     const phrases = this.phrases().suggest(all, last ?? null);
-    const typedStart = fold(q.slice(0, q.length - (last?.length ?? 0))).replace(/\s+/g, ' ');
-    // Phrases that begin as typed first, then the phrases made after a connecting word, then the rest.
-    const begins = phrases.filter((p) => fold(p).startsWith(typedStart));
-    const composed =
-      last === undefined || begins.length >= MAX_COMPOSED
-        ? []
-        : this.afterConnector(all, last, q.slice(0, q.length - last.length), MAX_COMPOSED - begins.length);
-    const shown = new Set<string>();
-    const merged = [...begins, ...composed, ...phrases].filter((p) => !shown.has(fold(p)) && shown.add(fold(p))).slice(0, MAX_SUGGESTIONS);
+    let merged = phrases;
+    if (last !== undefined && all.length >= 2 && CONNECTING_WORDS.has(all[all.length - 1]!)) {
+      // After a connecting word: the phrases that begin as typed first, then the phrases made from the
+      // head's headings, then the rest.
+      const typed = q.slice(0, q.length - last.length);
+      const typedStart = fold(typed).replace(/\s+/g, ' ');
+      const begins = phrases.filter((p) => fold(p).startsWith(typedStart));
+      const composed = begins.length >= MAX_COMPOSED ? [] : this.afterConnector(all, last, typed, MAX_COMPOSED - begins.length);
+      const shown = new Set<string>();
+      merged = [...begins, ...composed, ...phrases].filter((p) => !shown.has(fold(p)) && shown.add(fold(p))).slice(0, MAX_SUGGESTIONS);
+    }
     if (merged.length > 0) return merged.map((p) => ({ SUGERENCIA: p, TIPO: 'palabra', FRACCION: null, NICO: null, DESCRIPCION: null }));
     // No phrase holds the word being typed alone: the index's words that start so, never a stop word.
     // After other words, a word glued to them would name no goods ("zapatos de piedras"): nothing.
@@ -497,7 +507,8 @@ export class Vocabulary {
     if (connector < 1 || connector !== complete.length - 1 || prefix.length < 2) return [];
     const head = complete.slice(0, connector).find((w) => !isStopWord(w) && w.length > 1);
     if (head === undefined) return [];
-    const headings = this.headingsOf(stem(head), 'es');
+    const headings = new Map<number, number>();
+    for (const packed of this.packedOf(stem(head), 'es')) headings.set(packed >> 4, packed & 15);
     if (headings.size === 0) return [];
     // Each stem the typed start begins, scored by the evidence it shares with the head in the head's headings.
     const byStem = new Map<string, { score: number; frequency: number; forms: Word[] }>();
@@ -508,8 +519,10 @@ export class Vocabulary {
       if (isStopWord(w.word) || w.word.length < 3 || w.stem === stem(head)) continue;
       let entry = byStem.get(w.stem);
       if (!entry) {
+        // A Spanish word only: the English of the US tariff shares headings too ("carne de pork").
+        if (!this.languageOfWord(w.word).startsWith('es')) continue;
         let score = 0;
-        for (const [h, strength] of this.headingsOf(w.stem, 'es')) score += strength * (headings.get(h) ?? 0);
+        for (const packed of this.packedOf(w.stem, 'es')) score += (packed & 15) * (headings.get(packed >> 4) ?? 0);
         if (score === 0) continue;
         byStem.set(w.stem, (entry = { score, frequency: 0, forms: [] }));
       }
