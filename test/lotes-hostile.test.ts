@@ -278,7 +278,15 @@ for (const kind of await storeKinds()) {
 
     test('a batch whose client is gone before the commit is not stored', async () => {
       const tables = new LotesTables(openWorkDb(server.config));
-      const batch = { id: crypto.randomUUID(), usuario: 'ausente', cuenta: 'cuenta-ausente', nombre: 'x', fecha: '2024-01-01', pais_origen: null, creado: new Date().toISOString() };
+      const batch = {
+        id: crypto.randomUUID(),
+        usuario: 'ausente',
+        cuenta: 'cuenta-ausente',
+        nombre: 'x',
+        fecha: '2024-01-01',
+        pais_origen: null,
+        creado: new Date().toISOString(),
+      };
       const file = {
         lines: 1,
         extraColumns: [],

@@ -379,7 +379,15 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
   if ((await ctx.tables.active(cuenta)) >= ctx.perUser) throw tooManyBatches(ctx);
   const creado = ctx.now().toISOString();
   const nombre = query.nombre === undefined ? '' : cleanName(query.nombre);
-  const lote = { id: randomUUID(), usuario, cuenta, nombre: nombre === '' ? creado : nombre, fecha, pais_origen: query.pais_origen?.toUpperCase() ?? null, creado };
+  const lote = {
+    id: randomUUID(),
+    usuario,
+    cuenta,
+    nombre: nombre === '' ? creado : nombre,
+    fecha,
+    pais_origen: query.pais_origen?.toUpperCase() ?? null,
+    creado,
+  };
   // A client gone (it gave up, or its connection was cut) never learns the batch's id: nothing is stored for it.
   const gone = (): boolean => request.raw.socket?.destroyed === true;
   let outcome;
