@@ -178,7 +178,7 @@ export async function* csvRows(text: AsyncIterable<string>, delimiter: string, w
     }
     if (runStart !== -1) grow(piece.slice(runStart));
   }
-  if (state === State.Quoted) throw new FileError('a quoted value is never closed', quoteLine);
+  if (state === State.Quoted) throw new FileError('the file cannot be read as CSV: a quoted value is never closed', quoteLine);
   if (state !== State.FieldStart || column > 0 || field !== '') {
     const row = endRow();
     if (row !== undefined) yield row;
