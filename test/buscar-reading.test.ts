@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { evidenceOf, rangeRowsOf } from '../src/buscar/evidence.js';
+import { EVIDENCE, evidenceOf, rangeRowsOf } from '../src/buscar/evidence.js';
+import { parseReferences } from '../src/buscar/references.js';
 import type { LineRow } from '../src/buscar/documents.js';
 import { inRange, queryQuantities, rangesOf } from '../src/buscar/quantities.js';
 import { headCandidates, languageOf } from '../src/buscar/reading.js';
@@ -127,7 +128,7 @@ function line(code: string, text: string, subheading: string, heading: string): 
 describe('heading first, then the line', () => {
   const vocabulary = (): Vocabulary => {
     const terms = new Map<string, number>();
-    for (const e of evidenceOf(LINES, new Map(), () => [])) terms.set(e.TERMINO, 1);
+    for (const e of evidenceOf(LINES, new Map(), [])) terms.set(e.TERMINO, 1);
     return new Vocabulary({
       documents: LINES.length,
       terms: [...terms].map(([TERMINO, DF]) => ({ TERMINO, DF })),
@@ -135,7 +136,7 @@ describe('heading first, then the line', () => {
       synonyms: [],
       codes: [],
       phrases: phrasesOf(LINES, [], new Map()),
-      evidence: evidenceOf(LINES, new Map(), () => []),
+      evidence: evidenceOf(LINES, new Map(), []),
       ranges: rangeRowsOf(LINES),
     });
   };
@@ -157,16 +158,27 @@ describe('heading first, then the line', () => {
   });
 });
 
+describe('heading evidence', () => {
+  test('a search reference is read as a phrase: what it names counts as a reference, what qualifies it less', () => {
+    const [reference] = parseReferences('termino,codigos,palabras\nbolsa de plastico,3923,\n');
+    const evidence = new Map(evidenceOf(LINES, new Map(), [reference!]).map((e) => [e.TERMINO, e.ES]));
+    assert.match(evidence.get(stem('bolsa')) ?? '', new RegExp(`3923:${EVIDENCE.reference}`));
+    assert.match(evidence.get(stem('plastico')) ?? '', /3923:(\d+)/);
+    const strength = Number(/3923:(\d+)/.exec(evidence.get(stem('plastico')) ?? '')?.[1]);
+    assert.ok(strength < EVIDENCE.reference, `plástico qualifies the bag in the reference (${strength})`);
+  });
+});
+
 describe('phrase suggestions after a connecting word', () => {
   const vocabulary = (): Vocabulary =>
     new Vocabulary({
       documents: LINES.length,
-      terms: evidenceOf(LINES, new Map(), () => []).map((e) => ({ TERMINO: e.TERMINO, DF: 1 })),
+      terms: evidenceOf(LINES, new Map(), []).map((e) => ({ TERMINO: e.TERMINO, DF: 1 })),
       words: vocabularyOf(LINES, [], stem),
       synonyms: [],
       codes: [],
       phrases: phrasesOf(LINES, [], new Map()),
-      evidence: evidenceOf(LINES, new Map(), () => []),
+      evidence: evidenceOf(LINES, new Map(), []),
       ranges: rangeRowsOf(LINES),
     });
 

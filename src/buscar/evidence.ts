@@ -6,13 +6,17 @@
  * apart, so that a phrase is read against the texts of its language. And the ranges each line's texts
  * state for a quantity ("de cilindrada superior a 50 cm³ pero inferior o igual a 250 cm³").
  */
-import { headTerms, splitTerms, words } from './analysis.js';
+import { headTerms, isStopWord, splitTerms, stem, words } from './analysis.js';
 import type { LineRow } from './documents.js';
 import type { Range } from './quantities.js';
+import type { Reference } from './references.js';
 import { formatRanges, rangesOf } from './quantities.js';
 
+/** Words after which a search reference qualifies the goods it names ("aceite de motor", "papel para impresora", "oil for engines"). */
+const REFERENCE_CONNECTORS = new Set(['de', 'del', 'para', 'con', 'sin', 'en', 'for', 'of', 'with', 'in']);
+
 /** How strongly a heading's texts name goods with a term (the field weights of ranking.ts, in spirit). */
-export const EVIDENCE = { reference: 13, head: 12, goods: 8 } as const;
+export const EVIDENCE = { reference: 13, head: 12, goods: 8, qualifier: 4 } as const;
 
 export interface EvidenceRow {
   TERMINO: string;
@@ -43,23 +47,16 @@ const format = (byHeading: ReadonlyMap<string, number> | undefined): string =>
     .map(([h, s]) => `${h}:${s}`)
     .join(' ');
 
-export function evidenceOf(
-  lines: readonly LineRow[],
-  english: ReadonlyMap<string, readonly string[]>,
-  referencesFor: (code: string) => readonly string[],
-): EvidenceRow[] {
+export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<string, readonly string[]>, references: readonly Reference[]): EvidenceRow[] {
   const spanish: Strengths = new Map();
   const englishStrengths: Strengths = new Map();
   const lineWords = new Set<string>();
   const englishWords = new Set<string>();
   const seen = new Set<string>();
+  const headings = new Set(lines.map((l) => l.FRACCION.slice(0, 4)));
   for (const row of lines) {
     const code = row.FRACCION + (row.NICO ?? '');
     const heading = code.slice(0, 4);
-    for (const t of referencesFor(code)) {
-      note(spanish, t, heading, EVIDENCE.reference);
-      note(englishStrengths, t, heading, EVIDENCE.reference);
-    }
     for (const w of words([row.DESCRIPCION, row.DESCRIPCIONFRACCION, row.DESCRIPCIONNICO].join(' '))) lineWords.add(w);
     const texts = [row.DESCRIPCIONPARTIDA, row.DESCRIPCIONSUBPARTIDA, row.DESCRIPCIONFRACCION, row.DESCRIPCION, row.DESCRIPCIONNICO];
     for (const text of texts) {
@@ -69,7 +66,6 @@ export function evidenceOf(
       for (const t of headTerms(text)) note(spanish, t, heading, EVIDENCE.head);
     }
   }
-  const headings = new Set(lines.map((l) => l.FRACCION.slice(0, 4)));
   for (const [code, texts] of english) {
     const heading = code.slice(0, 4);
     // The US tariff's own headings (chapters 98 and 99) name nothing in the dataset's nomenclature.
@@ -80,6 +76,32 @@ export function evidenceOf(
       for (const w of words(text)) englishWords.add(w);
       for (const t of splitTerms(text).main) note(englishStrengths, t, heading, EVIDENCE.goods);
       for (const t of headTerms(text)) note(englishStrengths, t, heading, EVIDENCE.head);
+    }
+  }
+  // A reference is a phrase too ("aceite de motor" names oil, not engines): the words naming its goods
+  // are evidence at the reference's strength, its qualifiers at a qualifier's.
+  const byPrefix = new Map<string, Set<string>>();
+  for (const h of headings) for (const n of [2, 4]) byPrefix.set(h.slice(0, n), (byPrefix.get(h.slice(0, n)) ?? new Set()).add(h));
+  for (const r of references) {
+    // The words after its first connecting word qualify the goods the words before it name.
+    const cut = r.words.findIndex((w, i) => i > 0 && REFERENCE_CONNECTORS.has(w));
+    const qualifiers = new Set(
+      cut < 0
+        ? []
+        : r.words
+            .slice(cut)
+            .filter((w) => !isStopWord(w))
+            .map(stem),
+    );
+    const goods = new Set((cut < 0 ? r.words : r.words.slice(0, cut)).filter((w) => !isStopWord(w)).map(stem));
+    for (const code of r.codes) {
+      for (const h of byPrefix.get(code.slice(0, Math.min(4, code.length))) ?? []) {
+        for (const t of r.terms) {
+          const strength = goods.has(t) || !qualifiers.has(t) ? EVIDENCE.reference : EVIDENCE.qualifier;
+          note(spanish, t, h, strength);
+          note(englishStrengths, t, h, strength);
+        }
+      }
     }
   }
   const languageOfTerm = new Map<string, string>();

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { stem } from './analysis.js';
 import type { EnglishRow, LineRow, SearchDocument, VocabularyRow } from './documents.js';
-import { buildDocument, englishIndex, referenceIndex, referencesFor, vocabularyOf } from './documents.js';
+import { buildDocument, englishIndex, referenceIndex, vocabularyOf } from './documents.js';
 import type { EvidenceRow, RangeRow } from './evidence.js';
 import { evidenceOf, rangeRowsOf } from './evidence.js';
 import type { PhraseRow } from './phrases.js';
@@ -62,7 +62,7 @@ export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<En
     words: vocabularyOf(unique, references, stem),
     synonyms,
     phrases: phrasesOf(unique, references, englishByCode),
-    evidence: evidenceOf(unique, englishByCode, (code) => referencesFor(code, referencesByCode)),
+    evidence: evidenceOf(unique, englishByCode, references),
     ranges: rangeRowsOf(unique),
   };
 }
