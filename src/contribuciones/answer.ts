@@ -11,8 +11,6 @@ import { countryKeys, readRecords } from './sources.js';
 import type { Tables } from './tables.js';
 import type { Store } from '../store/store.js';
 import { tipoCambioOn } from '../tipos-cambio/lookup.js';
-import { conNotasDeOrigen } from '../reglas-origen/contribuciones.js';
-import { indiceDeStore } from '../reglas-origen/indice.js';
 
 export interface ResultOptions {
   /** The store whose exchange-rate series converts dollars when the request gives no rate (docs/contribuciones.md). */
@@ -31,10 +29,7 @@ export async function contribucionesResult(
   const fractions = [...new Set(parameters.partidas.map((p) => p.fraccion))];
   const records = await readRecords(store, sources, fractions, countryKeys(parameters.paisOrigen, tables.groups));
   const rate = parameters.tipoCambio ? undefined : await tipoCambioOn(options.ratesStore, parameters.fecha);
-  const indice = await indiceDeStore(store);
-  const answer =
-    options.paced === true
-      ? await computeContribucionesPaced(parameters, sources, records, tables, rate)
-      : computeContribuciones(parameters, sources, records, tables, rate);
-  return conNotasDeOrigen(answer, indice, tables, countryKeys(parameters.paisOrigen, tables.groups));
+  return options.paced === true
+    ? await computeContribucionesPaced(parameters, sources, records, tables, rate)
+    : computeContribuciones(parameters, sources, records, tables, rate);
 }

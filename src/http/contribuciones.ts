@@ -12,10 +12,12 @@ import { contribucionesResult } from '../contribuciones/answer.js';
 import { answerJson, paced } from '../contribuciones/compute.js';
 import { contribucionesParameters } from '../contribuciones/request.js';
 import { ANSWER_SCHEMAS, ContribucionesBody } from '../contribuciones/schema.js';
-import { contribucionesSources } from '../contribuciones/sources.js';
+import { contribucionesSources, countryKeys } from '../contribuciones/sources.js';
 import type { Tables } from '../contribuciones/tables.js';
 import { loadTables } from '../contribuciones/tables.js';
 import type { RecordSet } from '../record-sets/define.js';
+import { conNotasDeOrigen } from '../reglas-origen/contribuciones.js';
+import { indiceDeStore } from '../reglas-origen/indice.js';
 import { mexicoCityDate } from '../store/versions.js';
 import type { Store } from '../store/store.js';
 import type { OpenRoute } from './route-kinds.js';
@@ -115,7 +117,9 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
       if (version !== undefined) void reply.header('x-dataset-version', version);
       const json = await inTurn(async () => {
         const result = await contribucionesResult(store, sources, tables, parameters, { ratesStore: ratesStore(), paced: true });
-        return paced(answerJson(result));
+        // A tlc option names the rule of origin its goods must meet (../shared/spec/reglas-origen.md, "Elsewhere").
+        const countries = countryKeys(parameters.paisOrigen, tables.groups);
+        return paced(answerJson(conNotasDeOrigen(result, await indiceDeStore(store), tables, countries)));
       });
       // An answer about one shipment, computed on request: never stored by a cache on the way.
       return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(json);
