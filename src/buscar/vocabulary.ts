@@ -14,6 +14,7 @@ import type { Range } from './quantities.js';
 import { inRange, parseRanges, queryQuantities } from './quantities.js';
 import type { Language } from './reading.js';
 import { headCandidates, languageOf } from './reading.js';
+import { typedDigits } from '../fraccion.js';
 
 export interface VocabularyData {
   readonly documents: number;
@@ -462,7 +463,7 @@ export class Vocabulary {
 
   /** Up to ten completions of what is being typed: fractions for digits, words otherwise. */
   suggest(q: string): Suggestion[] {
-    const digits = q.replace(/[.\s]/g, '');
+    const digits = typedDigits(q);
     if (/^\d+$/.test(digits)) {
       const out: Suggestion[] = [];
       const codes = this.codes();

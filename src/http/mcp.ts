@@ -24,6 +24,7 @@ import { INTERNAL_REQUEST } from './rate-limit.js';
 import { TOOLS, dotted, getWith } from './mcp-tools.js';
 import { API_VERSION } from './public.js';
 import { routeWithAllow } from './route-kinds.js';
+import { typedDigits } from '../fraccion.js';
 
 export const MCP_PATH = '/mcp';
 /** A contributions body at its own limit, with the JSON-RPC envelope around it. */
@@ -324,7 +325,7 @@ function fractionOfUri(uri: string, { McpError, ErrorCode }: Sdk['types']): stri
   } catch {
     raw = '';
   }
-  const digits = raw.replace(/[.\s]/g, '');
+  const digits = typedDigits(raw);
   if (!/^([0-9]{8}|[0-9]{10})$/.test(digits)) {
     throw new McpError(ErrorCode.InvalidParams, `${uri}: la fracción debe tener 8 dígitos, o 10 con NICO (${dotted('0101210100')})`);
   }

@@ -26,6 +26,7 @@ import { parseParams } from './params.js';
 import type { OpenRoute, ProtectedGet } from './route-kinds.js';
 import { asOfIfValid } from './route-kinds.js';
 import { checked } from './typed.js';
+import { typedDigits } from '../fraccion.js';
 
 const FRACCION_PATTERN = '^[0-9]{8}([0-9]{2})?$';
 
@@ -55,7 +56,7 @@ const invalid = (loc: (string | number)[], msg: string, input: unknown, type = '
 
 /** A fraction of 8 digits or 10 (with its NICO) in any typed form, or the 422 at `loc`. */
 function fraccionDe(raw: unknown, loc: (string | number)[]): string {
-  const digits = typeof raw === 'string' ? raw.replace(/[.\s-]/g, '') : '';
+  const digits = typeof raw === 'string' ? typedDigits(raw) : '';
   if (/^\d{8}(\d{2})?$/.test(digits)) return digits;
   const detail: ValidationDetail = {
     type: 'string_pattern_mismatch',
@@ -160,7 +161,7 @@ export async function evaluarOrigen(datasets: Datasets, tables: Tables, raw: unk
     digits = `${digits.slice(0, 8)}${b.nico}`;
   }
   const materiales = b.materiales.map((m, i) => {
-    const codigo = m.fraccion.replace(/[.\s-]/g, '');
+    const codigo = typedDigits(m.fraccion);
     if (!/^\d{2,10}$/.test(codigo)) {
       throw invalid(['body', 'materiales', i, 'fraccion'], 'A material’s fraction: 2 to 10 digits, any typed form', m.fraccion, 'string_pattern_mismatch');
     }

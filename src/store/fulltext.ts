@@ -7,6 +7,7 @@ import { fold, stem } from '../buscar/analysis.js';
 import { DOCUMENT_COLUMNS } from '../buscar/documents.js';
 import { prefixUpperBound } from './sql.js';
 import type { Store } from './store.js';
+import { typedDigits } from '../fraccion.js';
 
 export const MAX_QUERY_LENGTH = 200;
 
@@ -44,7 +45,7 @@ export const MARK_CLOSE = '</mark>';
 
 /** Digits only (dots and spaces allowed): a code prefix of up to 10 digits, else null. */
 export function queryCode(q: string): string | null {
-  const digits = q.replace(/[.\s]/g, '');
+  const digits = typedDigits(q);
   return /^\d{1,10}$/.test(digits) ? digits : null;
 }
 
