@@ -93,7 +93,19 @@ export const percent = (written: string): string => written.replace(',', '.');
 
 /** A list of headings ("heading 2207 or heading 2208") read only when every item is a heading. */
 export function headings(text: string): string[] | undefined {
-  const codes = leerCodigos(text);
-  if (!codes || codes.some((c) => typeof c !== 'string' || c.length !== 4)) return undefined;
+  const codes = headingsOrRanges(text);
+  if (!codes || codes.some((c) => typeof c !== 'string')) return undefined;
   return codes as string[];
+}
+
+/** A list of headings and ranges of headings ("heading 3701 to heading 3704"), read only when every item is one. */
+export function headingsOrRanges(text: string): Codigo[] | undefined {
+  const codes = leerCodigos(text);
+  if (!codes || codes.some((c) => (typeof c === 'string' ? c : c.desde).length !== 4)) return undefined;
+  return codes;
+}
+
+/** Whether a heading lies under one of the codes (a heading, or a range of headings). */
+export function incluye(codes: readonly Codigo[], heading: string): boolean {
+  return codes.some((c) => (typeof c === 'string' ? c === heading : c.desde <= heading && heading <= c.hasta));
 }
