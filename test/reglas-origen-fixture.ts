@@ -1,7 +1,8 @@
 /**
  * Real fractions for the rules-of-origin tests, each under rule sets of the shipped files of a
  * different kind (a change of chapter, of heading with an exception, regional value content in
- * lettered alternatives, rules for different goods of one set, wholly obtained), with preferences for
+ * lettered alternatives, rules for different goods of one set, wholly obtained, materials of a heading
+ * excepted from "any heading"), with preferences for
  * Japan and the United States so that contribuciones has tlc options.
  */
 import { recordToRow } from '../src/data/record-row.js';
@@ -10,7 +11,7 @@ import { tlcs } from '../src/record-sets/tlcs.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { keepOriginal } from './helpers.js';
 
-export const REGLAS_ORIGEN_FRACTIONS = ['01012101', '03044901', '48232001', '73181599', '84219901'];
+export const REGLAS_ORIGEN_FRACTIONS = ['01012101', '03044901', '35051001', '48232001', '73181599', '84219901'];
 
 export function fillReglasOrigen(writer: DatasetWriter): void {
   REGLAS_ORIGEN_FRACTIONS.forEach((f, i) =>

@@ -265,6 +265,43 @@ for (const kind of await storeKinds()) {
       assert.equal(body.resultado, 'cumple');
     });
 
+    test('materials of a heading excepted from "any heading" (UK list, 3505): none non-originating, decided without a price when there are none', async () => {
+      // 3505 has two sets in the UK list (starch ethers and esters; other): the second is the "except those of heading 1108" one.
+      const dextrins = { fraccion: '3505.10.01', acuerdo: UK };
+      const excepting = <T extends { fuente: { conjunto: number } }>(reglas: T[]): T => reglas.find((r) => r.fuente.conjunto === 200)!;
+      const rule = excepting((await get('/api/v1/reglas-origen/35051001?acuerdo=' + encodeURIComponent(UK))).body.reglas);
+      assert.deepEqual(rule.alternativas[0]!.requisitos, [
+        { tipo: 'valor_max_no_originarios', maximo: '0', base: 'precio_franco_fabrica', materiales: ['1108'] },
+      ]);
+      assert.match(rule.texto_es, /Los materiales de la partida 1108 utilizados deben ser originarios/);
+
+      const starch = [{ fraccion: '1108.12', originario: false, valor: '100.00' }];
+      const unpriced = excepting((await post({ ...dextrins, materiales: starch })).body.reglas);
+      assert.deepEqual(
+        unpriced.alternativas.map((a) => a.requisitos.map((r) => [r.resultado, r.falta])),
+        [[['no_determinable', ['valores.precio_franco_fabrica']]], [['no_determinable', ['valores.precio_franco_fabrica']]]],
+      );
+      const priced = excepting((await post({ ...dextrins, valores: { precio_franco_fabrica: '1000.00' }, materiales: starch })).body.reglas);
+      const [excepted, limit] = priced.alternativas;
+      assert.deepEqual(
+        excepted!.requisitos.map((r) => [r.resultado, r.valor, r.materiales_que_fallan]),
+        [['no_cumple', '10.00', [0]]],
+      );
+      assert.deepEqual([limit!.resultado, limit!.requisitos[0]!.valor, priced.resultado], ['cumple', '10.00', 'cumple']);
+      const high = excepting((await post({ ...dextrins, valores: { precio_franco_fabrica: '200.00' }, materiales: starch })).body.reglas);
+      assert.equal(high.resultado, 'no_cumple', '50 % of the price in starch fails both alternatives');
+
+      const sugar = await post({
+        ...dextrins,
+        materiales: [
+          { fraccion: '1702.30', originario: false, valor: '100.00' },
+          { fraccion: '1108.12', originario: true, valor: '5.00' },
+        ],
+      });
+      const none = excepting(sugar.body.reglas).alternativas[0]!;
+      assert.deepEqual([none.resultado, none.requisitos[0]!.falta], ['cumple', []]);
+    });
+
     test('wholly obtained: the user’s word, and non-originating materials of the chapter named', async () => {
       const horses = { fraccion: '0101.21.01', acuerdo: UK };
       assert.equal((await post({ ...horses, materiales: [{ fraccion: '0101.21', originario: false, valor: '10.00' }] })).body.resultado, 'no_cumple');

@@ -70,7 +70,10 @@ export function requisitoEnEspanol(r: Requisito, codigo: string): string {
     case 'valor_max_no_originarios': {
       const which = r.materiales === null ? 'los materiales no originarios' : `los materiales no originarios de ${codigosEscritos(r.materiales)}`;
       const base = r.base === 'precio_franco_fabrica' ? 'del precio franco fábrica del producto' : 'del valor de la mercancía';
-      return r.maximo === '0' ? 'Todos los materiales utilizados deben ser originarios.' : `El valor de ${which} no excede del ${r.maximo} % ${base}.`;
+      if (r.maximo !== '0') return `El valor de ${which} no excede del ${r.maximo} % ${base}.`;
+      return r.materiales === null
+        ? 'Todos los materiales utilizados deben ser originarios.'
+        : `Los materiales de ${codigosEscritos(r.materiales)} utilizados deben ser originarios (ninguno no originario).`;
     }
     case 'sin_cambio':
       return 'No se requiere cambio de clasificación arancelaria.';

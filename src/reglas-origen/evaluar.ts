@@ -207,10 +207,15 @@ function evaluarContenido(r: Extract<Requisito, { tipo: 'contenido_regional' }>,
 function evaluarMaximo(r: Extract<Requisito, { tipo: 'valor_max_no_originarios' }>, hechos: Hechos): RequisitoEvaluado {
   const field = r.base === 'precio_franco_fabrica' ? 'precio_franco_fabrica' : 'valor_transaccion';
   const base = hechos.valores[field];
-  if (base === undefined)
-    return falta(field, r.base === 'precio_franco_fabrica' ? 'el precio franco fábrica' : 'el valor de la mercancía (valor de transacción)');
   const vmn = noOriginarios(hechos, r.materiales);
   if (vmn.dudosos.length > 0 && r.materiales !== null) return dudoso(vmn.dudosos, r.materiales);
+  // Nothing non-originating to count is 0 % of any base: no value is needed to say so (a limit of 0 % is met only so).
+  if (base === undefined && vmn.valor.isZero()) {
+    const which = r.materiales === null ? 'materiales no originarios' : `materiales no originarios de ${codigosEscritos(r.materiales)}`;
+    return cumple(`No hay ${which} con valor que contar: el ${r.maximo} % permitido se cumple sin importar la base.`, null);
+  }
+  if (base === undefined)
+    return falta(field, r.base === 'precio_franco_fabrica' ? 'el precio franco fábrica' : 'el valor de la mercancía (valor de transacción)');
   if (base.isZero()) {
     if (vmn.valor.isZero()) return cumple('No hay materiales no originarios con valor que contar.', null);
     return { ...falta(field, 'un valor mayor que cero'), motivo: `valores.${field} es 0: el porcentaje no se puede calcular.` };

@@ -293,6 +293,120 @@ describe('working or processing rules (the UK list, English)', () => {
   });
 });
 
+describe('working or processing rules: exclusions, tolerances of excluded headings, lists with an unread item', () => {
+  const max = (maximo: string, materiales: unknown[] | null) => ({ tipo: 'valor_max_no_originarios', maximo, base: 'precio_franco_fabrica', materiales });
+
+  test('"materials of any heading, except those of …": those may not be non-originating (0 % of the price); for goods of one of them, a change of heading', () => {
+    assert.deepEqual(read('Manufacture from materials of any heading, except those of heading 1108.', '3505'), [[max('0', ['1108'])]]);
+    assert.deepEqual(read('Manufacture from materials of any heading except those of chapter 11.', '1905'), [[max('0', ['11'])]]);
+    assert.deepEqual(read('Manufacture from materials of any heading, except those of heading 4011 or heading 4012.', '4012'), [
+      [cth(['4011'])],
+    ] as Requisito[][]);
+    // Goods named in words are not codes: the entry stays otro.
+    for (const text of [
+      'Manufacture from materials of any heading except those of heading 0203, heading 0206 or heading 0207 or bones of heading 0506.',
+      'Manufacture from materials of any heading except for assemblies of uppers affixed to inner soles or to other sole components of heading 6406.',
+      'Manufacture from materials of any heading except potato starch of heading 110.',
+    ]) {
+      assert.deepEqual(read(text, '1501'), [[{ tipo: 'otro', texto: text }]]);
+    }
+  });
+
+  test('"materials not classified in …" and "a heading other than heading … to heading …"', () => {
+    assert.deepEqual(read('Manufacture from materials not classified in heading 4909 or heading 4911.', '4910'), [[max('0', ['4909', '4911'])]]);
+    assert.deepEqual(read('Manufacture from materials not classified in heading 8714.', '8712'), [[max('0', ['8714'])]]);
+    assert.deepEqual(read('Manufacture in which all the materials used are classified within a heading other than heading 3701 to heading 3704.', '3704'), [
+      [cth([{ desde: '3701', hasta: '3704' }])],
+    ] as Requisito[][]);
+  });
+
+  test('a tolerance for excluded headings: the tolerated ones limited by value, the others still excluded', () => {
+    const base = 'Manufacture in which all the materials used are classified within a heading other than heading 3701 or heading 3702.';
+    assert.deepEqual(
+      read(`${base} However, materials from heading 3702 may be used provided their value does not exceed 30% of the ex-works price of the product.`, '3701'),
+      [[cth(), max('30', ['3702'])]] as Requisito[][],
+    );
+    assert.deepEqual(
+      read(
+        `${base} However, materials from heading 3701 and heading 3702 may be used provided their value taken together, does not exceed 20% of the ex-works price of the product.`,
+        '3701',
+      ),
+      [[max('20', ['3701', '3702'])]],
+    );
+    // Several headings without "taken together" (each, or all?), a tolerated heading the change does not exclude, or goods of a set over
+    // several headings: unsure, otro.
+    for (const [text, partida] of [
+      [
+        `${base} However, materials from heading 3701 and heading 3702 may be used provided their value does not exceed 20% of the ex-works price of the product.`,
+        '3701',
+      ],
+      [
+        'Manufacture in which all the materials used are classified within a heading other than that of the product. However, materials of heading 3003 or heading 3004 may be used provided their value, taken together, does not exceed 20% of the ex-works price of the product.',
+        '3003',
+      ],
+      [`${base} However, materials from heading 3702 may be used provided their value does not exceed 30% of the ex-works price of the product.`, null],
+      [
+        'Manufacture in which all the materials used are classified within a heading other than that of the product. However, the other materials of heading 8302 may be used provided their value does not exceed 20% of the ex-works price of the product.',
+        '8302',
+      ],
+    ] as const) {
+      assert.deepEqual(read(text, partida), [[{ tipo: 'otro', texto: text }]], text);
+    }
+  });
+
+  test('a "however" written without a full stop before it; "that of that of the product"; "the value of the materials … are only used up to"', () => {
+    assert.deepEqual(
+      read(
+        'Manufacture in which all the materials used are classified within a heading other than that of the product However, waste and scrap of heading 7802 may not be used.',
+        '7801',
+      ),
+      [[cth(['7802'])]] as Requisito[][],
+    );
+    assert.deepEqual(
+      read(
+        'Manufacture in which: - all the materials used are classified within a heading other than that of that of the product - the value of all the materials used does not exceed 50% of the ex-works price of the product.',
+        '5810',
+      ),
+      [[cth(), max('50', null)]] as Requisito[][],
+    );
+    assert.deepEqual(
+      read(
+        'Manufacture: - in which the value of all the materials used does not exceed 40% of the ex-works price of the product, - where, within the above limit, the value of the materials classified within heading 8431 are only used up to a value of 10% of the ex-works price of the product.',
+        '8430',
+      ),
+      [[max('40', null), max('10', ['8431'])]],
+    );
+    assert.deepEqual(
+      read(
+        'Manufacture in which: - all the materials used are classified within a heading other than that of the product. However, materials classified within the same heading may be used provided their value does not exceed 20% of the ex-works price of the product, - the value of all the materials used does not exceed 50% of the ex-works price of the product.',
+        '3105',
+      ),
+      [[max('20', ['3105']), max('50', null)]],
+    );
+  });
+
+  test('the value of the non-originating materials not above that of the originating ones is no type of the contract: otro, the other items still required', () => {
+    const vnm = 'where the value of all the non-originating materials used does not exceed the value of the originating materials used';
+    const text = `Manufacture: - in which the value of all the materials used does not exceed 40% of the ex-works price of the product, - ${vnm}.`;
+    assert.deepEqual(read(text, '8519'), [[max('40', null), { tipo: 'otro', texto: `${vnm}.` }]]);
+    const [entrada] = leerConjunto([{ rule: text, operator: null }], { partida: '8519' });
+    assert.deepEqual(entrada!.leidas, [false], 'an entry with an otro requirement is not counted as read');
+    // An unread item that may loosen another ("this restriction only applies …", "However, … may be used"): the whole entry is otro.
+    const loosening =
+      'Manufacture in which: - the value of all the materials used does not exceed 40% of the ex-works price of the product - the value of any materials of chapter 39 used does not exceed 20% of the ex-works price of the product In the case of the products composed of materials classified within both heading 3901 to heading 3906, on the one hand, and within heading 3907 to heading 3911, on the other hand, this restriction only applies to that group of materials which predominates by weight in the product.';
+    assert.deepEqual(read(loosening, '3921'), [[{ tipo: 'otro', texto: loosening }]]);
+    // A chapter number missing from the text is not supplied.
+    const missing =
+      'Manufacture in which: - all the materials of chapter used must be wholly obtained, and - the value of any materials of chapter 17 used does not exceed 30% of the value of the ex-works price of the product.';
+    assert.deepEqual(read(missing, null), [[{ tipo: 'otro', texto: 'all the materials of chapter used must be wholly obtained' }, max('30', ['17'])]]);
+  });
+
+  test('the DOF’s Spanish of the same forms', () => {
+    assert.deepEqual(read('Manufactura a partir de materiales de cualquier partida, excepto los de la partida 11.08.', '3505'), [[max('0', ['1108'])]]);
+    assert.deepEqual(read('Manufactura a partir de materiales no clasificados en la partida 87.14.', '8712'), [[max('0', ['8714'])]]);
+  });
+});
+
 describe('the DOF’s Spanish', () => {
   test('the contract’s three examples', () => {
     assert.deepEqual(read('Un cambio a la subpartida 4823.20 de cualquier otra partida, excepto de la subpartida 4805.40.'), [
@@ -347,5 +461,5 @@ describe('coverage of the shipped files (docs/reglas-origen.md)', () => {
   };
   test('tipat.json: at least 93 % of the entries read without otro', () => assert.ok(share('tipat.json') >= 0.93, String(share('tipat.json'))));
   test('reino-unido.json: at least the share the documentation reports', () =>
-    assert.ok(share('reino-unido.json') >= 0.665, String(share('reino-unido.json'))));
+    assert.ok(share('reino-unido.json') >= 0.678, String(share('reino-unido.json'))));
 });
