@@ -188,7 +188,11 @@ export class LineChecker {
    */
   private search(store: Store, descripcion: string): Promise<Hit[]> {
     const query = searchOf(descripcion);
-    return this.memoOf(store).searches.hits(query.text, async () => (await store.fullText(query)).hits);
+    return this.memoOf(store).searches.hits(
+      query.text,
+      () => store.searchReading(query),
+      async () => (await store.fullText(query)).hits,
+    );
   }
 
   private async checkLine(store: Store, parameters: LoteParameters, line: ReadLine, records: ReadonlyMap<string, FractionRecords>): Promise<Resultado> {

@@ -44,24 +44,37 @@ export interface Hit {
 }
 
 /**
- * Searches kept per store: 16,384 distinct descriptions, about 8 MB (five hits each, the texts shared).
- * A 100,000-line catalogue of the demo's goods asks about 8,000.
+ * Searches kept per store: 16,384 distinct descriptions and as many readings (five hits each, the texts
+ * shared). A 100,000-line catalogue of the demo's goods asks about 8,000.
  */
 export const SEARCHES_KEPT = 16_384;
 
-/** Searches by their query text, each answered once while it is kept (a pending one is shared too). */
+/**
+ * Searches by their query text, and by the store's reading of it (planReading: the same words,
+ * whatever their accents, capitals, stop words or punctuation), each answered once while it is kept (a
+ * pending one is shared too).
+ */
 export class SearchMemo {
-  private readonly searches = new Lru<Promise<Hit[]>>(SEARCHES_KEPT);
+  private readonly byText = new Lru<Promise<Hit[]>>(SEARCHES_KEPT);
+  private readonly byReading = new Lru<Promise<Hit[]>>(SEARCHES_KEPT);
   /** The tariff's text of each code found, one string for every search that finds it. */
   private readonly texts = new Map<string, string | null>();
 
-  /** The hits of `query`, asked of `search` the first time only. */
-  hits(query: string, search: () => Promise<readonly Hit[]>): Promise<Hit[]> {
-    let hits = this.searches.get(query);
+  /** The hits of `query`, asked of `search` the first time its text, or its reading, is met. */
+  hits(query: string, reading: () => Promise<string>, search: () => Promise<readonly Hit[]>): Promise<Hit[]> {
+    let hits = this.byText.get(query);
     if (hits === undefined) {
-      hits = search().then((found) => found.map((h) => this.compact(h)));
-      hits.catch(() => this.searches.delete(query));
-      this.searches.set(query, hits);
+      hits = reading().then((read) => {
+        let found = this.byReading.get(read);
+        if (found === undefined) {
+          found = search().then((h) => h.map((hit) => this.compact(hit)));
+          found.catch(() => this.byReading.delete(read));
+          this.byReading.set(read, found);
+        }
+        return found;
+      });
+      hits.catch(() => this.byText.delete(query));
+      this.byText.set(query, hits);
     }
     return hits;
   }
