@@ -57,6 +57,10 @@ export const isEmbeddedDemo = (config: Config): boolean => config.DATABASE_URL =
 /** WORKERS as a number of processes: `auto` is one per core the process may use. */
 export const workerCount = (config: Config): number => (config.WORKERS === 'auto' ? availableParallelism() : Number(config.WORKERS));
 
+/** LOTES_HILOS as a number of threads: `auto` shares the cores among the server processes, at least one each. */
+export const lotesThreads = (config: Config): number =>
+  config.LOTES_HILOS === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config))) : Number(config.LOTES_HILOS);
+
 const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
 
 /** TRUST_PROXY as Fastify's trustProxy: off, or the proxies' addresses (a bare hop count cannot tell a proxy from a client). */

@@ -179,6 +179,12 @@ export const ConfigSchema = Type.Object({
     maximum: 3650,
     description: 'Days a finished, cancelled or failed batch and its results are kept before they are deleted',
   }),
+  LOTES_HILOS: Type.String({
+    default: 'auto',
+    pattern: '^(auto|[1-9][0-9]?)$',
+    description:
+      'Threads answering batch lines on SQLite, each with a reading connection of its own: a number, or auto for the cores the process may use divided among the WORKERS processes (at least 1)',
+  }),
   LOTES_LEASE_S: Type.Integer({
     default: 20,
     minimum: 2,

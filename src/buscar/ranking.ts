@@ -32,6 +32,14 @@ const CASE_ORDER = TERM_FIELDS.flatMap((field) => [
   { field, tier: 'secondary' as const, points: FIELD_WEIGHTS[field] },
 ]).sort((a, b) => b.points - a.points);
 
+/**
+ * A plan as the ranking reads it (rankingSql uses these and nothing else): two texts with the same reading
+ * have the same hits, in the same order, with the same relevance. A batch asks each reading once.
+ */
+export function planReading(plan: QueryPlan): string {
+  return JSON.stringify([plan.groups, plan.codes, plan.headings, plan.quantityCodes]);
+}
+
 /** The column of a page's rows that holds the total: one scan gives the page and the count. */
 export const TOTAL = 'TOTAL_';
 

@@ -18,12 +18,13 @@ import { contribucionesSources, countryKeys, readRecords, rolesOf, text } from '
 import type { Tables } from '../contribuciones/tables.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { searchConditions } from '../record-sets/filters.js';
-import type { FullTextHit } from '../store/fulltext.js';
-import { buscar, MAX_QUERY_LENGTH, queryCode } from '../store/fulltext.js';
+import { MAX_QUERY_LENGTH, queryCode } from '../store/fulltext.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
 import type { RawLine, ReadLine } from './columns.js';
 import { readLine } from './columns.js';
+import type { Hit } from './memo.js';
+import { Lru, SearchMemo } from './memo.js';
 
 export const ESTADOS_FRACCION = ['vigente', 'nico_requerido', 'nico_inexistente', 'reemplazada', 'inexistente', 'sin_fraccion'] as const;
 export type EstadoFraccion = (typeof ESTADOS_FRACCION)[number];
@@ -67,16 +68,12 @@ const REQUIREMENT_COUNT: Readonly<Record<string, keyof NonNullable<Resultado['re
 const CANDIDATES = 3;
 const MATCHED_AMONG = 5;
 /**
- * Answers kept per store: searches and fractions' records, the most recently used. A catalogue repeats
- * a description or a fraction near where it first used it; 2,000 of each held about 16 MB in the
- * batches' thread, for repeats 2,000 lines apart.
+ * Fractions' records kept per store and origin, the most recently used (the searches: memo.ts). A
+ * slice's records are read in one query per source, so a fraction read again costs little.
  */
-const MEMO_ENTRIES = 500;
+const RECORDS_KEPT = 500;
 /** Longest run of a batch's work before lookups waiting on the event loop are let through. */
 const YIELD_AFTER_MS = 3;
-
-/** What a line's result takes from a search hit. */
-type Hit = Pick<FullTextHit, 'FRACCION' | 'NICO' | 'DESCRIPCION' | 'RELEVANCIA'>;
 
 /** The batch's parameters: its date (the version in force then answers) and the origin of lines that give none. */
 export interface LoteParameters {
@@ -93,14 +90,19 @@ export class LineChecker {
   /** Record sets of the agreements a country can have with Mexico (TLC, ALADI): whether it has one is read from them. */
   private readonly agreements: { rs: RecordSet; field: string }[];
   /** Per store (a version's data never changes once loaded): answers already asked, for the lines that ask them again. */
-  private readonly memo = new WeakMap<Store, { searches: Lru<Promise<Hit[]>>; records: Lru<FractionRecords> }>();
+  private readonly memo = new WeakMap<Store, { searches: SearchMemo; records: Lru<FractionRecords> }>();
   /** Per store, per country: whether the data holds an agreement of Mexico with it. */
   private readonly agreementsOf = new WeakMap<Store, Map<string, Promise<boolean>>>();
   private readonly ratesOf = new WeakMap<Store, Map<string, Promise<TipoCambioAplicable | SinTipoCambio>>>();
 
+  /**
+   * @param searchesAtOnce The slice's distinct searches asked at once: 1 on SQLite (its reads are
+   *   synchronous), more on PostgreSQL, whose server ranks them on as many cores.
+   */
   constructor(
     recordSets: readonly RecordSet[],
     private readonly tables: Tables,
+    private readonly searchesAtOnce = 1,
   ) {
     this.sources = contribucionesSources(recordSets);
     const tariff = this.sources.find((s) => rolesOf(s, 'tariff').length > 0);
@@ -118,6 +120,7 @@ export class LineChecker {
   async check(store: Store, parameters: LoteParameters, raw: readonly RawLine[]): Promise<Resultado[]> {
     const lines = raw.map((r) => readLine(r, parameters.paisOrigen));
     const records = await this.records(store, lines);
+    if (this.searchesAtOnce > 1) await this.searchAhead(store, lines);
     const out: Resultado[] = [];
     let turn = performance.now();
     for (const line of lines) {
@@ -131,9 +134,9 @@ export class LineChecker {
     return out;
   }
 
-  private memoOf(store: Store): { searches: Lru<Promise<Hit[]>>; records: Lru<FractionRecords> } {
+  private memoOf(store: Store): { searches: SearchMemo; records: Lru<FractionRecords> } {
     let memo = this.memo.get(store);
-    if (!memo) this.memo.set(store, (memo = { searches: new Lru(MEMO_ENTRIES), records: new Lru(MEMO_ENTRIES) }));
+    if (!memo) this.memo.set(store, (memo = { searches: new SearchMemo(), records: new Lru(RECORDS_KEPT) }));
     return memo;
   }
 
@@ -167,20 +170,29 @@ export class LineChecker {
     return out;
   }
 
-  /** `buscar`'s first hits for a description (a catalogue repeats its descriptions: each is asked once). */
+  /** The slice's distinct descriptions searched `searchesAtOnce` at a time; the lines then find them in the memo. */
+  private async searchAhead(store: Store, lines: readonly ReadLine[]): Promise<void> {
+    const queue = [...new Set(lines.flatMap((l) => (l.descripcion === null ? [] : [l.descripcion.trim()])))];
+    const next = async (): Promise<void> => {
+      for (let d = queue.shift(); d !== undefined; d = queue.shift()) {
+        // A failed search is forgotten by the memo and asked again, and its error met, by its line.
+        await this.search(store, d).catch(() => undefined);
+      }
+    };
+    await Promise.all(Array.from({ length: this.searchesAtOnce }, next));
+  }
+
+  /**
+   * `buscar`'s first hits for a description (the store's search that `GET /api/v1/buscar` marks up; a
+   * batch uses no marks): a catalogue repeats its descriptions, each is asked once (memo.ts).
+   */
   private search(store: Store, descripcion: string): Promise<Hit[]> {
     const query = searchOf(descripcion);
-    const known = this.memoOf(store).searches;
-    let hits = known.get(query.text);
-    if (hits === undefined) {
-      // Only what a result uses is kept: a hit's paths and headings are most of its size.
-      hits = buscar(store, query).then((answer) =>
-        answer.items.map(({ FRACCION, NICO, DESCRIPCION, RELEVANCIA }) => ({ FRACCION, NICO, DESCRIPCION, RELEVANCIA })),
-      );
-      hits.catch(() => known.delete(query.text));
-      known.set(query.text, hits);
-    }
-    return hits;
+    return this.memoOf(store).searches.hits(
+      query.text,
+      () => store.searchReading(query),
+      async () => (await store.fullText(query)).hits,
+    );
   }
 
   private async checkLine(store: Store, parameters: LoteParameters, line: ReadLine, records: ReadonlyMap<string, FractionRecords>): Promise<Resultado> {
@@ -432,29 +444,4 @@ function contributionError(error: unknown): string {
   }
   if (typeof detail === 'string') return `no se calcularon las contribuciones (${detail})`;
   throw error;
-}
-
-/** A map that forgets its least recently used entries beyond `size`. */
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly size: number) {}
-
-  get(key: string): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.size) this.map.delete(this.map.keys().next().value!);
-  }
-
-  delete(key: string): void {
-    this.map.delete(key);
-  }
 }

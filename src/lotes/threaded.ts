@@ -1,6 +1,10 @@
 /**
- * Slices answered in the batches' worker thread (thread.ts), one at a time; the thread is started when
- * first needed and again after it dies (the slice it held fails, and is worked again after the lease).
+ * Slices answered in the batches' worker threads (thread.ts), each thread with a reading connection of
+ * its own (LOTES_HILOS: by default one per core). A slice's lines are shared among the threads by their
+ * description (lines without one, by their fraction), so that a description is always searched by the
+ * same thread and found in that thread's memo the next time the catalogue names it: a repeat is answered
+ * once whichever thread holds it. A thread is started when first needed and again after it dies (the
+ * slice it held fails, and is worked again after the lease).
  */
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
@@ -18,7 +22,8 @@ const LIMITS = { maxYoungGenerationSizeMb: 8 };
 
 type Reply = { id: number; results: Resultado[] } | { id: number; error: string };
 
-export class ThreadChecker {
+/** One worker thread and the requests it has not answered yet. */
+class Thread {
   private worker: Worker | undefined;
   private next = 0;
   private readonly pending = new Map<number, { resolve: (r: Resultado[]) => void; reject: (e: Error) => void }>();
@@ -40,7 +45,7 @@ export class ThreadChecker {
       this.pending.clear();
     };
     worker.on('error', gone);
-    worker.on('exit', (code) => gone(new Error(`the batches' thread ended (${code})`)));
+    worker.on('exit', (code) => gone(new Error(`a batches' thread ended (${code})`)));
     this.worker = worker;
     return worker;
   }
@@ -59,4 +64,42 @@ export class ThreadChecker {
     this.worker = undefined;
     await worker?.terminate();
   }
+}
+
+export class ThreadChecker {
+  private readonly threads: Thread[];
+
+  constructor(config: Config, threads: number) {
+    this.threads = Array.from({ length: Math.max(1, threads) }, () => new Thread(config));
+  }
+
+  /** The slice's results in its lines' order, each line answered by the thread its description belongs to. */
+  async check(version: VersionInfo | null, newest: boolean, parameters: LoteParameters, lines: readonly RawLine[]): Promise<Resultado[]> {
+    if (this.threads.length === 1) return this.threads[0]!.check(version, newest, parameters, lines);
+    const shares = this.threads.map(() => [] as RawLine[]);
+    for (const line of lines) shares[threadOf(line, shares.length)]!.push(line);
+    const answers = await Promise.all(
+      shares.map((share, i) => (share.length === 0 ? Promise.resolve([]) : this.threads[i]!.check(version, newest, parameters, share))),
+    );
+    const byLine = new Map<number, Resultado>();
+    for (const results of answers) for (const r of results) byLine.set(r.linea, r);
+    return lines.map((line) => byLine.get(line.linea)!);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.threads.map((t) => t.close()));
+  }
+}
+
+/**
+ * The thread a line goes to: by the text its search is asked with (the description with its outer
+ * spaces removed, as answer.ts searches it), else by its fraction. A hash of the text, so that the
+ * threads share a catalogue's descriptions evenly.
+ */
+function threadOf(line: RawLine, threads: number): number {
+  const description = line.values.descripcion?.trim() ?? '';
+  const key = description === '' ? (line.values.fraccion?.trim() ?? '') : description;
+  let hash = 2166136261;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 16777619);
+  return (hash >>> 0) % threads;
 }

@@ -12,7 +12,7 @@ import { SEARCH_TABLES, buildSearchIndex, shippedReferences } from '../buscar/in
 import type { EvidenceRow, RangeRow } from '../buscar/evidence.js';
 import type { PhraseRow } from '../buscar/phrases.js';
 import type { RankingDialect, Tagged } from '../buscar/ranking.js';
-import { rankingSql, splitTotal } from '../buscar/ranking.js';
+import { planReading, rankingSql, splitTotal } from '../buscar/ranking.js';
 import type { Reference } from '../buscar/references.js';
 import type { Suggestion } from '../buscar/vocabulary.js';
 import { Vocabulary } from '../buscar/vocabulary.js';
@@ -159,6 +159,10 @@ export class PostgresFullText {
     const page = splitTotal(await this.query<FullTextHit>(sql.page.text, sql.page.values));
     const total = page.total ?? Number((await this.query<{ total: string }>(sql.total.text, sql.total.values))[0]?.total ?? 0);
     return { hits: page.hits.map((h) => ({ ...h, RELEVANCIA: Number(h.RELEVANCIA) })), total, marks: plan.marks };
+  }
+
+  async reading(query: FullTextQuery): Promise<string> {
+    return query.code !== null ? `code ${query.code}` : planReading((await this.current()).plan(query.text));
   }
 
   async suggest(q: string): Promise<Suggestion[]> {

@@ -171,6 +171,10 @@ export class PostgresStore implements Store {
     return this.text.search(query);
   }
 
+  searchReading(query: FullTextQuery): Promise<string> {
+    return this.text.reading(query);
+  }
+
   suggest(q: string): Promise<Suggestion[]> {
     return this.text.suggest(q);
   }

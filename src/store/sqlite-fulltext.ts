@@ -11,7 +11,7 @@ import { buildSearchIndex, shippedReferences } from '../buscar/index-build.js';
 import type { EvidenceRow, RangeRow } from '../buscar/evidence.js';
 import type { PhraseRow } from '../buscar/phrases.js';
 import type { RankingDialect, Tagged } from '../buscar/ranking.js';
-import { rankingSql, splitTotal } from '../buscar/ranking.js';
+import { planReading, rankingSql, splitTotal } from '../buscar/ranking.js';
 import type { Reference } from '../buscar/references.js';
 import type { Suggestion } from '../buscar/vocabulary.js';
 import { Vocabulary } from '../buscar/vocabulary.js';
@@ -134,6 +134,10 @@ export class SqliteFullText {
     const page = splitTotal(this.prepare(sql.page.text).all(named(sql.page.values)) as FullTextHit[]);
     const total = page.total ?? (this.prepare(sql.total.text).get(named(sql.total.values)) as { total: number }).total;
     return { hits: page.hits, total, marks: plan.marks };
+  }
+
+  reading(query: FullTextQuery): string {
+    return query.code !== null ? `code ${query.code}` : planReading(this.vocabulary.plan(query.text));
   }
 
   suggest(q: string): Suggestion[] {

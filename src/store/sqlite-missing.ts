@@ -55,6 +55,10 @@ export class MissingSqliteFile implements Store {
     return this.fail();
   }
 
+  searchReading(): Promise<string> {
+    return this.fail();
+  }
+
   suggest(): Promise<Suggestion[]> {
     return this.fail();
   }

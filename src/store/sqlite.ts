@@ -147,6 +147,12 @@ export class SqliteStore implements Store {
     return this.read(() => text.search(query));
   }
 
+  searchReading(query: FullTextQuery): Promise<string> {
+    const text = this.text;
+    if (!text) return Promise.reject(noSearchIndex());
+    return settled(() => text.reading(query));
+  }
+
   suggest(q: string): Promise<Suggestion[]> {
     const text = this.text;
     if (!text) return Promise.reject(noSearchIndex());

@@ -69,6 +69,8 @@ export interface Store {
   findUser(username: string): Promise<User | undefined>;
   /** Fractions by description or code, ranked by relevance (`/api/v1/buscar`). */
   fullText(query: FullTextQuery): Promise<FullTextResult>;
+  /** How fullText reads a query (buscar/ranking.ts, planReading): two queries read alike are answered alike. */
+  searchReading(query: FullTextQuery): Promise<string>;
   /** Completions of what is being typed in a search box (`/api/v1/buscar/sugerencias`). */
   suggest(q: string): Promise<Suggestion[]>;
   /** The rows of the version's exchange-rate series the rule for `fecha` reads (src/tipos-cambio/rule.ts); empty when it holds none. */
