@@ -25,11 +25,19 @@ const STOP_WORDS = new Set(
  */
 const CONTEXT_OPENERS = new Set(['para', 'partes', 'parte', 'accesorios', 'piezas', 'excepto', 'for', 'parts']);
 
+const LETTER_COMPOUND = /(?<![\p{L}\p{N}])(\p{L})-(?=\p{L}{2})/gu;
+
+/**
+ * Accents and case folded; a single letter joined by a hyphen to a word is one word with it
+ * ("T-shirts" → tshirts, "X-ray" → xray, "V-belts" → vbelts): alone, the letter would be dropped as
+ * too short and the word would name other goods (shirts, rays, belts).
+ */
 export function fold(text: string): string {
   return text
     .normalize('NFD')
     .replace(/\p{Mn}/gu, '')
-    .toLowerCase();
+    .toLowerCase()
+    .replace(LETTER_COMPOUND, '$1');
 }
 
 /** Folded words of a text, stop words included (letters and digits only). */
@@ -55,6 +63,12 @@ export function stem(word: string): string {
   }
   return s;
 }
+
+/**
+ * Chapters 98 and 99 grant a special treatment (samples, sectoral programmes, the US tariff's temporary
+ * provisions), they name no goods: a description of goods never finds them, their codes do.
+ */
+export const isSpecialTreatment = (code: string): boolean => code.startsWith('98') || code.startsWith('99');
 
 export const isStopWord = (word: string): boolean => STOP_WORDS.has(word);
 

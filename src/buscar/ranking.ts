@@ -8,6 +8,7 @@
  * (issue 44: a dozen index queries per word, each with its fixed cost, made an invoice line's search
  * take several times the 20 ms target).
  */
+import { isSpecialTreatment } from './analysis.js';
 import type { TermField } from './documents.js';
 import { TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './vocabulary.js';
@@ -65,10 +66,14 @@ export class PostingIndex {
   private readonly terms: string[];
   private readonly lists: Int32Array[];
   private readonly byTerm = new Map<string, number>();
+  /** 1 for the lines of chapters 98 and 99, which words never find (analysis.ts). */
+  private readonly special: Uint8Array;
+  private scratch: { score: Float64Array; candidate: Uint8Array; claimed: Int32Array } | undefined;
 
   constructor(rows: Iterable<{ CODIGO: string; TERMINOS: string | null }>) {
     const sorted = [...rows].sort((a, b) => (a.CODIGO < b.CODIGO ? -1 : a.CODIGO > b.CODIGO ? 1 : 0));
     this.codes = sorted.map((r) => r.CODIGO);
+    this.special = Uint8Array.from(this.codes, (c) => (isSpecialTreatment(c) ? 1 : 0));
     const building = new Map<string, number[]>();
     for (const [doc, row] of sorted.entries()) {
       for (const term of (row.TERMINOS ?? '').split(' ')) {
@@ -107,15 +112,17 @@ export class PostingIndex {
 
   /**
    * The page of a planned query, most relevant first (equal relevance: by code), and how many lines
-   * it finds in all. A candidate is a line holding any alternative of any word in any field, or one
-   * under a typed code. A word counts once per line, in the best field and tier it is found in.
+   * it finds in all. A candidate is a line holding any alternative of any word in any field (not one
+   * of chapters 98 and 99), or one under a typed code. A word counts once per line, in the best field and tier it is found in.
    */
   rank(plan: QueryPlan, skip: number, limit: number): { page: RankedCode[]; total: number } {
     if (plan.groups.length === 0 && plan.codes.length === 0) return { page: [], total: 0 };
     const n = this.codes.length;
-    const score = new Float64Array(n);
-    const candidate = new Uint8Array(n);
-    const claimed = new Int32Array(n);
+    // One set of arrays per index, reused by every search (a search runs to its end before the next).
+    const { score, candidate, claimed } = (this.scratch ??= { score: new Float64Array(n), candidate: new Uint8Array(n), claimed: new Int32Array(n) });
+    score.fill(0);
+    candidate.fill(0);
+    claimed.fill(0);
     for (const [g, group] of plan.groups.entries()) {
       const stamp = g + 1;
       for (const { field, tier, points } of CASE_ORDER) {
@@ -124,7 +131,7 @@ export class PostingIndex {
           const term = fieldTag(field) + alternative.trimEnd();
           for (const list of this.postings(term, !alternative.endsWith(' '))) {
             for (const doc of list) {
-              if (claimed[doc] === stamp) continue;
+              if (claimed[doc] === stamp || this.special[doc] === 1) continue;
               claimed[doc] = stamp;
               candidate[doc] = 1;
               score[doc] = score[doc]! + value;

@@ -91,6 +91,21 @@ describe('the ranking over posting lists', () => {
     assert.equal(ranged.page[0]?.CODIGO, '8708700100');
   });
 
+  test('the lines of chapters 98 and 99 (a special treatment, no goods) are found by their codes, never by words', () => {
+    const special = new PostingIndex([
+      { CODIGO: '9801000100', TERMINOS: ' 1muestr 3muestr ' },
+      { CODIGO: '4901100100', TERMINOS: ' 3muestr ' },
+    ]);
+    assert.deepEqual(
+      special.rank(plan([word(['muestr '])]), 0, 10).page.map((p) => p.CODIGO),
+      ['4901100100'],
+    );
+    assert.deepEqual(
+      special.rank(plan([], { codes: ['9801'] }), 0, 10).page.map((p) => p.CODIGO),
+      ['9801000100'],
+    );
+  });
+
   test('a plan with no words and no codes finds nothing', () => {
     assert.deepEqual(index.rank(plan([]), 0, 10), { page: [], total: 0 });
   });
