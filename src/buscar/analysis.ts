@@ -151,24 +151,27 @@ export function phonetic(word: string): string {
     .replace(/(.)\1+/g, '$1');
 }
 
+/** Rows of the edit distance, reused by every call (a typo is compared with thousands of words). */
+let rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+
 /** Edit distance counting a swap of two neighbouring letters as one edit ("tequlia"), stopping early once it exceeds `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  if (b.length + 1 > rows[0]!.length) rows = [0, 1, 2].map(() => new Int32Array(2 * (b.length + 1)));
+  let [before, previous, current] = rows as [Int32Array, Int32Array, Int32Array];
+  for (let j = 0; j <= b.length; j++) previous[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
+    current[0] = i;
     let best = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2]! + 1);
-      current.push(value);
+      current[j] = value;
       if (value < best) best = value;
     }
     if (best > max) return max + 1;
-    before = previous;
-    previous = current;
+    [before, previous, current] = [previous, current, before];
   }
   return previous[b.length]!;
 }

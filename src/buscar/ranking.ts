@@ -11,8 +11,8 @@
 import { isSpecialTreatment } from './analysis.js';
 import type { TermField } from './documents.js';
 import { TERM_FIELDS, fieldTag } from './documents.js';
-import type { QueryPlan } from './vocabulary.js';
-import { CODE_WEIGHT, HEADING_SLOTS, QUANTITY_MATCH } from './vocabulary.js';
+import type { QueryPlan } from './plan.js';
+import { CODE_WEIGHT, HEADING_SLOTS, QUANTITY_MATCH } from './plan.js';
 
 /**
  * The search references count most (they are curated: "llanta" means a tyre to a broker, though the
