@@ -56,7 +56,7 @@ function lowerBound(sorted: readonly string[], key: string): number {
 
 /**
  * The documents of the loaded dataset in code order and, for each field-tagged term (`1automovil`: a
- * head word, `3automovil`: a word of the line), the documents holding it: about three bytes a term of
+ * head word, `3automovil`: a word of the line), the documents holding it: four bytes a term of
  * a document, about 11 MB of memory for the demo dataset (2.4 MB of arrays).
  */
 export class PostingIndex {
