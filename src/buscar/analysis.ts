@@ -25,11 +25,19 @@ const STOP_WORDS = new Set(
  */
 const CONTEXT_OPENERS = new Set(['para', 'partes', 'parte', 'accesorios', 'piezas', 'excepto', 'for', 'parts']);
 
+const LETTER_COMPOUND = /(?<![\p{L}\p{N}])(\p{L})-(?=\p{L}{2})/gu;
+
+/**
+ * Accents and case folded; a single letter joined by a hyphen to a word is one word with it
+ * ("T-shirts" → tshirts, "X-ray" → xray, "V-belts" → vbelts): alone, the letter would be dropped as
+ * too short and the word would name other goods (shirts, rays, belts).
+ */
 export function fold(text: string): string {
   return text
     .normalize('NFD')
     .replace(/\p{Mn}/gu, '')
-    .toLowerCase();
+    .toLowerCase()
+    .replace(LETTER_COMPOUND, '$1');
 }
 
 /** Folded words of a text, stop words included (letters and digits only). */
@@ -55,6 +63,12 @@ export function stem(word: string): string {
   }
   return s;
 }
+
+/**
+ * Chapters 98 and 99 grant a special treatment (samples, sectoral programmes, the US tariff's temporary
+ * provisions), they name no goods: a description of goods never finds them, their codes do.
+ */
+export const isSpecialTreatment = (code: string): boolean => code.startsWith('98') || code.startsWith('99');
 
 export const isStopWord = (word: string): boolean => STOP_WORDS.has(word);
 
@@ -137,24 +151,27 @@ export function phonetic(word: string): string {
     .replace(/(.)\1+/g, '$1');
 }
 
+/** Rows of the edit distance, reused by every call (a typo is compared with thousands of words). */
+let rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+
 /** Edit distance counting a swap of two neighbouring letters as one edit ("tequlia"), stopping early once it exceeds `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  if (b.length + 1 > rows[0]!.length) rows = [0, 1, 2].map(() => new Int32Array(2 * (b.length + 1)));
+  let [before, previous, current] = rows as [Int32Array, Int32Array, Int32Array];
+  for (let j = 0; j <= b.length; j++) previous[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
+    current[0] = i;
     let best = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2]! + 1);
-      current.push(value);
+      current[j] = value;
       if (value < best) best = value;
     }
     if (best > max) return max + 1;
-    before = previous;
-    previous = current;
+    [before, previous, current] = [previous, current, before];
   }
   return previous[b.length]!;
 }

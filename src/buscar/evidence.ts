@@ -6,7 +6,7 @@
  * apart, so that a phrase is read against the texts of its language. And the ranges each line's texts
  * state for a quantity ("de cilindrada superior a 50 cm³ pero inferior o igual a 250 cm³").
  */
-import { headTerms, isStopWord, splitTerms, stem, words } from './analysis.js';
+import { headTerms, isSpecialTreatment, isStopWord, splitTerms, stem, words } from './analysis.js';
 import type { LineRow } from './documents.js';
 import type { Range } from './quantities.js';
 import type { Reference } from './references.js';
@@ -53,8 +53,10 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
   const lineWords = new Set<string>();
   const englishWords = new Set<string>();
   const seen = new Set<string>();
-  const headings = new Set(lines.map((l) => l.FRACCION.slice(0, 4)));
-  for (const row of lines) {
+  // Chapters 98 and 99 name no goods: they are no heading a description of goods can be in.
+  const goodsLines = lines.filter((l) => !isSpecialTreatment(l.FRACCION));
+  const headings = new Set(goodsLines.map((l) => l.FRACCION.slice(0, 4)));
+  for (const row of goodsLines) {
     const code = row.FRACCION + (row.NICO ?? '');
     const heading = code.slice(0, 4);
     for (const w of words([row.DESCRIPCION, row.DESCRIPCIONFRACCION, row.DESCRIPCIONNICO].join(' '))) lineWords.add(w);

@@ -1,15 +1,18 @@
 /**
- * Ranking, the same on both stores: a hit's relevance is the sum, over the words of the query, of the
- * word's rarity (its weight in the plan) times the weight of the best field it was found in. The
- * SQL differs between the stores only in how a term is found in a field and how the index is asked
- * for candidates (FTS5 on SQLite, a GIN index on PostgreSQL); numbers are integers, so both stores
- * compute exactly the same relevance and order the same hits the same way.
+ * Ranking, the same on both stores because it is computed by the service: a hit's relevance is the
+ * sum, over the words of the query, of the word's rarity (its weight in the plan) times the weight of
+ * the best field it was found in, plus what the heading the head of the phrase names, a quantity in
+ * range and a typed code add. The index of the loaded dataset is held in memory as posting lists (for
+ * each field-tagged term, the documents holding it), read once from the search table the load wrote;
+ * a search then costs no index query at all, and the store only reads the page's rows by their codes
+ * (issue 44: a dozen index queries per word, each with its fixed cost, made an invoice line's search
+ * take several times the 20 ms target).
  */
-import { prefixUpperBound } from '../sql-text.js';
+import { isSpecialTreatment } from './analysis.js';
 import type { TermField } from './documents.js';
-import { DOCUMENT_COLUMNS, TERM_FIELDS, fieldTag } from './documents.js';
-import type { QueryPlan } from './vocabulary.js';
-import { CODE_WEIGHT, HEADING_SLOTS, QUANTITY_MATCH } from './vocabulary.js';
+import { TERM_FIELDS, fieldTag } from './documents.js';
+import type { QueryPlan } from './plan.js';
+import { CODE_WEIGHT, HEADING_SLOTS, QUANTITY_MATCH } from './plan.js';
 
 /**
  * The search references count most (they are curated: "llanta" means a tyre to a broker, though the
@@ -33,107 +36,156 @@ const CASE_ORDER = TERM_FIELDS.flatMap((field) => [
 ]).sort((a, b) => b.points - a.points);
 
 /**
- * A plan as the ranking reads it (rankingSql uses these and nothing else): two texts with the same reading
- * have the same hits, in the same order, with the same relevance. A batch asks each reading once.
+ * A plan as the ranking reads it (PostingIndex.rank uses these and nothing else): two texts with the same
+ * reading have the same hits, in the same order, with the same relevance. A batch asks each reading once.
  */
 export function planReading(plan: QueryPlan): string {
   return JSON.stringify([plan.groups, plan.codes, plan.headings, plan.quantityCodes]);
 }
 
-/** The column of a page's rows that holds the total: one scan gives the page and the count. */
-export const TOTAL = 'TOTAL_';
-
-/** The page's hits, the total column taken out of them, and the total (null: an empty page, ask the count query). */
-export function splitTotal<T extends object>(rows: T[]): { hits: T[]; total: number | null } {
-  const first = rows[0] as Record<string, unknown> | undefined;
-  const total = first === undefined ? null : Number(first[TOTAL]);
-  for (const row of rows) delete (row as Record<string, unknown>)[TOTAL];
-  return { hits: rows, total };
+/** One ranked line of a page: its code and relevance. */
+export interface RankedCode {
+  readonly CODIGO: string;
+  readonly RELEVANCIA: number;
 }
 
-export interface RankingDialect {
-  /** A bound parameter by its 1-based position in `values`. */
-  param(index: number, type: 'text' | 'int' | 'tsquery'): string;
-  /** The index query for any of these tagged terms (a term is a whole term, or a prefix when `prefix`); one that finds nothing when empty. */
-  indexQuery(terms: readonly { readonly term: string; readonly prefix: boolean }[]): string | null;
-  /** True for the rows the index finds for an index query (a bound parameter): the search's filter. */
-  indexMatch(query: string): string;
-  /**
-   * A field test of the ranking: true when the row has one of these tagged terms, written as each
-   * engine answers it fastest for thousands of candidate rows; `bind` binds a value. With no terms,
-   * the same text with a value that finds nothing: the SQL's text does not change with the terms.
-   */
-  member(terms: readonly Tagged[], bind: (value: string | null, type: 'text' | 'tsquery') => string): string;
-  /** Ordering of codes as plain bytes. */
-  readonly codeOrder: string;
-  /** True when the text `value` occurs in the text `list`. */
-  listHas(list: string, value: string): string;
-}
+const EMPTY = new Int32Array(0);
 
-export interface RankingSql {
-  readonly page: { text: string; values: (string | number | null)[] };
-  readonly total: { text: string; values: (string | number | null)[] };
-}
-
-const SEARCH_TABLE = '"buscar"';
-const DISPLAY = DOCUMENT_COLUMNS.filter((c) => c !== 'CODIGO')
-  .map((c) => `b."${c}"`)
-  .join(', ');
-
-export type Tagged = { readonly term: string; readonly prefix: boolean };
-
-/** A plan's alternatives in one field: `abc ` (trailing space) is the whole term abc, `abc` any term starting so. */
-function inField(field: TermField, alternatives: readonly string[]): Tagged[] {
-  return alternatives.map((a) => ({ term: fieldTag(field) + a.trimEnd(), prefix: !a.endsWith(' ') }));
+function lowerBound(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
- * The SQL of one planned query; its text depends only on the number of words and codes (at most
- * MAX_GROUPS + 1 times MAX_CODES + 1 texts), never on the words or how many alternatives each has, so
- * that the statements prepared for it stay few whatever clients search for.
+ * The documents of the loaded dataset in code order and, for each field-tagged term (`1automovil`: a
+ * head word, `3automovil`: a word of the line), the documents holding it: four bytes a term of
+ * a document, about 11 MB of memory for the demo dataset (2.4 MB of arrays).
  */
-export function rankingSql(plan: QueryPlan, skip: number, limit: number, d: RankingDialect): RankingSql | null {
-  if (plan.groups.length === 0 && plan.codes.length === 0) return null;
-  const values: (string | number | null)[] = [];
-  const bind = (value: string | number | null, type: 'text' | 'int' | 'tsquery'): string => {
-    values.push(value);
-    return d.param(values.length, type);
-  };
-  // The filter's parameters come first, so that the count binds the same first values.
-  const where: string[] = [];
-  const scores: string[] = [];
-  const everything = plan.groups.flatMap((g) => TERM_FIELDS.flatMap((f) => inField(f, [...g.primary, ...g.secondary])));
-  if (plan.groups.length > 0) where.push(d.indexMatch(bind(d.indexQuery(everything), 'tsquery')));
-  for (const code of plan.codes) {
-    const inCode = `b."CODIGO" >= ${bind(code, 'text')} AND b."CODIGO" < ${bind(prefixUpperBound(code), 'text')}`;
-    where.push(`(${inCode})`);
-    scores.push(`(CASE WHEN ${inCode} THEN ${CODE_WEIGHT} ELSE 0 END)`);
+export class PostingIndex {
+  /** The documents' codes, in byte order: a document is its position here. */
+  private readonly codes: string[];
+  /** The tagged terms, sorted, and their documents (ascending positions), side by side. */
+  private readonly terms: string[];
+  private readonly lists: Int32Array[];
+  private readonly byTerm = new Map<string, number>();
+  /** 1 for the lines of chapters 98 and 99, which words never find (analysis.ts). */
+  private readonly special: Uint8Array;
+  private scratch: { score: Float64Array; candidate: Uint8Array; claimed: Int32Array } | undefined;
+
+  constructor(rows: Iterable<{ CODIGO: string; TERMINOS: string | null }>) {
+    const sorted = [...rows].sort((a, b) => (a.CODIGO < b.CODIGO ? -1 : a.CODIGO > b.CODIGO ? 1 : 0));
+    this.codes = sorted.map((r) => r.CODIGO);
+    this.special = Uint8Array.from(this.codes, (c) => (isSpecialTreatment(c) ? 1 : 0));
+    const building = new Map<string, number[]>();
+    for (const [doc, row] of sorted.entries()) {
+      for (const term of (row.TERMINOS ?? '').split(' ')) {
+        if (term === '') continue;
+        const list = building.get(term);
+        if (list === undefined) building.set(term, [doc]);
+        else if (list[list.length - 1] !== doc) list.push(doc);
+      }
+    }
+    this.terms = [...building.keys()].sort();
+    this.lists = this.terms.map((t) => Int32Array.from(building.get(t)!));
+    for (const [i, t] of this.terms.entries()) this.byTerm.set(t, i);
   }
-  const condition = where.join(' OR ');
-  const filterValues = [...values];
-  for (const g of plan.groups) {
-    const weight = bind(g.weight, 'int');
-    const matched = bind(g.matched, 'int');
-    // A tier with no terms keeps its WHEN, which finds nothing: the text is the same for every group.
-    const cases = CASE_ORDER.map(({ field, tier, points }) => `WHEN ${d.member(inField(field, g[tier]), bind)} THEN ${matched} + ${points} * ${weight}`);
-    scores.push(`(CASE ${cases.join(' ')} ELSE 0 END)`);
+
+  get size(): number {
+    return this.codes.length;
   }
-  if (plan.groups.length > 0) {
-    // Heading first: a fixed number of slots, unused ones bound to a heading no code starts with.
-    const slots = Array.from({ length: HEADING_SLOTS }, (_, i) => plan.headings[i] ?? { heading: '', bonus: 0 });
-    scores.push(`(CASE substr(b."CODIGO", 1, 4) ${slots.map((s) => `WHEN ${bind(s.heading, 'text')} THEN ${bind(s.bonus, 'int')}`).join(' ')} ELSE 0 END)`);
-    scores.push(`(CASE WHEN ${d.listHas(bind(plan.quantityCodes, 'text'), `' ' || b."CODIGO" || ' '`)} THEN ${QUANTITY_MATCH} ELSE 0 END)`);
+
+  /** Each list of the documents holding the term (`prefix`: any term starting with it). */
+  private *postings(term: string, prefix: boolean): Generator<Int32Array> {
+    if (!prefix) {
+      const i = this.byTerm.get(term);
+      yield i === undefined ? EMPTY : this.lists[i]!;
+      return;
+    }
+    for (let i = lowerBound(this.terms, term); i < this.terms.length && this.terms[i]!.startsWith(term); i++) yield this.lists[i]!;
   }
-  // The page is ranked over the candidates' codes and scores alone, and only its own rows are then read
-  // whole: thousands of candidates are not carried with their texts through the sort.
-  const ranked = `SELECT b."CODIGO", ${scores.join(' + ')} AS "RELEVANCIA", COUNT(*) OVER () AS "${TOTAL}"
-FROM ${SEARCH_TABLE} b WHERE ${condition}
-ORDER BY "RELEVANCIA" DESC, b."CODIGO" ${d.codeOrder} LIMIT ${bind(limit, 'int')} OFFSET ${bind(skip, 'int')}`;
-  const text = `SELECT ${DISPLAY}, b."DESCRIPCION" AS "DESCRIPCION_MARCADA", s."RELEVANCIA", s."${TOTAL}"
-FROM (${ranked}) s JOIN ${SEARCH_TABLE} b ON b."CODIGO" = s."CODIGO"
-ORDER BY s."RELEVANCIA" DESC, s."CODIGO" ${d.codeOrder}`;
-  return {
-    page: { text, values },
-    total: { text: `SELECT COUNT(*) AS "total" FROM ${SEARCH_TABLE} b WHERE ${condition}`, values: filterValues },
-  };
+
+  /** The positions of the documents whose codes start with a typed code. */
+  private codeRange(code: string): [number, number] {
+    const from = lowerBound(this.codes, code);
+    let to = from;
+    while (to < this.codes.length && this.codes[to]!.startsWith(code)) to++;
+    return [from, to];
+  }
+
+  /**
+   * The page of a planned query, most relevant first (equal relevance: by code), and how many lines
+   * it finds in all. A candidate is a line holding any alternative of any word in any field (not one
+   * of chapters 98 and 99), or one under a typed code. A word counts once per line, in the best field and tier it is found in.
+   */
+  rank(plan: QueryPlan, skip: number, limit: number): { page: RankedCode[]; total: number } {
+    if (plan.groups.length === 0 && plan.codes.length === 0) return { page: [], total: 0 };
+    const n = this.codes.length;
+    // One set of arrays per index, reused by every search (a search runs to its end before the next).
+    const { score, candidate, claimed } = (this.scratch ??= { score: new Float64Array(n), candidate: new Uint8Array(n), claimed: new Int32Array(n) });
+    score.fill(0);
+    candidate.fill(0);
+    claimed.fill(0);
+    for (const [g, group] of plan.groups.entries()) {
+      const stamp = g + 1;
+      for (const { field, tier, points } of CASE_ORDER) {
+        const value = group.matched + points * group.weight;
+        for (const alternative of group[tier]) {
+          const term = fieldTag(field) + alternative.trimEnd();
+          for (const list of this.postings(term, !alternative.endsWith(' '))) {
+            for (const doc of list) {
+              if (claimed[doc] === stamp || this.special[doc] === 1) continue;
+              claimed[doc] = stamp;
+              candidate[doc] = 1;
+              score[doc] = score[doc]! + value;
+            }
+          }
+        }
+      }
+    }
+    for (const code of plan.codes) {
+      const [from, to] = this.codeRange(code);
+      for (let doc = from; doc < to; doc++) {
+        candidate[doc] = 1;
+        score[doc] = score[doc]! + CODE_WEIGHT;
+      }
+    }
+    const found: number[] = [];
+    for (let doc = 0; doc < n; doc++) if (candidate[doc] === 1) found.push(doc);
+    if (plan.groups.length > 0) {
+      const bonus = new Map<string, number>();
+      for (const h of plan.headings.slice(0, HEADING_SLOTS)) if (!bonus.has(h.heading)) bonus.set(h.heading, h.bonus);
+      const inRange = new Set(plan.quantityCodes.split(' ').filter(Boolean));
+      for (const doc of found) {
+        const code = this.codes[doc]!;
+        score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0);
+      }
+    }
+    const page = topOf(found, score, skip + limit).slice(skip);
+    return { page: page.map((doc) => ({ CODIGO: this.codes[doc]!, RELEVANCIA: score[doc]! })), total: found.length };
+  }
+}
+
+/** The first `count` documents by score, then position (the found list is in position order). */
+function topOf(found: readonly number[], score: Float64Array, count: number): number[] {
+  if (count <= 0) return [];
+  const better = (a: number, b: number): boolean => score[a]! > score[b]! || (score[a] === score[b] && a < b);
+  if (found.length > 4 * count) {
+    // Most searches ask for a page of ten among thousands: keep the best so far in a sorted list.
+    const top: number[] = [];
+    for (const doc of found) {
+      if (top.length === count && !better(doc, top[count - 1]!)) continue;
+      let at = top.length;
+      while (at > 0 && better(doc, top[at - 1]!)) at--;
+      top.splice(at, 0, doc);
+      if (top.length > count) top.pop();
+    }
+    return top;
+  }
+  return [...found].sort((a, b) => score[b]! - score[a]! || a - b).slice(0, count);
 }

@@ -7,14 +7,16 @@
 import { editDistance, fold, isStopWord, phonetic, stem, words } from './analysis.js';
 import { isAttribute, isQuantityWord } from './attributes.js';
 import type { EvidenceRow, RangeRow } from './evidence.js';
-import { EVIDENCE } from './evidence.js';
+import { HeadingEvidence } from './headings.js';
 import type { PhraseRow } from './phrases.js';
 import { PhraseIndex } from './phrases.js';
-import type { Range } from './quantities.js';
-import { inRange, parseRanges, queryQuantities } from './quantities.js';
-import type { Language } from './reading.js';
-import { headCandidates, languageOf } from './reading.js';
+import type { QueryGroup, QueryPlan } from './plan.js';
+import { ATTRIBUTE_SHARE, LONG_QUERY, MATCHED_WORD, MAX_CODES, MAX_GROUPS, MAX_SECONDARY, MAX_SUGGESTIONS, lowerBound } from './plan.js';
+import { languageOf } from './reading.js';
 import { typedDigits } from '../fraccion.js';
+
+export type { QueryGroup, QueryPlan } from './plan.js';
+export { CODE_WEIGHT, HEAD_HEADING, HEADING_SLOTS, MAX_CODES, MAX_GROUPS, MAX_PRIMARY, MAX_SECONDARY, MAX_SUGGESTIONS, QUANTITY_MATCH } from './plan.js';
 
 export interface VocabularyData {
   readonly documents: number;
@@ -39,34 +41,6 @@ export interface VocabularyData {
 export type Rows<T> = Iterable<T> | (() => Iterable<T>);
 const rowsOf = <T>(rows: Rows<T>): Iterable<T> => (typeof rows === 'function' ? rows() : rows);
 
-/**
- * One word of the query: the index terms that count for it (a trailing space: the whole term only),
- * the word itself first, then what it may stand for (a typo's corrections, a search reference's
- * tariff words), which count half as much.
- */
-export interface QueryGroup {
-  readonly primary: readonly string[];
-  readonly secondary: readonly string[];
-  readonly weight: number;
-  /** What finding the word at all adds (MATCHED_WORD for a word naming goods, nothing for an attribute). */
-  readonly matched: number;
-}
-
-export interface QueryPlan {
-  readonly groups: readonly QueryGroup[];
-  /**
-   * The headings the head of the phrase names goods in, best first, each with what it adds to its
-   * lines (at most HEADING_SLOTS; none when the head is unknown or the dataset has no evidence).
-   */
-  readonly headings: readonly { readonly heading: string; readonly bonus: number }[];
-  /** Codes whose texts state a range holding a quantity of the query, as ` code code ` (empty: none). */
-  readonly quantityCodes: string;
-  /** Codes typed among the words (4 to 10 digits): their lines rank first. */
-  readonly codes: readonly string[];
-  /** Stems to mark in the hits' texts. */
-  readonly marks: readonly string[];
-}
-
 export interface Suggestion {
   readonly SUGERENCIA: string;
   readonly TIPO: 'palabra' | 'fraccion';
@@ -75,77 +49,17 @@ export interface Suggestion {
   readonly DESCRIPCION: string | null;
 }
 
-export const MAX_PRIMARY = 1;
-export const MAX_SECONDARY = 3;
-export const MAX_GROUPS = 10;
-export const MAX_CODES = 3;
-export const MAX_SUGGESTIONS = 10;
-/**
- * What one matched word adds besides its weighted field: more than any sum of weights, so that
- * lines with all the words that name goods come first, then those with most of them ("how many"),
- * and the rarity of the words and where they were found order lines with as many ("how rare").
- */
-export const MATCHED_WORD = 1_000_000;
-/** An attribute of an invoice line weighs this many times less than a word naming goods. */
-export const ATTRIBUTE_SHARE = 3;
-/** From this many words on, a query is an invoice line: unknown words are brands or models. */
-export const LONG_QUERY = 4;
-/** A typed code outranks any words. */
-export const CODE_WEIGHT = 100_000_000;
-/**
- * What a heading the head of the phrase names goods in adds to each of its lines: more than all the
- * words of a query can, so that qualifiers never pull in a heading the goods are not in.
- */
-export const HEAD_HEADING = 20_000_000;
-/** On top of HEAD_HEADING, up to this much by how much of the whole phrase the heading's texts hold (the best heading gets all). */
-export const HEADING_SPREAD = 3_000_000;
-/** How many headings the head may name (the SQL has this many slots). */
-export const HEADING_SLOTS = 8;
-/** A line whose texts state a range holding a quantity of the query gains as much as one more word. */
-export const QUANTITY_MATCH = MATCHED_WORD;
-/** At most this many codes are marked for a quantity. */
-const MAX_QUANTITY_CODES = 400;
-/** English heads weighed against each other: this many candidates, the positional one preferred unless another's headings score this many times more. */
-const ENGLISH_HEAD_CANDIDATES = 3;
-const ENGLISH_POSITION_SHARE = 0.75;
 /** Words after which a Spanish phrase qualifies its head: a suggestion completes the qualifier. */
 const CONNECTING_WORDS = new Set(['de', 'del', 'para', 'con', 'sin', 'en', 'tipo']);
 /** Phrases made after a connecting word, at most; words read for them, at most. */
 const MAX_COMPOSED = 3;
 const MAX_COMPLETION_SCAN = 400;
-const NO_EVIDENCE = new Int32Array(0);
-
-/** `8421:13 8409:8` packed as numbers (heading × 16 + strength): no map per term, nothing to collect. */
-function packEvidence(text: string): Int32Array {
-  if (text === '') return NO_EVIDENCE;
-  const pairs = text.split(' ');
-  const packed = new Int32Array(pairs.length);
-  for (const [i, pair] of pairs.entries()) {
-    const colon = pair.indexOf(':');
-    packed[i] = Number(pair.slice(0, colon)) * 16 + Number(pair.slice(colon + 1));
-  }
-  return packed;
-}
-/** How much more the head's evidence counts in a heading's score than a qualifier's. */
-const HEAD_FACTOR = 3;
-
 const CODE_IN_TEXT = /(?<!\d)(\d{4}(?:\.\d{2}){1,3}|\d{4}|\d{6}|\d{8}|\d{10})(?!\d)/g;
 
 interface Word {
   readonly word: string;
   readonly stem: string;
   readonly frequency: number;
-}
-
-function lowerBound<T>(sorted: readonly T[], key: string, of: (t: T) => string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (of(sorted[mid]!) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 export class Vocabulary {
@@ -166,10 +80,8 @@ export class Vocabulary {
   private shortPrefixes: Map<string, Word[]> | undefined;
   private phraseIndex: PhraseIndex | undefined;
   private readonly phraseRows: Rows<PhraseRow>;
-  /** Per term: its heading evidence, Spanish and English (`8421:13 8409:8`), and the language of the texts holding it. */
-  private readonly evidence = new Map<string, { es: Int32Array; en: Int32Array; language: string }>();
-  /** Per unit, the lines whose texts bound it. */
-  private readonly ranges = new Map<string, { code: string; range: Range }[]>();
+  /** The heading evidence and the quantity ranges (headings.ts). */
+  private readonly headings: HeadingEvidence;
 
   private phrases(): PhraseIndex {
     this.phraseIndex ??= new PhraseIndex(rowsOf(this.phraseRows));
@@ -212,14 +124,7 @@ export class Vocabulary {
       else this.synonyms.set(terms[0]!, [entry]);
     }
     this.codeRows = data.codes;
-    for (const e of data.evidence ?? []) this.evidence.set(e.TERMINO, { es: packEvidence(e.ES), en: packEvidence(e.EN), language: e.IDIOMA });
-    for (const r of data.ranges ?? []) {
-      for (const range of parseRanges(r.RANGOS)) {
-        const list = this.ranges.get(range.unit) ?? [];
-        list.push({ code: r.CODIGO, range });
-        this.ranges.set(range.unit, list);
-      }
-    }
+    this.headings = new HeadingEvidence(data.evidence ?? [], data.ranges ?? [], this.stems);
     for (const w of this.words) this.addSound(w.word, w.stem, w.frequency);
     // Stems too: "telvisores" is one letter from the stem of "televisor", three from any word.
     for (const [term, df] of this.df) if (/^\p{L}{4,}$/u.test(term)) this.addSound(term, term, df);
@@ -296,45 +201,6 @@ export class Vocabulary {
     return { primary: [], secondary: [] };
   }
 
-  /** The headings a term names goods in, packed (heading × 16 + strength), in the phrase's language. */
-  private packedOf(term: string, language: Language): Int32Array {
-    const entry = this.evidence.get(term);
-    return (language === 'en' ? entry?.en : entry?.es) ?? NO_EVIDENCE;
-  }
-
-  /** The headings a term names goods in, with the strength of the evidence, in the phrase's language. */
-  private headingsOf(term: string, language: Language): Map<string, number> {
-    const found = new Map<string, number>();
-    for (const packed of this.packedOf(term, language)) found.set(String(packed >> 4).padStart(4, '0'), packed & 15);
-    return found;
-  }
-
-  /** The headings a query group names goods in: the best evidence of its alternatives (what it stands for counts half). */
-  private groupHeadings(group: QueryGroup, language: Language): Map<string, number> {
-    const out = new Map<string, number>();
-    const add = (term: string, share: number): void => {
-      for (const [h, s] of this.headingsOf(term, language)) out.set(h, Math.max(out.get(h) ?? 0, s * share));
-    };
-    const each = (alternatives: readonly string[], share: number): void => {
-      for (const a of alternatives) {
-        if (a.endsWith(' ')) add(a.trimEnd(), share);
-        else {
-          // A start of a word: the terms it begins, a few at most.
-          let n = 0;
-          for (let i = lowerBound(this.stems, a, (x) => x); i < this.stems.length && this.stems[i]!.startsWith(a) && n < 30; i++, n++)
-            add(this.stems[i]!, share);
-        }
-      }
-    };
-    each(group.primary, 1);
-    each(group.secondary, 0.5);
-    return out;
-  }
-
-  private languageOfWord(word: string): string {
-    return this.evidence.get(stem(word))?.language ?? '';
-  }
-
   plan(q: string): QueryPlan {
     // Among words, four bare digits are a model, a size or a quantity ("RODAMIENTO 6205", "1200 W") more
     // often than a heading: a heading typed with words is written dotted or with its subheading.
@@ -381,84 +247,17 @@ export class Vocabulary {
     const attributes = allAttributes ? groups : groups.map((g, i) => (roles[i] ? { ...g, weight: Math.round(g.weight / ATTRIBUTE_SHARE), matched: 0 } : g));
     const language = languageOf(
       q,
-      (w) => this.languageOfWord(w).endsWith('en'),
-      (w) => this.languageOfWord(w).startsWith('es'),
+      (w) => this.headings.languageOfWord(w).endsWith('en'),
+      (w) => this.headings.languageOfWord(w).startsWith('es'),
     );
-    const headings = this.headingsNamed(q, language, attributes, groupOfWord);
+    const headings = this.headings.headingsNamed(q, language, attributes, groupOfWord);
     return {
       groups: attributes,
       codes,
       marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())),
       headings,
-      quantityCodes: this.quantityCodes(q, headings),
+      quantityCodes: this.headings.quantityCodes(q, headings),
     };
-  }
-
-  /**
-   * Heading first (issue 44): the head of the phrase is the first of its candidates that names goods
-   * in some heading; those headings are scored by the evidence of every word of the phrase (the
-   * head's counting most, an attribute's least) and the best of them get a bonus that no number of
-   * qualifier words found elsewhere can match.
-   */
-  private headingsNamed(
-    q: string,
-    language: Language,
-    groups: readonly QueryGroup[],
-    groupOfWord: ReadonlyMap<string, number>,
-  ): { heading: string; bonus: number }[] {
-    if (this.evidence.size === 0) return [];
-    // Known: not an attribute (in a long line a word the index does not know is a brand; in a short one, a typo of the goods).
-    const candidates = headCandidates(q, language).flatMap((word) => {
-      const g = groupOfWord.get(word);
-      return g === undefined ? [] : [{ g, found: this.groupHeadings(groups[g]!, language), known: groups[g]!.matched !== 0 }];
-    });
-    // A typo's corrections count half (groupHeadings): their evidence heads at half the strength.
-    const heads = (c: { g: number; found: Map<string, number> }): boolean =>
-      [...c.found.values()].some((s) => s >= (groups[c.g]!.primary.length > 0 ? EVIDENCE.head : EVIDENCE.head / 2));
-    // The head is the first candidate the index knows that heads some tariff text (names goods there);
-    // failing that, the first it knows at all, then the first it has a correction for.
-    const heading = candidates.filter((c) => c.known && heads(c));
-    const chosen = heading[0] ?? candidates.find((c) => c.known && c.found.size > 0) ?? candidates.find((c) => c.found.size > 0);
-    if (!chosen) return [];
-    let best = this.scoreHeadings(chosen.g, chosen.found, groups, language);
-    // English puts adjectives after the noun too ("CHICKEN BREAST BONELESS", "CAUSTIC SODA FLAKES"): of
-    // the first candidates that head tariff texts, the one whose headings hold the whole phrase best
-    // heads it, the positional head winning unless another does clearly better.
-    if (language === 'en') {
-      for (const c of heading.slice(1, ENGLISH_HEAD_CANDIDATES)) {
-        const other = this.scoreHeadings(c.g, c.found, groups, language);
-        if ((other[0]?.[1] ?? 0) * ENGLISH_POSITION_SHARE > (best[0]?.[1] ?? 0)) best = other;
-      }
-    }
-    const top = Math.max(1, best[0]?.[1] ?? 1);
-    return best.map(([h, score]) => ({ heading: h, bonus: HEAD_HEADING + Math.round((HEADING_SPREAD * score) / top) }));
-  }
-
-  /** The headings a head names, scored by the evidence of every word of the phrase there (the head's counting most), best first. */
-  private scoreHeadings(head: number, named: ReadonlyMap<string, number>, groups: readonly QueryGroup[], language: Language): [string, number][] {
-    const scores = new Map<string, number>();
-    for (const [i, group] of groups.entries()) {
-      const factor = i === head ? HEAD_FACTOR : group.matched === 0 ? 1 / ATTRIBUTE_SHARE : 1;
-      const evidence = i === head ? named : this.groupHeadings(group, language);
-      for (const h of named.keys()) scores.set(h, (scores.get(h) ?? 0) + factor * group.weight * (evidence.get(h) ?? 0));
-    }
-    return [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, HEADING_SLOTS);
-  }
-
-  /** The lines whose texts state a range holding a quantity of the query, within the headings the head names (when it names any). */
-  private quantityCodes(q: string, headings: readonly { heading: string }[]): string {
-    // With no heading named, a quantity says nothing (a voltage is in every chapter of appliances).
-    const within = new Set(headings.map((h) => h.heading));
-    if (within.size === 0) return '';
-    const found = new Set<string>();
-    for (const quantity of queryQuantities(q)) {
-      for (const { code, range } of this.ranges.get(quantity.unit) ?? []) {
-        if (!within.has(code.slice(0, 4))) continue;
-        if (inRange(quantity, range)) found.add(code);
-        if (found.size >= MAX_QUANTITY_CODES) break;
-      }
-    }
-    return found.size === 0 ? '' : ` ${[...found].join(' ')} `;
   }
 
   /** Up to ten completions of what is being typed: fractions for digits, words otherwise. */
@@ -509,7 +308,7 @@ export class Vocabulary {
     const head = complete.slice(0, connector).find((w) => !isStopWord(w) && w.length > 1);
     if (head === undefined) return [];
     const headings = new Map<number, number>();
-    for (const packed of this.packedOf(stem(head), 'es')) headings.set(packed >> 4, packed & 15);
+    for (const packed of this.headings.packedOf(stem(head), 'es')) headings.set(packed >> 4, packed & 15);
     if (headings.size === 0) return [];
     // Each stem the typed start begins, scored by the evidence it shares with the head in the head's headings.
     const byStem = new Map<string, { score: number; frequency: number; forms: Word[] }>();
@@ -521,9 +320,9 @@ export class Vocabulary {
       let entry = byStem.get(w.stem);
       if (!entry) {
         // A Spanish word only: the English of the US tariff shares headings too ("carne de pork").
-        if (!this.languageOfWord(w.word).startsWith('es')) continue;
+        if (!this.headings.languageOfWord(w.word).startsWith('es')) continue;
         let score = 0;
-        for (const packed of this.packedOf(w.stem, 'es')) score += (packed & 15) * (headings.get(packed >> 4) ?? 0);
+        for (const packed of this.headings.packedOf(w.stem, 'es')) score += (packed & 15) * (headings.get(packed >> 4) ?? 0);
         if (score === 0) continue;
         byStem.set(w.stem, (entry = { score, frequency: 0, forms: [] }));
       }

@@ -5,6 +5,7 @@
  */
 import { fold, stem } from '../buscar/analysis.js';
 import { DOCUMENT_COLUMNS } from '../buscar/documents.js';
+import type { RankedCode } from '../buscar/ranking.js';
 import { prefixUpperBound } from './sql.js';
 import type { Store } from './store.js';
 import { typedDigits } from '../fraccion.js';
@@ -66,6 +67,20 @@ export function codeSearchSql(query: FullTextQuery, p: string | ((i: number) => 
     },
     total: { text: `SELECT COUNT(*) AS "total" FROM "buscar" ${where}`, values: range as (string | number)[] },
   };
+}
+
+/**
+ * The rows of a ranked page, read by their codes in one statement whose text never changes
+ * (`codes`: the SQL of the list of codes, one bound parameter), in the ranking's order with its relevance.
+ */
+export const pageSql = (codes: string): string => `SELECT ${DISPLAY}, "DESCRIPCION" AS "DESCRIPCION_MARCADA" FROM "buscar" WHERE "CODIGO" IN (${codes})`;
+
+export function orderedPage(rows: readonly Omit<FullTextHit, 'RELEVANCIA'>[], page: readonly RankedCode[]): FullTextHit[] {
+  const byCode = new Map(rows.map((r) => [r.FRACCION + (r.NICO ?? ''), r]));
+  return page.flatMap((p) => {
+    const row = byCode.get(p.CODIGO);
+    return row ? [{ ...row, RELEVANCIA: p.RELEVANCIA }] : [];
+  });
 }
 
 /**

@@ -128,8 +128,7 @@ export function postgresPoolConfig(config: Config, purpose: Purpose, versionSche
   const settings = postgresSettings(config);
   const service = purpose === 'service';
   // The service's settings come last so that the URL's options cannot turn them off.
-  // Generic plans: the search's per-field index subqueries (src/buscar/ranking.ts) are then always
-  // answered through the GIN index, and no prepared statement is planned again on every call.
+  // Generic plans: no prepared statement is planned again on every call.
   const serviceOptions = '-c default_transaction_read_only=on -c plan_cache_mode=force_generic_plan';
   const options = [settings.options, service ? serviceOptions : '', versionSchema ? `-c search_path=${versionSchema}` : ''].filter((o) => o !== '').join(' ');
   return {

@@ -2,8 +2,9 @@
  * Search by description on PostgreSQL: the same search tables as on SQLite (buscar/index-build.ts),
  * written by every load in its transaction, plus a `tsvector` of each document's terms computed once
  * by the load and kept under a GIN index. The terms are already folded and stemmed by the service,
- * so the `simple` configuration keeps them as they are, and the shared ranking (buscar/ranking.ts)
- * orders the candidates exactly as SQLite does. No `to_tsvector` runs per row at query time.
+ * so the `simple` configuration keeps them as they are. Searches are ranked by the service over the
+ * posting lists it reads from the search table with the vocabulary (buscar/ranking.ts), exactly as on
+ * SQLite; the store reads the page's rows in one statement.
  */
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { EnglishRow, LineRow } from '../buscar/documents.js';
@@ -11,13 +12,12 @@ import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../buscar/documents.js';
 import { SEARCH_TABLES, buildSearchIndex, shippedReferences } from '../buscar/index-build.js';
 import type { EvidenceRow, RangeRow } from '../buscar/evidence.js';
 import type { PhraseRow } from '../buscar/phrases.js';
-import type { RankingDialect, Tagged } from '../buscar/ranking.js';
-import { planReading, rankingSql, splitTotal } from '../buscar/ranking.js';
+import { PostingIndex, planReading } from '../buscar/ranking.js';
 import type { Reference } from '../buscar/references.js';
 import type { Suggestion } from '../buscar/vocabulary.js';
 import { Vocabulary } from '../buscar/vocabulary.js';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
-import { codeSearchSql } from './fulltext.js';
+import { codeSearchSql, orderedPage, pageSql } from './fulltext.js';
 
 export { SEARCH_TABLES };
 
@@ -65,20 +65,8 @@ export async function buildPostgresFullText(client: PoolClient, references: read
   await client.query(`ANALYZE ${SEARCH_TABLES.map((t) => `"${t}"`).join(', ')}`);
 }
 
-const tsquery = (terms: readonly Tagged[]): string => terms.map((t) => (t.prefix ? `${t.term}:*` : t.term)).join(' | ');
-
-const dialect: RankingDialect = {
-  param: (i, type) => `$${i}::${type}`,
-  // Terms are letters and digits only (see analysis.ts): no tsquery syntax can get in. Null finds nothing.
-  indexQuery: (terms) => (terms.length === 0 ? null : tsquery(terms)),
-  // The parameter is a tsquery in its text form, converted once when bound, never per row.
-  indexMatch: (query) => `b."DOC" @@ ${query}`,
-  // An uncorrelated IN is run once per statement through the GIN index and kept as a hash.
-  // No terms: a null tsquery, which matches nothing.
-  member: (terms, bind) => `b."ID" IN (SELECT "ID" FROM "buscar" WHERE "DOC" @@ ${bind(terms.length === 0 ? null : tsquery(terms), 'tsquery')})`,
-  codeOrder: 'COLLATE "C"',
-  listHas: (list, value) => `strpos(${list}, ${value}) > 0`,
-};
+/** The page's codes, bound as one array: the statement's text is the same for every page. */
+const PAGE_SQL = pageSql('SELECT unnest($1::text[])');
 
 type Query = <T extends QueryResultRow>(text: string, values?: readonly unknown[]) => Promise<T[]>;
 
@@ -86,7 +74,7 @@ type Query = <T extends QueryResultRow>(text: string, values?: readonly unknown[
 const RECHECK_MS = 1000;
 
 export class PostgresFullText {
-  private vocabulary: { hash: string; vocabulary: Vocabulary } | null = null;
+  private vocabulary: { hash: string; vocabulary: Vocabulary; index: PostingIndex } | null = null;
   private checkedAt = 0;
   private hasInfo = false;
 
@@ -107,15 +95,15 @@ export class PostgresFullText {
     return (await this.query<{ hash: string }>('SELECT "hash" FROM "dataset_info" WHERE "id" = 1'))[0]?.hash ?? '';
   }
 
-  private async current(): Promise<Vocabulary> {
+  private async current(): Promise<{ vocabulary: Vocabulary; index: PostingIndex }> {
     const now = Date.now();
-    if (this.vocabulary && now - this.checkedAt < RECHECK_MS) return this.vocabulary.vocabulary;
+    if (this.vocabulary && now - this.checkedAt < RECHECK_MS) return this.vocabulary;
     const hash = await this.datasetHash();
     this.checkedAt = now;
     if (this.vocabulary?.hash !== hash) {
       const present = async (table: string): Promise<boolean> =>
         (await this.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS "present"`, [table]))[0]?.present === true;
-      const [documents, terms, words, synonyms, codes, phrases, evidence, ranges] = await Promise.all([
+      const [documents, terms, words, synonyms, codes, phrases, evidence, ranges, postings] = await Promise.all([
         this.query<{ n: number }>('SELECT COUNT(*)::int AS "n" FROM "buscar"'),
         this.query<{ TERMINO: string; DF: number }>('SELECT "TERMINO", "DF" FROM "buscar_terminos"'),
         this.query<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"'),
@@ -130,6 +118,7 @@ export class PostgresFullText {
           p ? this.query<EvidenceRow & QueryResultRow>('SELECT "TERMINO", "ES", "EN", "IDIOMA" FROM "buscar_partidas"') : [],
         ),
         present('buscar_rangos').then((p) => (p ? this.query<RangeRow & QueryResultRow>('SELECT "CODIGO", "RANGOS" FROM "buscar_rangos"') : [])),
+        this.query<{ CODIGO: string; TERMINOS: string | null }>('SELECT "CODIGO", "TERMINOS" FROM "buscar"'),
       ]);
       const vocabulary = new Vocabulary({
         documents: documents[0]?.n ?? 0,
@@ -141,9 +130,9 @@ export class PostgresFullText {
         evidence,
         ranges,
       });
-      this.vocabulary = { hash, vocabulary };
+      this.vocabulary = { hash, vocabulary, index: new PostingIndex(postings) };
     }
-    return this.vocabulary.vocabulary;
+    return this.vocabulary;
   }
 
   async search(query: FullTextQuery): Promise<FullTextResult> {
@@ -153,19 +142,19 @@ export class PostgresFullText {
       const total = (await this.query<{ total: string }>(sql.total.text, sql.total.values))[0]?.total ?? 0;
       return { hits, total: Number(total), marks: [] };
     }
-    const plan = (await this.current()).plan(query.text);
-    const sql = rankingSql(plan, query.skip, query.limit, dialect);
-    if (sql === null) return { hits: [], total: 0, marks: [] };
-    const page = splitTotal(await this.query<FullTextHit>(sql.page.text, sql.page.values));
-    const total = page.total ?? Number((await this.query<{ total: string }>(sql.total.text, sql.total.values))[0]?.total ?? 0);
-    return { hits: page.hits.map((h) => ({ ...h, RELEVANCIA: Number(h.RELEVANCIA) })), total, marks: plan.marks };
+    const { vocabulary, index } = await this.current();
+    const plan = vocabulary.plan(query.text);
+    const { page, total } = index.rank(plan, query.skip, query.limit);
+    if (page.length === 0) return { hits: [], total, marks: plan.marks };
+    const rows = await this.query<Omit<FullTextHit, 'RELEVANCIA'> & QueryResultRow>(PAGE_SQL, [page.map((p) => p.CODIGO)]);
+    return { hits: orderedPage(rows, page), total, marks: plan.marks };
   }
 
   async reading(query: FullTextQuery): Promise<string> {
-    return query.code !== null ? `code ${query.code}` : planReading((await this.current()).plan(query.text));
+    return query.code !== null ? `code ${query.code}` : planReading((await this.current()).vocabulary.plan(query.text));
   }
 
   async suggest(q: string): Promise<Suggestion[]> {
-    return (await this.current()).suggest(q);
+    return (await this.current()).vocabulary.suggest(q);
   }
 }

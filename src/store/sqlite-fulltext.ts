@@ -1,8 +1,10 @@
 /**
  * Search by description on the embedded store. Every load writes the search tables (buscar/
  * index-build.ts) and an FTS5 index over the documents' term fields; the terms are already folded and
- * stemmed by the service, so FTS5's plain unicode61 tokenizer keeps them as they are. FTS5 finds the
- * candidates, the shared ranking (buscar/ranking.ts) orders them.
+ * stemmed by the service, so FTS5's plain unicode61 tokenizer keeps them as they are. Searches are
+ * ranked by the service over the posting lists it reads from the search table once (buscar/ranking.ts),
+ * exactly as on PostgreSQL; the store reads the page's rows. The FTS5 index is still written: it tells
+ * a file of this version from an older one (hasFullText), though the ranking no longer asks it.
  */
 import type Database from 'better-sqlite3';
 import type { EnglishRow, LineRow } from '../buscar/documents.js';
@@ -10,13 +12,12 @@ import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../buscar/documents.js';
 import { buildSearchIndex, shippedReferences } from '../buscar/index-build.js';
 import type { EvidenceRow, RangeRow } from '../buscar/evidence.js';
 import type { PhraseRow } from '../buscar/phrases.js';
-import type { RankingDialect, Tagged } from '../buscar/ranking.js';
-import { planReading, rankingSql, splitTotal } from '../buscar/ranking.js';
+import { PostingIndex, planReading } from '../buscar/ranking.js';
 import type { Reference } from '../buscar/references.js';
 import type { Suggestion } from '../buscar/vocabulary.js';
 import { Vocabulary } from '../buscar/vocabulary.js';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
-import { codeSearchSql } from './fulltext.js';
+import { codeSearchSql, orderedPage, pageSql } from './fulltext.js';
 import type { StatementLimits } from './sqlite-statements.js';
 import { StatementCache } from './sqlite-statements.js';
 import type { CacheStats } from './store.js';
@@ -51,33 +52,14 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
   db.exec(`INSERT INTO "buscar_fts" ("buscar_fts") VALUES ('rebuild')`);
 }
 
-/** Terms are letters and digits only (see analysis.ts), so quoting them is enough to keep FTS5 syntax out. */
-const ftsQuery = (terms: readonly Tagged[]): string => terms.map((t) => (t.prefix ? `"${t.term}"*` : `"${t.term}"`)).join(' OR ');
-
-/** Every stored term has its field's digit and at least one letter or digit more: "0" is none of them. */
-const NOTHING = '"0"';
-
-const dialect: RankingDialect = {
-  param: (i) => `@p${i}`,
-  indexQuery: (terms) => (terms.length === 0 ? NOTHING : ftsQuery(terms)),
-  // An IN with a subquery is evaluated once per statement, into a transient index.
-  indexMatch: (query) => `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${query})`,
-  // Each field test is one more FTS5 query, evaluated once per statement into a transient index of
-  // rowids (as PostgreSQL asks its GIN index): a substring test of every candidate's stored terms
-  // costs several times more once a query has a few thousand candidates ("computadora portátil").
-  member: (terms, bind) =>
-    `b.rowid IN (SELECT rowid FROM "buscar_fts" WHERE "buscar_fts" MATCH ${bind(terms.length === 0 ? NOTHING : ftsQuery(terms), 'text')})`,
-  codeOrder: '',
-  listHas: (list, value) => `instr(${list}, ${value}) > 0`,
-};
-
-const named = (values: readonly (string | number | null)[]): Record<string, string | number | null> =>
-  Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]));
+/** The page's codes, bound as one JSON array: the statement's text is the same for every page. */
+const PAGE_SQL = pageSql(`SELECT "value" FROM json_each(?)`);
 
 export class SqliteFullText {
   private readonly statements: StatementCache;
   private readonly prepare: (sql: string) => Database.Statement;
   private loaded: Vocabulary | undefined;
+  private postings: PostingIndex | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -115,6 +97,14 @@ export class SqliteFullText {
     return this.loaded;
   }
 
+  /** Read with the vocabulary's first use: the documents' tagged terms as posting lists. */
+  get index(): PostingIndex {
+    this.postings ??= new PostingIndex(
+      this.db.prepare('SELECT "CODIGO", "TERMINOS" FROM "buscar"').iterate() as Iterable<{ CODIGO: string; TERMINOS: string | null }>,
+    );
+    return this.postings;
+  }
+
   private has(table: string): boolean {
     return this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(table) !== undefined;
   }
@@ -129,11 +119,10 @@ export class SqliteFullText {
       };
     }
     const plan = this.vocabulary.plan(query.text);
-    const sql = rankingSql(plan, query.skip, query.limit, dialect);
-    if (sql === null) return { hits: [], total: 0, marks: [] };
-    const page = splitTotal(this.prepare(sql.page.text).all(named(sql.page.values)) as FullTextHit[]);
-    const total = page.total ?? (this.prepare(sql.total.text).get(named(sql.total.values)) as { total: number }).total;
-    return { hits: page.hits, total, marks: plan.marks };
+    const { page, total } = this.index.rank(plan, query.skip, query.limit);
+    if (page.length === 0) return { hits: [], total, marks: plan.marks };
+    const rows = this.prepare(PAGE_SQL).all(JSON.stringify(page.map((p) => p.CODIGO))) as Omit<FullTextHit, 'RELEVANCIA'>[];
+    return { hits: orderedPage(rows, page), total, marks: plan.marks };
   }
 
   reading(query: FullTextQuery): string {

@@ -55,8 +55,8 @@ const noSearchIndex = (): StoreUnavailableError => new StoreUnavailableError('th
 /**
  * glibc's malloc gives freed memory back to the system as soon as 128 KiB of it lie free at the top of
  * the heap (M_TRIM_THRESHOLD), and asks for it again on the next allocation: a brk call, then a page
- * fault for every page. A search's transient indexes (`IN (SELECT rowid …)` over FTS5,
- * buscar/ranking.ts) take and free hundreds of KiB per statement, so an uncached search took three
+ * fault for every page. A statement's transient indexes (as the search's `IN (SELECT rowid …)` over
+ * FTS5 did before issue 44 ranked in memory) take and free hundreds of KiB, so an uncached search took three
  * times the CPU it needs (bench/buscar-queries.csv: 14.2 ms a query against 4.5). glibc raises both
  * thresholds by itself the first time the process frees a mapped block larger than the current one,
  * to the block's size and twice that (mallopt(3), the dynamic mmap threshold): a process that built a

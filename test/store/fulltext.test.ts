@@ -25,6 +25,17 @@ describe('words and terms', () => {
   });
 });
 
+describe('a single letter joined by a hyphen', () => {
+  test('is one word with the word it is joined to, in the texts and the queries alike', () => {
+    assert.deepEqual(words('T-shirts de algodón, X-RAY apparatus'), ['tshirts', 'de', 'algodon', 'xray', 'apparatus']);
+    assert.deepEqual(terms('t-shirt'), terms('T-SHIRT'));
+  });
+
+  test('a letter after a word, a code or a number keeps its hyphen a separator', () => {
+    assert.deepEqual(words('rayos-x 15W-40 A-1'), ['rayos', 'x', '15w', '40', 'a', '1']);
+  });
+});
+
 describe('queryCode', () => {
   test('a query of digits, dots and spaces is a code of up to ten digits', () => {
     assert.equal(queryCode('0101.21'), '010121');

@@ -1,11 +1,9 @@
-/** The bounded statement cache of a SQLite connection, and the ranking SQL whose text does not multiply with a query's shape. */
+/** The bounded statement cache of a SQLite connection, and the search's ranking over posting lists. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { RankingDialect } from '../../src/buscar/ranking.js';
-import { rankingSql } from '../../src/buscar/ranking.js';
-import type { QueryGroup } from '../../src/buscar/vocabulary.js';
-import { MAX_CODES, MAX_GROUPS, MAX_PRIMARY, MAX_SECONDARY } from '../../src/buscar/vocabulary.js';
+import { PostingIndex } from '../../src/buscar/ranking.js';
+import type { QueryGroup, QueryPlan } from '../../src/buscar/vocabulary.js';
 import { StatementCache } from '../../src/store/sqlite-statements.js';
 
 describe('StatementCache', () => {
@@ -40,39 +38,75 @@ describe('StatementCache', () => {
   });
 });
 
-describe('the ranking SQL', () => {
-  const dialect: RankingDialect = {
-    param: (i) => `@p${i}`,
-    indexQuery: (terms) => terms.map((t) => t.term).join(' OR '),
-    indexMatch: (query) => `MATCH ${query}`,
-    member: (terms, bind) => `IN (${bind(terms.length === 0 ? null : terms.map((t) => t.term).join(' '), 'text')})`,
-    codeOrder: '',
-    listHas: (list, value) => `instr(${list}, ${value}) > 0`,
-  };
+describe('the ranking over posting lists', () => {
+  // Three lines: tyres by their head word, rims by a line word, and a line under 4011 that names neither.
+  const index = new PostingIndex([
+    { CODIGO: '4011100100', TERMINOS: ' 2llant 3llant 4neumat ' },
+    { CODIGO: '8708700100', TERMINOS: ' 3llant 3rued 4vehicul ' },
+    { CODIGO: '4011200100', TERMINOS: ' 4neumat 3autobus ' },
+  ]);
+  const plan = (groups: QueryGroup[], extra: Partial<QueryPlan> = {}): QueryPlan => ({
+    groups,
+    codes: [],
+    marks: [],
+    headings: [],
+    quantityCodes: '',
+    ...extra,
+  });
+  const word = (primary: string[], weight = 100, secondary: string[] = []): QueryGroup => ({ primary, secondary, weight, matched: 1_000_000 });
 
-  test(`has at most ${MAX_GROUPS + 1} x ${MAX_CODES + 1} texts, whatever the words and their alternatives`, () => {
-    let seed = 7;
-    const random = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
-    const words = (n: number): string[] => Array.from({ length: n }, () => `w${random(1000)}${random(2) === 0 ? ' ' : ''}`);
-    const texts = new Set<string>();
-    for (let i = 0; i < 5000; i++) {
-      const groups: QueryGroup[] = Array.from({ length: random(MAX_GROUPS + 1) }, () => ({
-        primary: words(random(MAX_PRIMARY + 1)),
-        secondary: words(random(MAX_SECONDARY + 1)),
-        weight: 1 + random(100),
-        matched: random(2) === 0 ? 0 : 1_000_000,
-      }));
-      const codes = Array.from({ length: random(MAX_CODES + 1) }, () => String(1000 + random(9000)));
-      // However many headings the head names and codes a quantity marks, the text stays the same.
-      const headings = Array.from({ length: random(12) }, () => ({ heading: String(1000 + random(9000)), bonus: random(30_000_000) }));
-      const quantityCodes = random(2) === 0 ? '' : ` ${words(random(20)).join(' ')} `;
-      const sql = rankingSql({ groups, codes, marks: [], headings, quantityCodes }, random(100), 1 + random(100), dialect);
-      if (sql !== null) texts.add(sql.page.text).add(sql.total.text);
-    }
-    const pages = [...texts].filter((t) => t.includes('RELEVANCIA')).length;
-    assert.ok(pages <= (MAX_GROUPS + 1) * (MAX_CODES + 1), `${pages} page texts`);
+  test('a word counts once per line, in the best field it is found in; the total counts every line found', () => {
+    const { page, total } = index.rank(plan([word(['llant '])]), 0, 10);
+    assert.deepEqual(
+      page.map((p) => [p.CODIGO, p.RELEVANCIA]),
+      [
+        ['4011100100', 1_000_000 + 2 * 12 * 100],
+        ['8708700100', 1_000_000 + 2 * 10 * 100],
+      ],
+    );
+    assert.equal(total, 2);
+  });
+
+  test('a start of a word finds every term it begins; equal relevance is ordered by code; skip and limit cut the page', () => {
+    const all = index.rank(plan([word(['neum'])]), 0, 10);
+    assert.deepEqual(
+      all.page.map((p) => p.CODIGO),
+      ['4011100100', '4011200100'],
+    );
+    assert.deepEqual(
+      index.rank(plan([word(['neum'])]), 1, 1).page.map((p) => p.CODIGO),
+      ['4011200100'],
+    );
+  });
+
+  test('the heading the head names and a typed code outrank the words; a quantity in range adds one word', () => {
+    const headed = index.rank(plan([word(['llant '])], { headings: [{ heading: '8708', bonus: 20_000_000 }] }), 0, 10);
+    assert.equal(headed.page[0]?.CODIGO, '8708700100');
+    const coded = index.rank(plan([word(['llant '])], { codes: ['40112'] }), 0, 10);
+    assert.deepEqual(
+      coded.page.map((p) => p.CODIGO),
+      ['4011200100', '4011100100', '8708700100'],
+    );
+    const ranged = index.rank(plan([word(['llant '])], { quantityCodes: ' 8708700100 ' }), 0, 10);
+    assert.equal(ranged.page[0]?.CODIGO, '8708700100');
+  });
+
+  test('the lines of chapters 98 and 99 (a special treatment, no goods) are found by their codes, never by words', () => {
+    const special = new PostingIndex([
+      { CODIGO: '9801000100', TERMINOS: ' 1muestr 3muestr ' },
+      { CODIGO: '4901100100', TERMINOS: ' 3muestr ' },
+    ]);
+    assert.deepEqual(
+      special.rank(plan([word(['muestr '])]), 0, 10).page.map((p) => p.CODIGO),
+      ['4901100100'],
+    );
+    assert.deepEqual(
+      special.rank(plan([], { codes: ['9801'] }), 0, 10).page.map((p) => p.CODIGO),
+      ['9801000100'],
+    );
+  });
+
+  test('a plan with no words and no codes finds nothing', () => {
+    assert.deepEqual(index.rank(plan([]), 0, 10), { page: [], total: 0 });
   });
 });

@@ -1,0 +1,73 @@
+/**
+ * What a query becomes before it is ranked (`Vocabulary.plan`) and the weights the ranking gives
+ * each part of it: shared by the planner (vocabulary.ts), the heading evidence (headings.ts) and the
+ * ranking (ranking.ts).
+ */
+
+/**
+ * One word of the query: the index terms that count for it (a trailing space: the whole term only),
+ * the word itself first, then what it may stand for (a typo's corrections, a search reference's
+ * tariff words), which count half as much.
+ */
+export interface QueryGroup {
+  readonly primary: readonly string[];
+  readonly secondary: readonly string[];
+  readonly weight: number;
+  /** What finding the word at all adds (MATCHED_WORD for a word naming goods, nothing for an attribute). */
+  readonly matched: number;
+}
+
+export interface QueryPlan {
+  readonly groups: readonly QueryGroup[];
+  /**
+   * The headings the head of the phrase names goods in, best first, each with what it adds to its
+   * lines (at most HEADING_SLOTS; none when the head is unknown or the dataset has no evidence).
+   */
+  readonly headings: readonly { readonly heading: string; readonly bonus: number }[];
+  /** Codes whose texts state a range holding a quantity of the query, as ` code code ` (empty: none). */
+  readonly quantityCodes: string;
+  /** Codes typed among the words (4 to 10 digits): their lines rank first. */
+  readonly codes: readonly string[];
+  /** Stems to mark in the hits' texts. */
+  readonly marks: readonly string[];
+}
+
+export const MAX_PRIMARY = 1;
+export const MAX_SECONDARY = 3;
+export const MAX_GROUPS = 10;
+export const MAX_CODES = 3;
+export const MAX_SUGGESTIONS = 10;
+/**
+ * What one matched word adds besides its weighted field: more than any sum of weights, so that
+ * lines with all the words that name goods come first, then those with most of them ("how many"),
+ * and the rarity of the words and where they were found order lines with as many ("how rare").
+ */
+export const MATCHED_WORD = 1_000_000;
+/** An attribute of an invoice line weighs this many times less than a word naming goods. */
+export const ATTRIBUTE_SHARE = 3;
+/** From this many words on, a query is an invoice line: unknown words are brands or models. */
+export const LONG_QUERY = 4;
+/** A typed code outranks any words. */
+export const CODE_WEIGHT = 100_000_000;
+/**
+ * What a heading the head of the phrase names goods in adds to each of its lines: more than all the
+ * words of a query can, so that qualifiers never pull in a heading the goods are not in.
+ */
+export const HEAD_HEADING = 20_000_000;
+/** On top of HEAD_HEADING, up to this much by how much of the whole phrase the heading's texts hold (the best heading gets all). */
+export const HEADING_SPREAD = 3_000_000;
+/** How many headings the head may name (the SQL has this many slots). */
+export const HEADING_SLOTS = 8;
+/** A line whose texts state a range holding a quantity of the query gains as much as one more word. */
+export const QUANTITY_MATCH = MATCHED_WORD;
+/** The first position in a sorted list whose key is not below `key`. */
+export function lowerBound<T>(sorted: readonly T[], key: string, of: (t: T) => string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (of(sorted[mid]!) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
