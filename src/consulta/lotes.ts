@@ -6,6 +6,7 @@
  */
 import { ApiError, SessionEnded, download, explain, own, remove, sendFile } from './api.js';
 import { alertBox, chosenDate, dotted, fractionUrl, h, link, pageUrl, show } from './dom.js';
+import { enEspanol } from './codigos.js';
 import type { LoteJson } from '../http/lotes.js';
 import type { FraccionBreve, Resultado } from '../lotes/answer.js';
 
@@ -68,24 +69,9 @@ function progressBar(lote: Lote, id: string, label?: string): HTMLProgressElemen
 }
 
 /** What the API's refusal of a file says, in Spanish; the service words its reasons in English. */
-const FILE_PROBLEMS: readonly [RegExp, string][] = [
-  [/neither a descripcion nor a fraccion/, 'la fila de encabezados no tiene una columna «descripcion» ni una columna «fraccion» (hace falta al menos una)'],
-  [/the header is empty/, 'la fila de encabezados está vacía'],
-  [/no header/, 'el archivo no tiene fila de encabezados'],
-  [/not UTF-8/, 'el archivo no está en UTF-8 (guárdelo como «CSV UTF-8»)'],
-  [/no lines under its header/, 'el archivo no tiene líneas debajo de la fila de encabezados'],
-  [/more than \d+ columns|past the header's/, 'el archivo tiene más de 256 columnas, o un valor fuera de las columnas con encabezado'],
-  [/characters/, 'una línea tiene demasiado texto (hasta 16,384 caracteres por línea)'],
-  [/comes after row/, 'un número de fila se repite o va hacia atrás'],
-  [/fields|nests/, 'una línea tiene más de 256 campos o anida más de 32 niveles'],
-  [/cannot be read as CSV/, 'el archivo no se puede leer como CSV'],
-  [/XLSX/, 'el archivo no se puede leer como XLSX'],
-];
-
 interface Detail {
   loc?: unknown[];
-  msg?: string;
-  ctx?: { linea?: number };
+  ctx?: { code?: string; linea?: number };
 }
 
 /** A sentence for each refused query value. */
@@ -95,16 +81,20 @@ const QUERY_PROBLEMS: Record<string, string> = {
   pais_origen: 'El país de origen es una clave de 3 letras (por ejemplo USA o CHN).',
 };
 
-/** Why the service did not take the file, said so that the person can fix it. */
-export function refusal(error: unknown): string {
+/**
+ * Why the service did not take the file, said so that the person can fix it, by the code each
+ * refusal carries (src/consulta/codigos.ts). `activos`: the person's batches queued or running, the
+ * number a 429 says they have reached.
+ */
+export function refusal(error: unknown, activos?: number): string {
   if (!(error instanceof ApiError)) return explain(error);
   if (error.status === 422 && Array.isArray(error.detail)) {
     const sentences = (error.detail as Detail[]).map((d) => {
       const where = d.loc?.[0];
       if (where === 'query') return QUERY_PROBLEMS[String(d.loc?.[1])] ?? 'Un dato del formulario no es válido.';
-      const line = d.ctx?.linea ?? Number(/line (\d+)/.exec(d.msg ?? '')?.[1] ?? Number.NaN);
-      const problem = FILE_PROBLEMS.find(([pattern]) => pattern.test(d.msg ?? ''))?.[1] ?? 'el archivo no se puede leer';
-      return `El archivo no se aceptó${Number.isFinite(line) ? ` (línea ${line})` : ''}: ${problem}. No se guardó nada.`;
+      const line = d.ctx?.linea;
+      const problem = enEspanol(d.ctx) ?? 'el archivo no se puede leer';
+      return `El archivo no se aceptó${line === undefined ? '' : ` (línea ${line})`}: ${problem}. No se guardó nada.`;
     });
     return [...new Set(sentences)].join(' ');
   }
@@ -112,10 +102,16 @@ export function refusal(error: unknown): string {
     return 'El archivo es demasiado grande: un lote admite hasta 100,000 líneas y 20 MiB, y un XLSX no puede descomprimirse en mucho más.';
   if (error.status === 415) return 'Solo se aceptan archivos CSV o XLSX.';
   if (error.status === 429) {
-    const most = typeof error.detail === 'string' ? /at most (\d+)/.exec(error.detail)?.[1] : undefined;
-    return `Ya tiene en cola o en proceso el máximo de lotes a la vez${most === undefined ? '' : ` (${most})`}. Espere a que termine alguno, o cancele uno, y envíe de nuevo.`;
+    return `Ya tiene en cola o en proceso el máximo de lotes a la vez${activos === undefined ? '' : ` (${activos})`}. Espere a que termine alguno, o cancele uno, y envíe de nuevo.`;
   }
   return explain(error);
+}
+
+/** After a 429, how many of the person's batches are queued or running (the most they may have at once), when the list says. */
+async function activeCount(error: unknown): Promise<number | undefined> {
+  if (!(error instanceof ApiError) || error.status !== 429) return undefined;
+  const page = await own<Page<Lote>>(`/api/v1/lotes?limit=${LIST_PAGE}`).catch(() => null);
+  return page === null ? undefined : page.items.filter(running).length;
 }
 
 /** The file's type by its name (a browser does not always know a CSV's), or null when it is neither CSV nor XLSX. */
@@ -187,7 +183,7 @@ function sendForm(): HTMLElement {
       .catch((error: unknown) => {
         submit.disabled = false;
         if (error instanceof SessionEnded) return;
-        say(refusal(error), submit);
+        void activeCount(error).then((activos) => say(refusal(error, activos), submit));
       });
   });
   return form;

@@ -10,6 +10,7 @@
 import type { EntregaJson, VigilanciaJson } from '../http/vigilancias.js';
 import { ApiError, explain, send } from './api.js';
 import { alertBox, dotted, h, link, pageUrl, show } from './dom.js';
+import { enEspanol } from './codigos.js';
 
 /** A watch list and a delivery as the service sends them (src/http/vigilancias.ts). */
 type Vigilancia = VigilanciaJson;
@@ -109,27 +110,10 @@ interface Detail {
   type?: string;
   loc?: unknown[];
   msg?: string;
+  ctx?: unknown;
 }
 
 const FRACTION_HELP = 'Escriba de 2 a 8 dígitos, o 10 con el NICO (por ejemplo 0101, 8471.30.01 o 4011.10.10.01).';
-
-/** The reason the API gives for refusing a webhook URL, in Spanish. */
-function urlRefusal(msg: string): string {
-  const reason = msg.replace(/^Value error, /, '');
-  if (reason === 'not a valid URL') return 'No es una dirección válida: escríbala completa, por ejemplo https://erp.ejemplo.com/avisos.';
-  if (reason.startsWith('the URL must be https')) {
-    return reason.includes('VIGILANCIAS_HOSTS_PERMITIDOS')
-      ? 'La dirección debe empezar con https:// (http:// solo a los servidores que el operador del servicio permite).'
-      : 'La dirección debe empezar con https://.';
-  }
-  const port = /^port (\d+) is not allowed/.exec(reason)?.[1];
-  if (port !== undefined) return `El puerto ${port} no está permitido: use https:// sin puerto (el 443), o uno que el operador del servicio permita.`;
-  const host = /^(\S+) (?:is not a public|does not resolve to public)/.exec(reason)?.[1];
-  if (host !== undefined) {
-    return `${host} no es una dirección pública: el servicio no envía avisos a direcciones internas, privadas o locales.`;
-  }
-  return `Dirección rechazada: ${reason}`;
-}
 
 /** What the API refused, by field, in Spanish; `lines` are the codes sent, in the order sent. */
 export function refusals(error: unknown, lines: readonly Line[]): { fields: Map<FieldName, string[]>; general: string[] } {
@@ -142,7 +126,6 @@ export function refusals(error: unknown, lines: readonly Line[]): { fields: Map<
   }
   for (const d of error.detail as Detail[]) {
     const [, where, index] = d.loc ?? [];
-    const msg = d.msg ?? '';
     if (where === 'nombre') add('nombre', 'Escriba un nombre para la vigilancia (hasta 200 caracteres).');
     else if (where === 'fracciones' && typeof index === 'number') {
       const line = lines[index];
@@ -153,12 +136,8 @@ export function refusals(error: unknown, lines: readonly Line[]): { fields: Map<
     else if (where === 'webhook') {
       if (d.type === 'string_too_short' || d.type === 'missing') add('url', 'Escriba la dirección https donde su sistema recibe los avisos.');
       else if (d.type === 'string_too_long') add('url', 'La dirección es demasiado larga (hasta 2,000 caracteres).');
-      else add('url', urlRefusal(msg));
-    } else if (/at most (\d+) watch lists/.test(msg)) {
-      general.push(
-        `Ya tiene el máximo de vigilancias que el servicio permite por usuario (${/at most (\d+)/.exec(msg)?.[1] ?? ''}). Borre una para crear otra.`,
-      );
-    } else general.push(`Dato rechazado: ${msg}`);
+      else add('url', enEspanol(d.ctx) ?? `Dirección rechazada: ${d.msg ?? ''}`);
+    } else general.push(enEspanol(d.ctx) ?? `Dato rechazado: ${d.msg ?? ''}`);
   }
   return { fields, general };
 }

@@ -27,7 +27,7 @@ import { ESTADOS, storedLine } from '../lotes/tables.js';
 import type { LotesWorker } from '../lotes/worker.js';
 import { csvChunks, ndjsonChunks, xlsxStream } from '../lotes/write.js';
 import type { Datasets } from '../store/datasets.js';
-import { HttpError, RequestValidationError, notFound } from './errors.js';
+import { HttpError, RequestValidationError, refusal } from './errors.js';
 import { routesWithAllow } from './route-kinds.js';
 import { checked, parseQuery } from './typed.js';
 
@@ -184,6 +184,7 @@ const json = (reply: FastifyReply, status: number, body: string): FastifyReply =
 /** Whose batches a request reads and writes: the user's account, never the bare username (src/store/accounts.ts). */
 const account = (request: FastifyRequest): string => request.user!.account;
 
+/** A file refused whole: its code, its line (where one shows it) and the values its message names in `ctx`. */
 const fileError = (error: FileError): RequestValidationError =>
   new RequestValidationError([
     {
@@ -191,7 +192,7 @@ const fileError = (error: FileError): RequestValidationError =>
       loc: ['body'],
       msg: `Value error, the file cannot be taken: ${error.message}`,
       input: null,
-      ...(error.line === undefined ? {} : { ctx: { linea: error.line } }),
+      ctx: { code: error.code, ...(error.line === undefined ? {} : { linea: error.line }), ...error.params },
     },
   ]);
 
@@ -306,7 +307,7 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
       },
       handler: async (request, reply) => {
         const { id } = request.params as { id: string };
-        if (!(await ctx.tables.cancelOrRemove(id, account(request), ctx.now().toISOString()))) throw notFound('Lote not found');
+        if (!(await ctx.tables.cancelOrRemove(id, account(request), ctx.now().toISOString()))) throw refusal('LOTE_NOT_FOUND');
         return reply.code(204).send();
       },
     },
@@ -354,7 +355,7 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
 async function owned(ctx: LotesContext, request: FastifyRequest): Promise<Lote> {
   const { id } = request.params as { id: string };
   const lote = await ctx.tables.get(id, account(request));
-  if (lote === undefined) throw notFound('Lote not found');
+  if (lote === undefined) throw refusal('LOTE_NOT_FOUND');
   return lote;
 }
 
@@ -364,15 +365,14 @@ async function owned(ctx: LotesContext, request: FastifyRequest): Promise<Lote> 
  */
 export const cleanName = (nombre: string): string => nombre.replace(/\p{Cc}/gu, '').trim();
 
-const tooManyBatches = (ctx: LotesContext): HttpError =>
-  new HttpError(429, `Too many batches: at most ${ctx.perUser} of yours queued or running at once`, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+const tooManyBatches = (ctx: LotesContext): HttpError => refusal('LOTE_TOO_MANY_BATCHES', { max: ctx.perUser }, { 'retry-after': String(RETRY_AFTER_SECONDS) });
 
 async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const format = formatOf(request.headers['content-type']);
-  if (format === undefined) throw new HttpError(415, `Unsupported Media Type: send ${Object.values(FORMATS).join(', ')}`);
+  if (format === undefined) throw refusal('LOTE_UNSUPPORTED_TYPE', { types: Object.values(FORMATS).join(', ') });
   const query = parseQuery(postQuery, request.query);
   const fecha = query.fecha ?? ctx.datasets.today();
-  if (ctx.datasets.on(fecha) === undefined) throw notFound(`No dataset in force on ${fecha}`);
+  if (ctx.datasets.on(fecha) === undefined) throw refusal('NO_DATASET_ON', { fecha });
   const usuario = request.user!.username;
   const cuenta = account(request);
   // A first look, before the file is read: a user at the limit is told at once (the transaction counts again).
@@ -402,13 +402,13 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
     });
   } catch (error) {
     if (error instanceof FileError) throw fileError(error);
-    if (error instanceof TooLarge) throw new HttpError(413, error.message);
+    if (error instanceof TooLarge) throw refusal(error.code, error.params);
     throw error;
   }
   if (outcome === 'limit') throw tooManyBatches(ctx);
   if (outcome === 'unwanted') {
     request.log.info({ lote: lote.id }, 'the client left before its batch was stored: nothing stored');
-    throw new HttpError(400, 'The client left before the batch was stored');
+    throw refusal('LOTE_CLIENT_LEFT');
   }
   ctx.worker?.wake();
   const stored = (await ctx.tables.byId(lote.id))!;
@@ -454,7 +454,7 @@ async function* storedChunks(path: string): AsyncGenerator<StoredLine[]> {
   }
 }
 
-const tooLarge = (): HttpError => new HttpError(413, `A batch takes at most ${MAX_BYTES / 1024 / 1024} MiB`);
+const tooLarge = (): HttpError => refusal('LOTE_TOO_MANY_BYTES', { mib: MAX_BYTES / 1024 / 1024 });
 
 /**
  * The rest of a refused body, read and dropped before the refusal is sent: closing a connection the
@@ -515,7 +515,7 @@ async function spooled<T>(request: FastifyRequest, use: (bytes: FileBytes, dir: 
     } catch (error) {
       if (error instanceof HttpError) throw error;
       // The client went away or sent a broken body: nothing was stored.
-      throw new HttpError(400, 'The file was not received whole');
+      throw refusal('LOTE_FILE_CUT');
     } finally {
       out.destroy();
     }

@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import { HttpError, send, statusText } from './errors.js';
+import { send, statusText, refusal } from './errors.js';
 import type { RateLimit } from './rate-limit.js';
 import { registerRateLimit, runFirst } from './rate-limit.js';
 
@@ -166,7 +166,7 @@ async function registerLoadShedding(app: FastifyInstance, maxEventLoopDelay: num
         lastWarning = now;
         request.log.warn({ type, value, limit: maxEventLoopDelay }, 'under pressure: refusing requests with 503');
       }
-      throw new HttpError(503, 'Service Unavailable', { 'retry-after': PRESSURE_RETRY_AFTER });
+      throw refusal('SERVICE_UNAVAILABLE', {}, { 'retry-after': PRESSURE_RETRY_AFTER });
     },
   });
   return () => app.isUnderPressure();

@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions, onRequestHookHandler } from 'fastify';
 import type { TokenService } from '../auth/tokens.js';
-import { HttpError } from './errors.js';
+import { refusal } from './errors.js';
 
 export interface RateLimitOptions {
   readonly max: number;
@@ -144,7 +144,7 @@ export class RateLimit {
     for (let i = 0; i < head.length; i += 2) reply.header(head[i]!, head[i + 1]);
     if (w.count > this.options.max) {
       reply.header('retry-after', counted.reset);
-      throw new HttpError(429, 'Too Many Requests');
+      throw refusal('TOO_MANY_REQUESTS');
     }
   }
 
@@ -158,7 +158,7 @@ export class RateLimit {
     if (w.count + count > this.options.max) {
       const counted = this.headers(w, now);
       reply.header('retry-after', counted.reset);
-      throw new HttpError(429, 'Too Many Requests');
+      throw refusal('TOO_MANY_REQUESTS');
     }
     w.count += count;
     const head = rateLimitHead(this.headers(w, now));

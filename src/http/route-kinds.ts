@@ -10,7 +10,7 @@ import type { Datasets, VersionInForce } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
 import { sendCached } from './cache.js';
-import { RequestValidationError, methodNotAllowed, notFound } from './errors.js';
+import { RequestValidationError, methodNotAllowed, refusal } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
 import { parseParams, partSchemas } from './params.js';
 import { serializerOf } from './serializers.js';
@@ -187,7 +187,7 @@ export function versionInForce<P>(
   }
   const asOf = parseAsOf(request);
   const inForce = asOf === undefined ? datasets.current() : datasets.on(asOf);
-  if (!inForce) throw notFound(`No dataset in force on ${asOf}`);
+  if (!inForce) throw refusal('NO_DATASET_ON', { fecha: String(asOf) });
   if (inForce.version) void reply.header('x-dataset-version', inForce.version.version);
   return { parameters, inForce };
 }

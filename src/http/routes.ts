@@ -29,7 +29,7 @@ import type { Observability } from './observe.js';
 import { DOCS_CSP, DOCS_PREFIX } from './protection.js';
 import { healthRoute, openapiRoute, rootRoute } from './public.js';
 import { cambiosRoute } from './cambios.js';
-import { notFound } from './errors.js';
+import { refusal } from './errors.js';
 import { descargasRoute } from './descargas.js';
 import { versionRoute, versionesRoute } from './versiones.js';
 import { recordGet, recordRoutes } from './records.js';
@@ -95,7 +95,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   // `fecha` selects the dataset version in force that day (Ley Aduanera art. 56).
   const storeOn = (fecha: string): { store: Store; version: string | undefined } => {
     const inForce = services.datasets.on(fecha);
-    if (!inForce) throw notFound(`No dataset in force on ${fecha}`);
+    if (!inForce) throw refusal('NO_DATASET_ON', { fecha });
     return { store: inForce.store, version: inForce.version?.version };
   };
   post(

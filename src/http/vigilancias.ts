@@ -17,7 +17,7 @@ import { droppedZeros } from '../vigilancias/advertencias.js';
 import { refuseUrl } from '../vigilancias/outbound.js';
 import { CAMBIOS_IN_EVENT } from '../vigilancias/events.js';
 import type { ValidationDetail } from './errors.js';
-import { HttpError, RequestValidationError, methodNotAllowed, notFound } from './errors.js';
+import { RequestValidationError, methodNotAllowed, refusal, valueError } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { PAGING, parseParams, partSchemas } from './params.js';
 import { checked } from './typed.js';
@@ -262,7 +262,7 @@ async function readInput(raw: unknown, service: VigilanciasService): Promise<Vig
   }
   if (errors.length === 0) {
     const refused = await refuseUrl(parsed.webhook.url, service.policy);
-    if (refused !== undefined) errors.push({ type: 'value_error', loc: ['body', 'webhook', 'url'], msg: `Value error, ${refused}`, input: parsed.webhook.url });
+    if (refused !== undefined) errors.push(valueError(refused.code, ['body', 'webhook', 'url'], parsed.webhook.url, refused.params));
   }
   if (errors.length > 0) throw new RequestValidationError(errors);
   return { nombre: parsed.nombre, fracciones: digits, conjuntos: RECORD_SET_PATHS.filter((p) => conjuntos.includes(p)), url: parsed.webhook.url };
@@ -271,7 +271,6 @@ async function readInput(raw: unknown, service: VigilanciasService): Promise<Vig
 /** Whose watch lists a request reads and writes: the user's account, never the bare username (src/store/accounts.ts). */
 const userOf = (request: FastifyRequest): string => request.user!.account;
 const idOf = (request: FastifyRequest, name = 'id'): string => (request.params as Record<string, string>)[name] ?? '';
-const NOT_FOUND = 'Watch list not found';
 const paging = (request: FastifyRequest): { skip: number; limit: number } => {
   const { skip, limit } = parseParams(PAGING, {}, request.query as Record<string, unknown>);
   return { skip, limit };
@@ -310,7 +309,7 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
   const byUrl = new Map<string, RouteSpec[]>();
   const add = (url: string, spec: RouteSpec): void => void byUrl.set(url, [...(byUrl.get(url) ?? []), spec]);
   const found = <T>(value: T | undefined): T => {
-    if (value === undefined) throw notFound(NOT_FOUND);
+    if (value === undefined) throw refusal('VIGILANCIA_NOT_FOUND');
     return value;
   };
 
@@ -328,9 +327,7 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
       const input = await readInput(request.body, service);
       const made = await lists.create(request.user!.username, userOf(request), input, service.perUser);
       if ('limit' in made) {
-        throw new RequestValidationError([
-          { type: 'value_error', loc: ['body'], msg: `Value error, at most ${made.limit} watch lists per user (VIGILANCIAS_POR_USUARIO)`, input: request.body },
-        ]);
+        throw new RequestValidationError([valueError('VIGILANCIA_LIMIT', ['body'], request.body, { limit: made.limit })]);
       }
       void reply.code(201).header('location', `${base}/${made.vigilancia.id}`);
       return withWarnings(vigilanciaJson(made.vigilancia, true));
@@ -386,7 +383,7 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     status: 204,
     params: ['id'],
     handler: async (request, reply) => {
-      if (!(await lists.remove(userOf(request), idOf(request)))) throw notFound(NOT_FOUND);
+      if (!(await lists.remove(userOf(request), idOf(request)))) throw refusal('VIGILANCIA_NOT_FOUND');
       return reply.code(204).send();
     },
   });
@@ -442,8 +439,8 @@ export function registerVigilancias(app: FastifyInstance, ctx: VigilanciasContex
     extra: { 409: { description: 'The delivery is still pending', $ref: 'ErrorMessage#' } },
     handler: async (request, reply) => {
       const again = await lists.resend(userOf(request), idOf(request), idOf(request, 'entrega'));
-      if (again === undefined) throw notFound('Delivery not found');
-      if (again === 'pendiente') throw new HttpError(409, 'The delivery is still pending');
+      if (again === undefined) throw refusal('ENTREGA_NOT_FOUND');
+      if (again === 'pendiente') throw refusal('ENTREGA_PENDING');
       void reply.code(202);
       return entregaJson(again);
     },
