@@ -31,7 +31,7 @@ import { clientErrorHandler, closeSilentConnections, connectionLimits, framework
 import { openapiOptions } from './http/openapi.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
 import { registerRoutes } from './http/routes.js';
-import { WEBHOOKS } from './http/vigilancias.js';
+import { WEBHOOKS } from './http/vigilancias-schemas.js';
 import { sharedSerializers } from './http/serializers.js';
 import { startVigilancias } from './vigilancias/service.js';
 import { recordSets } from './record-sets/index.js';

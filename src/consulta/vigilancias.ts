@@ -7,7 +7,7 @@
  * page's "Vigilar esta fracción" opens the list page with `?fraccion=`: that fraction in the new watch
  * list's form, and a way to add it to an existing one.
  */
-import type { EntregaJson, VigilanciaJson } from '../http/vigilancias.js';
+import type { EntregaJson, VigilanciaJson } from '../http/vigilancias-schemas.js';
 import { ApiError, explain, send } from './api.js';
 import { alertBox, dotted, h, link, pageUrl, show } from './dom.js';
 import { enEspanol } from './codigos.js';

@@ -28,7 +28,7 @@ import type { LotesWorker } from '../lotes/worker.js';
 import { csvChunks, ndjsonChunks, xlsxStream } from '../lotes/write.js';
 import type { Datasets } from '../store/datasets.js';
 import { HttpError, RequestValidationError, refusal } from './errors.js';
-import { routesWithAllow } from './route-kinds.js';
+import type { OpenRoute } from './route-kinds.js';
 import { checked, parseQuery } from './typed.js';
 
 export interface LotesContext {
@@ -196,24 +196,26 @@ const fileError = (error: FileError): RequestValidationError =>
     },
   ]);
 
-export async function registerLotes(parent: FastifyInstance, ctx: LotesContext): Promise<void> {
-  for (const schema of [LoteSchema, LotesPageSchema, ResultadoSchema, ResultadosPageSchema]) parent.addSchema(schema);
-  await parent.register((app, _options, done) => {
-    // In this scope only: the file is left to the handler as the request's stream (spooled(), which
-    // keeps the limit), and any other body (JSON included) is left unread for the handler's 415,
-    // instead of being parsed and refused as JSON.
-    app.removeAllContentTypeParsers();
-    app.addContentTypeParser(Object.values(FORMATS), (_request, payload, done) => done(null, payload));
-    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-    lotesRoutes(app, ctx);
-    done();
-  });
+/** The schemas the batch operations refer to. */
+export function registerLotesSchemas(app: FastifyInstance): void {
+  for (const schema of [LoteSchema, LotesPageSchema, ResultadoSchema, ResultadosPageSchema]) app.addSchema(schema);
 }
 
-function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
-  routesWithAllow(app, '/api/v1/lotes', [
-    {
-      method: 'POST',
+/**
+ * How the batches' scope reads bodies: the file is left to the handler as the request's stream
+ * (spooled(), which keeps the limit), and any other body (JSON included) is left unread for the
+ * handler's 415, instead of being parsed and refused as JSON.
+ */
+export function lotesBodies(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(Object.values(FORMATS), (_request, payload, done) => done(null, payload));
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+}
+
+/** The batch operations by operation id; src/http/routes.ts gives each its method and path. */
+export function lotesRoutes(ctx: LotesContext) {
+  return {
+    post_lote: {
       onRequest: ctx.protect,
       bodyLimit: MAX_BYTES,
       schema: {
@@ -258,9 +260,8 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         },
       },
       handler: (request, reply) => send(ctx, request, reply),
-    },
-    {
-      method: 'GET',
+    } satisfies OpenRoute,
+    list_lotes: {
       onRequest: ctx.protect,
       schema: {
         ...common,
@@ -275,12 +276,8 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         const { items, total } = await ctx.tables.list(account(request), skip, limit);
         return json(reply, 200, JSON.stringify({ items: items.map(state), total, skip, limit }));
       },
-    },
-  ]);
-
-  routesWithAllow(app, '/api/v1/lotes/:id', [
-    {
-      method: 'GET',
+    } satisfies OpenRoute,
+    get_lote: {
       onRequest: ctx.protect,
       schema: {
         ...common,
@@ -292,9 +289,8 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         response: { 200: { description: 'Successful Response', $ref: 'Lote#' }, ...notFoundResponse, ...errors },
       },
       handler: async (request, reply) => json(reply, 200, JSON.stringify(state(await owned(ctx, request)))),
-    },
-    {
-      method: 'DELETE',
+    } satisfies OpenRoute,
+    delete_lote: {
       onRequest: ctx.protect,
       schema: {
         ...common,
@@ -310,12 +306,8 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         if (!(await ctx.tables.cancelOrRemove(id, account(request), ctx.now().toISOString()))) throw refusal('LOTE_NOT_FOUND');
         return reply.code(204).send();
       },
-    },
-  ]);
-
-  routesWithAllow(app, '/api/v1/lotes/:id/resultados', [
-    {
-      method: 'GET',
+    } satisfies OpenRoute,
+    get_lote_resultados: {
       onRequest: ctx.protect,
       schema: {
         ...common,
@@ -348,8 +340,8 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         },
       },
       handler: (request, reply) => results(ctx, request, reply),
-    },
-  ]);
+    } satisfies OpenRoute,
+  };
 }
 
 async function owned(ctx: LotesContext, request: FastifyRequest): Promise<Lote> {

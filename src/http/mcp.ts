@@ -23,7 +23,7 @@ import type { RateLimit } from './rate-limit.js';
 import { INTERNAL_REQUEST } from './rate-limit.js';
 import { TOOLS, dotted, getWith } from './mcp-tools.js';
 import { API_VERSION } from './public.js';
-import { routeWithAllow } from './route-kinds.js';
+import type { OpenRoute } from './route-kinds.js';
 import { typedDigits } from '../fraccion.js';
 
 export const MCP_PATH = '/mcp';
@@ -447,58 +447,59 @@ const mcpRouteSchema = {
 };
 
 /**
- * POST /mcp behind the bearer guard, in a scope of its own whose body is read as text (within
- * MCP_BODY_LIMIT, above the app's 16 KiB: a contributions call carries a whole shipment) and handed to
- * the SDK's transport, which answers a malformed message with JSON-RPC's own errors. Stateless: each
- * request gets a server and a transport of its own; other methods on the path get 405.
+ * How MCP's scope reads bodies: as text (within MCP_BODY_LIMIT, above the app's 16 KiB: a
+ * contributions call carries a whole shipment), handed to the SDK's transport, which answers a
+ * malformed message with JSON-RPC's own errors.
  */
-export async function registerMcp(app: FastifyInstance, protect: onRequestHookHandler, rateLimit: RateLimit | null = null): Promise<void> {
+export function mcpBodies(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT }, (_request, body, done) => done(null, body));
+}
+
+/**
+ * POST /mcp behind the bearer guard, in the scope mcpBodies sets up. Stateless: each request gets a
+ * server and a transport of its own; its tools ask `app` (the whole service) as a client would.
+ */
+export function mcpRoute(app: FastifyInstance, protect: onRequestHookHandler, rateLimit: RateLimit | null = null): OpenRoute {
   const tools = new McpTools(app);
-  await app.register((scope, _options, registered) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT }, (_request, body, done) => done(null, body));
-    routeWithAllow(scope, {
-      method: 'POST',
-      url: MCP_PATH,
-      onRequest: protect,
-      bodyLimit: MCP_BODY_LIMIT,
-      schema: mcpRouteSchema,
-      handler: async (request, reply) => {
-        const messages = jsonRpcMessages(request.body);
-        if (messages.length > MCP_MAX_BATCH) {
-          const message = `Invalid Request: a JSON-RPC batch holds at most ${MCP_MAX_BATCH} messages; this one holds ${messages.length}`;
-          return reply
-            .code(400)
-            .header('cache-control', 'no-store')
-            .type('application/json')
-            .send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message } }));
-        }
-        // The request itself was counted by the rate limit's hook; each call past the first counts as one more.
-        const calls = messages.filter((m) => CALLING_METHODS.has(String(m['method']))).length;
-        if (rateLimit !== null && calls > 1) rateLimit.charge(request.user!.username, calls - 1, reply);
-        const sdk = await mcpSdk();
-        const server = mcpServer(
-          sdk,
-          tools,
-          budgeted(
-            askApp(app, () => ({
-              ...(request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization }),
-              'x-request-id': request.id,
-            })),
-          ),
-        );
-        const transport = new sdk.transport.WebStandardStreamableHTTPServerTransport({
-          enableJsonResponse: true,
-          maxRequestBodySize: MCP_BODY_LIMIT,
-        });
-        try {
-          await server.connect(transport);
-          return await relay(await transport.handleRequest(webRequest(request)), reply, messages);
-        } finally {
-          await server.close();
-        }
-      },
-    });
-    registered();
-  });
+  return {
+    onRequest: protect,
+    bodyLimit: MCP_BODY_LIMIT,
+    schema: mcpRouteSchema,
+    handler: async (request, reply) => {
+      const messages = jsonRpcMessages(request.body);
+      if (messages.length > MCP_MAX_BATCH) {
+        const message = `Invalid Request: a JSON-RPC batch holds at most ${MCP_MAX_BATCH} messages; this one holds ${messages.length}`;
+        return reply
+          .code(400)
+          .header('cache-control', 'no-store')
+          .type('application/json')
+          .send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message } }));
+      }
+      // The request itself was counted by the rate limit's hook; each call past the first counts as one more.
+      const calls = messages.filter((m) => CALLING_METHODS.has(String(m['method']))).length;
+      if (rateLimit !== null && calls > 1) rateLimit.charge(request.user!.username, calls - 1, reply);
+      const sdk = await mcpSdk();
+      const server = mcpServer(
+        sdk,
+        tools,
+        budgeted(
+          askApp(app, () => ({
+            ...(request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization }),
+            'x-request-id': request.id,
+          })),
+        ),
+      );
+      const transport = new sdk.transport.WebStandardStreamableHTTPServerTransport({
+        enableJsonResponse: true,
+        maxRequestBodySize: MCP_BODY_LIMIT,
+      });
+      try {
+        await server.connect(transport);
+        return await relay(await transport.handleRequest(webRequest(request)), reply, messages);
+      } finally {
+        await server.close();
+      }
+    },
+  };
 }
