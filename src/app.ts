@@ -170,7 +170,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await mainStore.close();
   });
   registerErrorHandling(app);
-  const protection = await registerProtection(app, { config, tokens });
+  const protection = await registerProtection(app, { config, tokens, ...(options.now && { now: options.now }) });
 
   // Every GET answer carries an ETag (a hash of its body) and If-None-Match gives 304; bodies worth it go out compressed.
   await app.register(etag);

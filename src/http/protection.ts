@@ -115,6 +115,8 @@ export interface ProtectionOptions {
   readonly config: Config;
   /** Verifies bearer tokens (remembering valid ones), so the rate limit can count per user. */
   readonly tokens: TokenService;
+  /** The clock the rate limit counts windows by (the app's, which tests may move). */
+  readonly now?: () => Date;
 }
 
 /** What the fast path (src/http/fast-path.ts) asks of the protection: the same limit, the same pressure. */
@@ -125,7 +127,7 @@ export interface Protection {
   readonly underPressure: (() => boolean) | null;
 }
 
-export async function registerProtection(app: FastifyInstance, { config, tokens }: ProtectionOptions): Promise<Protection> {
+export async function registerProtection(app: FastifyInstance, { config, tokens, now }: ProtectionOptions): Promise<Protection> {
   // One hook for the headers every answer carries: the request id (src/http/observe.ts) and these.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id).headers(SECURITY_HEADERS);
@@ -140,7 +142,13 @@ export async function registerProtection(app: FastifyInstance, { config, tokens 
   // one are counted too.
   const rateLimit =
     config.RATE_LIMIT_MAX > 0
-      ? registerRateLimit(app, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000, tokens, exempt: NOT_LIMITED })
+      ? registerRateLimit(app, {
+          max: config.RATE_LIMIT_MAX,
+          windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+          tokens,
+          exempt: NOT_LIMITED,
+          ...(now && { now }),
+        })
       : null;
   return { rateLimit, underPressure };
 }
