@@ -31,7 +31,7 @@ import { clientErrorHandler, closeSilentConnections, connectionLimits, framework
 import { openapiOptions } from './http/openapi.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
 import { registerRoutes } from './http/routes.js';
-import { WEBHOOKS } from './http/vigilancias.js';
+import { WEBHOOKS } from './http/vigilancias-schemas.js';
 import { sharedSerializers } from './http/serializers.js';
 import { startVigilancias } from './vigilancias/service.js';
 import { recordSets } from './record-sets/index.js';
@@ -171,7 +171,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await mainStore.close();
   });
   registerErrorHandling(app);
-  const protection = await registerProtection(app, { config, tokens });
+  const protection = await registerProtection(app, { config, tokens, ...(options.now && { now: options.now }) });
 
   // Every GET answer carries an ETag (a hash of its body) and If-None-Match gives 304; bodies worth it go out compressed.
   await app.register(etag);

@@ -20,6 +20,7 @@ import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
+import type { AppOptions } from '../src/app.js';
 import { runCli } from '../src/cli/run.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import type { Config } from '../src/config.js';
@@ -567,11 +568,14 @@ export async function tokenFor(base: string, username = TEST_USER, password = TE
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
-/** Starts the service over the database the environment names (over TEST_ENV), with a test user logged in. */
-export async function startServer(env: Record<string, string>, options: { user?: boolean } = {}): Promise<Running> {
+/**
+ * Starts the service over the database the environment names (over TEST_ENV), with a test user
+ * logged in; `app` are buildApp's options (a clock, a store, no batch worker…).
+ */
+export async function startServer(env: Record<string, string>, options: { user?: boolean; app?: AppOptions } = {}): Promise<Running> {
   const config = testConfig(env);
   if (options.user !== false) await addUser(config, TEST_USER, TEST_PASSWORD);
-  const app = await buildApp(config);
+  const app = await buildApp(config, options.app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no address');

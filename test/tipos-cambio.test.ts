@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { Decimal } from 'decimal.js';
-import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { projectRoot } from '../src/config-values.js';
 import { runImport } from '../src/data/import.js';
@@ -23,7 +22,7 @@ import { addDays, tipoCambioAplicable } from '../src/tipos-cambio/rule.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 import { withAladi2 } from './fixtures.js';
 import type { Running } from './helpers.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, defer, serveFixture, storeKinds, temporary, tokenFor } from './helpers.js';
+import { createTestDatabase, defer, serveFixture, startServer, storeKinds, temporary } from './helpers.js';
 
 interface Rate {
   fecha: string;
@@ -270,15 +269,9 @@ for (const kind of await storeKinds()) {
 
 /** A server over `url` whose clock the test sets; closed after the test. */
 async function serveClock(t: TestContext, url: string, clock: { now: Date }) {
-  const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_SECRET, DATABASE_URL: url, MAX_EVENT_LOOP_DELAY_MS: '0' });
-  await addUser(config, TEST_USER, TEST_PASSWORD);
-  const app = await buildApp(config, { now: () => clock.now });
-  defer(t, () => app.close());
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no address');
-  const base = `http://127.0.0.1:${address.port}`;
-  const token = await tokenFor(base);
+  const server = await startServer({ DATABASE_URL: url }, { app: { now: () => clock.now } });
+  defer(t, () => server.close());
+  const { base, token } = server;
   return {
     json: async (path: string) => {
       const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { recordToRow } from '../src/data/record-row.js';
 import { recordSets } from '../src/record-sets/index.js';
@@ -17,7 +16,7 @@ import { writeDatabase } from '../src/data/write.js';
 import { inForce, mexicoCityDate, nextVersionId } from '../src/store/versions.js';
 import type { VersionInfo } from '../src/store/versions.js';
 import { fixtureRecords, withAladi2 } from './fixtures.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, createTestDatabase, defer, storeKinds, tokenFor, waitFor } from './helpers.js';
+import { createTestDatabase, defer, startServer, storeKinds, waitFor } from './helpers.js';
 
 const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
 
@@ -56,15 +55,9 @@ interface Served {
 
 /** A server over `url` whose clock the test sets; closed after the test. */
 async function serve(t: TestContext, url: string, clock: { now: Date }): Promise<Served> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_SECRET, DATABASE_URL: url, MAX_EVENT_LOOP_DELAY_MS: '0' });
-  await addUser(config, TEST_USER, TEST_PASSWORD);
-  const app = await buildApp(config, { now: () => clock.now });
-  defer(t, () => app.close());
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no address');
-  const base = `http://127.0.0.1:${address.port}`;
-  const token = await tokenFor(base);
+  const server = await startServer({ DATABASE_URL: url }, { app: { now: () => clock.now } });
+  defer(t, () => server.close());
+  const { base, token } = server;
   return { base, token, get: (path, headers = {}) => fetch(base + path, { headers: { authorization: `Bearer ${token}`, ...headers } }) };
 }
 

@@ -217,9 +217,15 @@ for (const kind of await storeKinds()) {
         'https://erp.example.com:80/',
         'no es una URL',
       ]) {
-        const answer = await client.call<{ detail: { loc: string[] }[] }>('POST', '/api/v1/vigilancias', { nombre: 'x', fracciones: ['01'], webhook: { url } });
+        const answer = await client.call<{ detail: { loc: string[]; ctx?: { code?: string } }[] }>('POST', '/api/v1/vigilancias', {
+          nombre: 'x',
+          fracciones: ['01'],
+          webhook: { url },
+        });
         assert.equal(answer.status, 422, url);
         assert.deepEqual(answer.body.detail[0]?.loc, ['body', 'webhook', 'url'], url);
+        // The refusal names its code (src/error-codes.ts), which the page translates.
+        assert.match(answer.body.detail[0]?.ctx?.code ?? '', /^WEBHOOK_/, url);
       }
       // A host the operator allows may be reached over plain http.
       assert.equal(
@@ -530,12 +536,12 @@ describe('outbound requests never reach a non-public address unless allowed', ()
     hook.status = () => 302;
     assert.deepEqual(await post(hook.url, {}, '{}', policyOf(['127.0.0.1']), 5000), { status: 302 });
     assert.equal(hook.received.length, 1);
-    assert.match(String(await refuseUrl('https://localhost/', policyOf())), /not a public host/);
+    assert.deepEqual(await refuseUrl('https://localhost/', policyOf()), { code: 'WEBHOOK_LOCAL_HOST', params: { host: 'localhost' } });
     assert.equal(await refuseUrl('https://localhost/', policyOf(['localhost'])), undefined);
     assert.equal(await refuseUrl('https://LOCALHOST./', policyOf(['localhost'])), undefined);
     // The operator may open other ports.
     assert.equal(await refuseUrl('https://8.8.8.8:8443/', policyOf([], [443, 8443])), undefined);
-    assert.match(String(await refuseUrl('https://8.8.8.8:8444/', policyOf([], [443, 8443]))), /port 8444 is not allowed/);
+    assert.deepEqual(await refuseUrl('https://8.8.8.8:8444/', policyOf([], [443, 8443])), { code: 'WEBHOOK_PORT', params: { port: 8444, ports: '443, 8443' } });
   });
 
   test("a connection that fails is told in the service's words, never with the address the name resolved to", async () => {

@@ -4,10 +4,11 @@
  * bar (polling the batch, as any client of the API does), then shows the lines to review first and
  * saves the results as XLSX or CSV. Every call is one of the public batch API's.
  */
-import { ApiError, SessionEnded, download, explain, own, remove, sendFile } from './api.js';
-import { alertBox, chosenDate, dotted, fractionUrl, h, link, pageUrl, show } from './dom.js';
+import { ApiError, SessionEnded, explain, own, remove, sendFile } from './api.js';
+import { alertBox, chosenDate, h, link, pageUrl, show } from './dom.js';
+import { enEspanol } from './codigos.js';
+import { downloads, number, reviewSection } from './lote-resultados.js';
 import type { LoteJson } from '../http/lotes.js';
-import type { FraccionBreve, Resultado } from '../lotes/answer.js';
 
 type Estado = LoteJson['estado'];
 
@@ -23,7 +24,6 @@ const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.s
 const MAX_BYTES = 20 * 1024 * 1024;
 /** Batches listed per page, and lines to review shown at a time. */
 const LIST_PAGE = 20;
-const REVIEW_PAGE = 100;
 /** How often a running batch is asked for its progress; it works 100 lines per slice. */
 const POLL_MS = 1000;
 
@@ -35,27 +35,7 @@ const ESTADOS: Record<Estado, string> = {
   fallido: 'Falló',
 };
 
-const ESTADOS_FRACCION: Record<Resultado['estado_fraccion'], string> = {
-  vigente: 'Vigente',
-  nico_requerido: 'Falta el NICO',
-  nico_inexistente: 'NICO inexistente',
-  reemplazada: 'Reemplazada',
-  inexistente: 'Inexistente',
-  sin_fraccion: 'Sin fracción',
-};
-
-/** Why a line is to be reviewed, for each state of its fraction that is not "vigente". */
-const MOTIVOS: Record<Resultado['estado_fraccion'], string | null> = {
-  vigente: null,
-  nico_requerido: 'La fracción tiene varios NICO: falta indicar cuál.',
-  nico_inexistente: 'La fracción no tiene ese NICO.',
-  reemplazada: 'La fracción ya no existe: fue reemplazada.',
-  inexistente: 'La fracción no existe en la tarifa.',
-  sin_fraccion: 'La línea no indica fracción.',
-};
-
 const running = (lote: Lote): boolean => lote.estado === 'en_cola' || lote.estado === 'procesando';
-const number = (n: number): string => n.toLocaleString('es-MX');
 const when = (iso: string | null): string => (iso === null ? '—' : new Date(iso).toLocaleString('es-MX', { dateStyle: 'short', timeStyle: 'short' }));
 const progressText = (lote: Lote): string => `${lote.progreso} % · ${number(lote.procesadas)} de ${number(lote.lineas)} líneas`;
 /** A batch's name; one sent without a name is named by the API with its upload time, shown as people read it. */
@@ -68,24 +48,9 @@ function progressBar(lote: Lote, id: string, label?: string): HTMLProgressElemen
 }
 
 /** What the API's refusal of a file says, in Spanish; the service words its reasons in English. */
-const FILE_PROBLEMS: readonly [RegExp, string][] = [
-  [/neither a descripcion nor a fraccion/, 'la fila de encabezados no tiene una columna «descripcion» ni una columna «fraccion» (hace falta al menos una)'],
-  [/the header is empty/, 'la fila de encabezados está vacía'],
-  [/no header/, 'el archivo no tiene fila de encabezados'],
-  [/not UTF-8/, 'el archivo no está en UTF-8 (guárdelo como «CSV UTF-8»)'],
-  [/no lines under its header/, 'el archivo no tiene líneas debajo de la fila de encabezados'],
-  [/more than \d+ columns|past the header's/, 'el archivo tiene más de 256 columnas, o un valor fuera de las columnas con encabezado'],
-  [/characters/, 'una línea tiene demasiado texto (hasta 16,384 caracteres por línea)'],
-  [/comes after row/, 'un número de fila se repite o va hacia atrás'],
-  [/fields|nests/, 'una línea tiene más de 256 campos o anida más de 32 niveles'],
-  [/cannot be read as CSV/, 'el archivo no se puede leer como CSV'],
-  [/XLSX/, 'el archivo no se puede leer como XLSX'],
-];
-
 interface Detail {
   loc?: unknown[];
-  msg?: string;
-  ctx?: { linea?: number };
+  ctx?: { code?: string; linea?: number };
 }
 
 /** A sentence for each refused query value. */
@@ -95,16 +60,20 @@ const QUERY_PROBLEMS: Record<string, string> = {
   pais_origen: 'El país de origen es una clave de 3 letras (por ejemplo USA o CHN).',
 };
 
-/** Why the service did not take the file, said so that the person can fix it. */
-export function refusal(error: unknown): string {
+/**
+ * Why the service did not take the file, said so that the person can fix it, by the code each
+ * refusal carries (src/consulta/codigos.ts). `activos`: the person's batches queued or running, the
+ * number a 429 says they have reached.
+ */
+export function refusal(error: unknown, activos?: number): string {
   if (!(error instanceof ApiError)) return explain(error);
   if (error.status === 422 && Array.isArray(error.detail)) {
     const sentences = (error.detail as Detail[]).map((d) => {
       const where = d.loc?.[0];
       if (where === 'query') return QUERY_PROBLEMS[String(d.loc?.[1])] ?? 'Un dato del formulario no es válido.';
-      const line = d.ctx?.linea ?? Number(/line (\d+)/.exec(d.msg ?? '')?.[1] ?? Number.NaN);
-      const problem = FILE_PROBLEMS.find(([pattern]) => pattern.test(d.msg ?? ''))?.[1] ?? 'el archivo no se puede leer';
-      return `El archivo no se aceptó${Number.isFinite(line) ? ` (línea ${line})` : ''}: ${problem}. No se guardó nada.`;
+      const line = d.ctx?.linea;
+      const problem = enEspanol(d.ctx) ?? 'el archivo no se puede leer';
+      return `El archivo no se aceptó${line === undefined ? '' : ` (línea ${line})`}: ${problem}. No se guardó nada.`;
     });
     return [...new Set(sentences)].join(' ');
   }
@@ -112,10 +81,16 @@ export function refusal(error: unknown): string {
     return 'El archivo es demasiado grande: un lote admite hasta 100,000 líneas y 20 MiB, y un XLSX no puede descomprimirse en mucho más.';
   if (error.status === 415) return 'Solo se aceptan archivos CSV o XLSX.';
   if (error.status === 429) {
-    const most = typeof error.detail === 'string' ? /at most (\d+)/.exec(error.detail)?.[1] : undefined;
-    return `Ya tiene en cola o en proceso el máximo de lotes a la vez${most === undefined ? '' : ` (${most})`}. Espere a que termine alguno, o cancele uno, y envíe de nuevo.`;
+    return `Ya tiene en cola o en proceso el máximo de lotes a la vez${activos === undefined ? '' : ` (${activos})`}. Espere a que termine alguno, o cancele uno, y envíe de nuevo.`;
   }
   return explain(error);
+}
+
+/** After a 429, how many of the person's batches are queued or running (the most they may have at once), when the list says. */
+async function activeCount(error: unknown): Promise<number | undefined> {
+  if (!(error instanceof ApiError) || error.status !== 429) return undefined;
+  const page = await own<Page<Lote>>(`/api/v1/lotes?limit=${LIST_PAGE}`).catch(() => null);
+  return page === null ? undefined : page.items.filter(running).length;
 }
 
 /** The file's type by its name (a browser does not always know a CSV's), or null when it is neither CSV nor XLSX. */
@@ -187,7 +162,7 @@ function sendForm(): HTMLElement {
       .catch((error: unknown) => {
         submit.disabled = false;
         if (error instanceof SessionEnded) return;
-        say(refusal(error), submit);
+        void activeCount(error).then((activos) => say(refusal(error, activos), submit));
       });
   });
   return form;
@@ -354,145 +329,6 @@ function deleteButton(view: BatchView, lote: Lote): HTMLElement {
       });
   });
   return button;
-}
-
-/** The fraction as understood, linked to its page when it has one. */
-function fractionCell(r: Resultado): Node | string {
-  if (r.fraccion === null) return '—';
-  const code = dotted(r.fraccion + (r.nico ?? ''));
-  return r.estado_fraccion === 'inexistente' ? code : h('a', { href: fractionUrl(r.fraccion + (r.nico ?? '')) }, code);
-}
-
-const briefLink = (f: FraccionBreve): HTMLElement =>
-  h(
-    'li',
-    {},
-    h('a', { href: fractionUrl(f.fraccion + (f.nico ?? '')) }, h('span', { class: 'codigo' }, dotted(f.fraccion + (f.nico ?? '')))),
-    ` ${f.descripcion ?? ''}`,
-  );
-
-function reasons(r: Resultado): HTMLElement {
-  const list = [MOTIVOS[r.estado_fraccion], r.coincide === false ? 'La descripción no corresponde a la fracción declarada.' : null, r.error];
-  return h(
-    'ul',
-    { class: 'motivos' },
-    list.filter((m): m is string => m !== null).map((m) => h('li', {}, m)),
-  );
-}
-
-/** What could take the line's place: the fractions that replaced it, else those its description suggests. */
-function suggestions(r: Resultado): (HTMLElement | string)[] {
-  if (r.reemplazada_por.length > 0)
-    return [h('p', { class: 'sugerencia' }, 'Reemplazada por:'), h('ul', { class: 'fracciones' }, r.reemplazada_por.map(briefLink))];
-  if (r.candidatas.length > 0 && (r.estado_fraccion !== 'vigente' || r.coincide === false)) {
-    return [h('p', { class: 'sugerencia' }, 'Según la descripción:'), h('ul', { class: 'fracciones' }, r.candidatas.map(briefLink))];
-  }
-  return ['—'];
-}
-
-function reviewRow(r: Resultado): HTMLTableRowElement {
-  return h(
-    'tr',
-    {},
-    h('th', { scope: 'row' }, String(r.linea)),
-    h('td', {}, r.referencia ?? ''),
-    h('td', {}, r.descripcion ?? ''),
-    h('td', { class: 'codigo' }, fractionCell(r)),
-    h('td', {}, ESTADOS_FRACCION[r.estado_fraccion]),
-    h('td', {}, reasons(r)),
-    h('td', {}, suggestions(r)),
-  );
-}
-
-/** The lines to review, in file order, a page at a time; the table scrolls in its own box on a narrow screen. */
-async function reviewSection(lote: Lote): Promise<HTMLElement> {
-  const section = h('section', { 'aria-labelledby': 'titulo-revisar', class: 'revisar' }, h('h2', { id: 'titulo-revisar' }, 'Líneas por revisar'));
-  const first = await own<Page<Resultado>>(`/api/v1/lotes/${lote.id}/resultados?solo_revisar=true&limit=${REVIEW_PAGE}`);
-  if (first.total === 0) {
-    const none = lote.procesadas === 0 ? 'No se procesó ninguna línea.' : `Ninguna de las ${number(lote.procesadas)} líneas procesadas necesita revisión.`;
-    section.append(h('p', {}, none));
-    return section;
-  }
-  section.append(
-    h(
-      'p',
-      {},
-      `${number(first.total)} de ${number(lote.procesadas)} líneas necesitan revisión: su fracción no está vigente, su descripción no corresponde a la fracción o algo en la línea no se pudo leer.`,
-    ),
-  );
-  const body = h('tbody', {}, first.items.map(reviewRow));
-  section.append(
-    h(
-      'div',
-      { class: 'tabla desplazable', role: 'region', 'aria-label': 'Tabla de las líneas por revisar', tabindex: '0' },
-      h(
-        'table',
-        { class: 'lineas' },
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ['Línea', 'Referencia', 'Descripción', 'Fracción', 'Estado', 'Motivo', 'Sugerencias'].map((label) => h('th', { scope: 'col' }, label)),
-          ),
-        ),
-        body,
-      ),
-    ),
-  );
-  let shown = first.items.length;
-  if (shown < first.total) {
-    const more = h('button', { type: 'button', class: 'secundario' }, 'Ver más líneas');
-    const said = h('p', { role: 'status', class: 'ayuda' }, `Se muestran ${number(shown)} de ${number(first.total)}.`);
-    more.addEventListener('click', () => {
-      more.disabled = true;
-      own<Page<Resultado>>(`/api/v1/lotes/${lote.id}/resultados?solo_revisar=true&skip=${shown}&limit=${REVIEW_PAGE}`)
-        .then((next) => {
-          body.append(...next.items.map(reviewRow));
-          shown += next.items.length;
-          said.textContent = `Se muestran ${number(shown)} de ${number(first.total)}.`;
-          more.disabled = false;
-          if (shown >= first.total || next.items.length === 0) more.remove();
-        })
-        .catch((error: unknown) => {
-          more.disabled = false;
-          if (!(error instanceof SessionEnded)) said.textContent = explain(error);
-        });
-    });
-    section.append(said, more);
-  }
-  return section;
-}
-
-/** The results as files: XLSX or CSV, all the lines or those to review. */
-function downloads(lote: Lote): HTMLElement {
-  const only = h('input', { type: 'checkbox', id: 'solo-revisar' });
-  const said = h('p', { role: 'status', class: 'ayuda' });
-  const button = (formato: 'xlsx' | 'csv', label: string): HTMLButtonElement => {
-    const b = h('button', { type: 'button' }, label);
-    b.addEventListener('click', () => {
-      b.disabled = true;
-      said.textContent = 'Preparando el archivo…';
-      const query = `formato=${formato}${only.checked ? '&solo_revisar=true' : ''}`;
-      download(`/api/v1/lotes/${lote.id}/resultados?${query}`, `lote-${lote.id}.${formato}`)
-        .then((name) => (said.textContent = `Descargado: ${name}`))
-        .catch((error: unknown) => {
-          if (!(error instanceof SessionEnded)) said.textContent = explain(error);
-        })
-        .finally(() => (b.disabled = false));
-    });
-    return b;
-  };
-  return h(
-    'section',
-    { 'aria-labelledby': 'titulo-descargar', class: 'descargas' },
-    h('h2', { id: 'titulo-descargar' }, 'Descargar los resultados'),
-    h('p', {}, 'Una fila por línea del archivo, en su orden, con todos los datos de cada una.'),
-    h('p', { class: 'casilla' }, only, h('label', { for: 'solo-revisar' }, 'Solo las líneas por revisar')),
-    h('p', { class: 'botones' }, button('xlsx', 'Descargar XLSX'), button('csv', 'Descargar CSV')),
-    said,
-  );
 }
 
 /** Once the batch has ended: what to do with it, the lines to review first, the files. */

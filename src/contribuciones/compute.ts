@@ -6,7 +6,7 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import type { ValidationDetail } from '../errors.js';
-import { RequestValidationError, notFound } from '../errors.js';
+import { RequestValidationError, refusal } from '../errors.js';
 import { dotted } from '../record-sets/filters.js';
 import type { Treatment } from '../record-sets/roles.js';
 import type { Row } from '../store/store.js';
@@ -75,7 +75,7 @@ function resolve(request: ContribucionesRequest, sources: readonly Source[], rec
     const rows = own?.get(tariff) ?? [];
     const name = dotted(partida.fraccion) + (partida.nico ? `.${partida.nico}` : '');
     const nicos = [...new Set(rows.map((r) => text(r, tariff.nicoField)).filter((n): n is string => n !== null))].sort();
-    if (rows.length === 0) throw notFound(`Fraction not found: ${name}`);
+    if (rows.length === 0) throw refusal('FRACTION_NOT_FOUND_NAMED', { fraccion: name });
     if (partida.nico === undefined && nicos.length > 1) {
       const msg = `Field required: the fraction has several NICO (${nicos.join(', ')})`;
       nicoErrors.push({ type: 'missing', loc: ['body', 'partidas', index, 'nico'], msg, input: null });
@@ -83,7 +83,7 @@ function resolve(request: ContribucionesRequest, sources: readonly Source[], rec
     }
     const nico = partida.nico ?? nicos[0] ?? '00';
     const row = rows.find((r) => text(r, tariff.nicoField) === nico) ?? rows.find((r) => text(r, tariff.nicoField) === null);
-    if (!row) throw notFound(`Fraction not found: ${name}`);
+    if (!row) throw refusal('FRACTION_NOT_FOUND_NAMED', { fraccion: name });
     return [{ partida, index, nico, tariff: row, records: own! }];
   });
   if (nicoErrors.length > 0) throw new RequestValidationError(nicoErrors);

@@ -6,7 +6,7 @@
  * client loses cents to floating point.
  */
 import type { ValidationDetail } from '../errors.js';
-import { RequestValidationError } from '../errors.js';
+import { RequestValidationError, valueError } from '../errors.js';
 import { readFraction } from '../fraccion.js';
 import type { Dec } from './money.js';
 import { Dec as Decimal } from './money.js';
@@ -49,7 +49,7 @@ function partida(item: PartidaBody, loc: (string | number)[], errors: Validation
   }
   const nico = item.nico ?? undefined;
   if (nico !== undefined && typed !== null && typed.nico !== null && nico !== typed.nico) {
-    errors.push({ type: 'value_error', loc: [...loc, 'nico'], msg: `Value error, the NICO disagrees with the one in fraccion (${typed.nico})`, input: nico });
+    errors.push(valueError('NICO_MISMATCH', [...loc, 'nico'], nico, { nico: typed.nico }));
   }
   const sector = item.sector_prosec?.trim().toUpperCase();
   if (sector !== undefined && !ROMAN.includes(sector)) {

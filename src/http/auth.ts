@@ -9,15 +9,15 @@ import { decoyHash, verifyPassword } from '../auth/passwords.js';
 import type { LoginThrottle } from '../auth/throttle.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { Store, User } from '../store/store.js';
-import type { ValidationDetail } from './errors.js';
-import { HttpError, RequestValidationError } from './errors.js';
+import type { ValidationDetail, HttpError } from './errors.js';
+import { RequestValidationError, refusal } from './errors.js';
 import { bearerOf, bearerToken } from './rate-limit.js';
 import type { OpenRoute } from './route-kinds.js';
 import { nullableText } from './schemas.js';
 
 const BEARER = { 'www-authenticate': 'Bearer' } as const;
-const notAuthenticated = (): HttpError => new HttpError(401, 'Not authenticated', BEARER);
-const invalidCredentials = (): HttpError => new HttpError(401, 'Could not validate credentials', BEARER);
+const notAuthenticated = (): HttpError => refusal('NOT_AUTHENTICATED', {}, BEARER);
+const invalidCredentials = (): HttpError => refusal('INVALID_CREDENTIALS', {}, BEARER);
 
 /** Longer than any username or password worth checking; refused like any wrong credential. */
 const MAX_USERNAME = 150;
@@ -218,13 +218,13 @@ export function loginRoute(ctx: LoginContext): OpenRoute {
       const { username, password } = parseLoginBody(request.body);
       const wait = ctx.throttle.retryAfter(username, request.ip);
       if (wait > 0) {
-        throw new HttpError(429, 'Too many failed login attempts; try again later', { 'retry-after': String(wait) });
+        throw refusal('LOGIN_THROTTLED', {}, { 'retry-after': String(wait) });
       }
       const user = await checkCredentials(ctx.store(), username, password);
       if (!user) {
         ctx.throttle.fail(username, request.ip);
         request.log.info({ event: 'login_failed' }, 'login failed');
-        throw new HttpError(401, 'Incorrect username or password', BEARER);
+        throw refusal('LOGIN_FAILED', {}, BEARER);
       }
       ctx.throttle.succeed(username);
       request.log.info({ event: 'login', user: user.username }, 'login');

@@ -14,7 +14,7 @@ import { recordSets } from '../record-sets/index.js';
 import { CHANGE_KINDS } from '../store/core.js';
 import type { Datasets } from '../store/datasets.js';
 import type { VersionInfo } from '../store/versions.js';
-import { RequestValidationError, notFound } from './errors.js';
+import { RequestValidationError, refusal, valueError } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { PAGING, parseParams, partSchemas } from './params.js';
 import type { OpenRoute } from './route-kinds.js';
@@ -80,11 +80,9 @@ function recordSetsAsked(conjunto: string | undefined): readonly RecordSet[] {
  */
 function hastaBeforeDesde(desde: string, given: string | undefined, hasta: string): RequestValidationError {
   if (given !== undefined) {
-    return new RequestValidationError([{ type: 'value_error', loc: ['query', 'hasta'], msg: 'Value error, hasta must not be before desde', input: given }]);
+    return new RequestValidationError([valueError('CAMBIOS_HASTA_BEFORE_DESDE', ['query', 'hasta'], given)]);
   }
-  return new RequestValidationError([
-    { type: 'value_error', loc: ['query', 'desde'], msg: `Value error, desde must not be after hasta, which is today (${hasta}) when not given`, input: desde },
-  ]);
+  return new RequestValidationError([valueError('CAMBIOS_DESDE_AFTER_TODAY', ['query', 'desde'], desde, { hasta })]);
 }
 
 export function cambiosRoute(ctx: CambiosContext): OpenRoute {
@@ -117,7 +115,7 @@ export function cambiosRoute(ctx: CambiosContext): OpenRoute {
       const sets = recordSetsAsked(p.conjunto);
       const from = ctx.datasets.on(desde);
       const to = ctx.datasets.on(hasta);
-      if (!from?.version || !to?.version) throw notFound(`No dataset in force on ${desde}`);
+      if (!from?.version || !to?.version) throw refusal('NO_DATASET_ON', { fecha: desde });
       const { skip, limit } = p;
       const same = from.version === to.version;
       const digits = p.fraccion;

@@ -15,7 +15,7 @@ import { csvBatches } from '../data/csv.js';
 import { recordSets } from '../record-sets/index.js';
 import type { Datasets } from '../store/datasets.js';
 import type { VersionInfo } from '../store/versions.js';
-import { notFound } from './errors.js';
+import { refusal } from './errors.js';
 import type { OpenRoute } from './route-kinds.js';
 
 export interface DescargasContext {
@@ -105,7 +105,7 @@ export function descargasRoute(ctx: DescargasContext): OpenRoute {
     handler: async (request, reply) => {
       const params = request.params as Static<typeof DescargaPath>;
       const version = ctx.datasets.find(params.version);
-      if (!version) throw notFound(`No dataset version ${params.version}`);
+      if (!version) throw refusal('NO_VERSION', { version: params.version });
       void reply.header('x-dataset-version', version.version).header('cache-control', 'private, no-cache');
       if (params.archivo === 'manifest.json') {
         const archivos = await manifestOf(ctx.datasets, version);
@@ -117,7 +117,7 @@ export function descargasRoute(ctx: DescargasContext): OpenRoute {
         return reply.type('text/plain; charset=utf-8').send(archivos.map((f) => `${f.sha256}  ${f.archivo}\n`).join(''));
       }
       const rs = recordSets.find((r) => `${r.path}.csv` === params.archivo);
-      if (!rs) throw notFound(`No file ${params.archivo} in a version`);
+      if (!rs) throw refusal('NO_DOWNLOAD_FILE', { archivo: params.archivo });
       // One batch read ahead at most (a batch is 64 Ki characters): the rest waits in the store.
       const csv = Readable.from(csvBatches(rs, ctx.datasets.rows(rs, version)), { highWaterMark: 1 });
       const gzip = acceptsGzip(request.headers['accept-encoding']);

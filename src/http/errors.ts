@@ -8,9 +8,10 @@ import { StoreUnavailableError } from '../store/store.js';
 import { drainRefused } from './linger.js';
 
 import { HttpError, RequestValidationError } from '../errors.js';
+import { errorMessage } from '../error-codes.js';
 
 export type { ValidationDetail } from '../errors.js';
-export { HttpError, RequestValidationError, notFound } from '../errors.js';
+export { HttpError, RequestValidationError, notFound, refusal, valueError } from '../errors.js';
 
 export const statusText = (code: number): string => STATUS_CODES[code] ?? 'Error';
 
@@ -25,7 +26,7 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   if (error instanceof HttpError) return send(reply, error.statusCode, { detail: error.detail }, error.headers);
   if (error instanceof StoreUnavailableError) {
     request.log.error({ err: error }, 'store unavailable');
-    return send(reply, 503, { detail: 'Service Unavailable' }, { 'retry-after': '5' });
+    return send(reply, 503, { detail: errorMessage('SERVICE_UNAVAILABLE') }, { 'retry-after': '5' });
   }
   if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
     return send(reply, 422, {
@@ -35,14 +36,15 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return send(reply, status, { detail: statusText(status) });
   request.log.error({ err: error }, 'unexpected failure');
-  return send(reply, 500, { detail: 'Internal Server Error' });
+  return send(reply, 500, { detail: errorMessage('INTERNAL') });
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((_request, reply) => send(reply, 404, { detail: 'Not Found' }));
+  app.setNotFoundHandler((_request, reply) => send(reply, 404, { detail: errorMessage('NOT_FOUND') }));
 }
 
 export function methodNotAllowed(allow: readonly string[]) {
-  return (_request: FastifyRequest, reply: FastifyReply): FastifyReply => send(reply, 405, { detail: 'Method Not Allowed' }, { allow: allow.join(', ') });
+  return (_request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+    send(reply, 405, { detail: errorMessage('METHOD_NOT_ALLOWED') }, { allow: allow.join(', ') });
 }

@@ -17,7 +17,7 @@ import type { Registry } from '../record-sets/index.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
 import type { ParamSpec } from './params.js';
-import { RequestValidationError, notFound } from './errors.js';
+import { RequestValidationError, refusal } from './errors.js';
 import type { ProtectedGet } from './route-kinds.js';
 import { asOfIfValid } from './route-kinds.js';
 import { loadTables } from '../contribuciones/tables.js';
@@ -92,11 +92,11 @@ function fichaSources(recordSets: readonly RecordSet[]): Sources {
 async function ficha(sources: Sources, store: Store, digits: string, nicoParam: string | undefined, pais: string | undefined, fecha: string) {
   const fraction = digits.slice(0, 8);
   const nico = digits.length === 10 ? digits.slice(8) : nicoParam;
-  if (digits.length === 10 && nicoParam !== undefined && nicoParam !== nico) throw notFound('Fraction not found');
+  if (digits.length === 10 && nicoParam !== undefined && nicoParam !== nico) throw refusal('FRACTION_NOT_FOUND');
   const byFraction = (rs: RecordSet, filter: FractionFilter, country: string | undefined): Promise<Row[]> =>
     all(store, rs, [...filterConditions(filter, fraction), ...narrowing(rs, filter.nicoField, nico, country)]);
   const master = await byFraction(fracciones, sources.master, undefined);
-  if (master.length === 0) throw notFound('Fraction not found');
+  if (master.length === 0) throw refusal('FRACTION_NOT_FOUND');
 
   const result: Record<string, unknown> = { fraccion: fraction, nico: nico ?? null };
   for (const { rs, filter } of sources.sets) result[rs.path] = rs === fracciones ? master : await byFraction(rs, filter, pais);

@@ -7,29 +7,39 @@
  * answer (src/http/typed.ts); answers are written in the schema's order by JSON.stringify.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
+
 import { Readable } from 'node:stream';
 import negotiate from '@fastify/accept-negotiator';
-import { Type } from '@sinclair/typebox';
-import type { Static } from '@sinclair/typebox';
+
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { ESTADOS_FRACCION } from '../lotes/answer.js';
 import type { Resultado } from '../lotes/answer.js';
-import type { FileBytes, FileFormat, ReadFile } from '../lotes/read.js';
-import { FORMATS, FileError, MAX_BYTES, MAX_LINES, TooLarge, formatOf, readFile } from '../lotes/read.js';
-import type { Lote, LotesTables, StoredLine } from '../lotes/tables.js';
-import { ESTADOS, storedLine } from '../lotes/tables.js';
+import { FORMATS, FileError, MAX_BYTES, MAX_LINES, TooLarge, formatOf } from '../lotes/read.js';
+import type { Lote, LotesTables } from '../lotes/tables.js';
 import type { LotesWorker } from '../lotes/worker.js';
 import { csvChunks, ndjsonChunks, xlsxStream } from '../lotes/write.js';
 import type { Datasets } from '../store/datasets.js';
-import { HttpError, RequestValidationError, notFound } from './errors.js';
-import { routesWithAllow } from './route-kinds.js';
-import { checked, parseQuery } from './typed.js';
+import type { HttpError } from './errors.js';
+import { RequestValidationError, refusal } from './errors.js';
+import type { OpenRoute } from './route-kinds.js';
+import { parseQuery } from './typed.js';
+import type { Formato } from './lotes-schemas.js';
+import {
+  LoteSchema,
+  LotesPageSchema,
+  ResultadoSchema,
+  ResultadosPageSchema,
+  common,
+  errors,
+  idParam,
+  listQuery,
+  notFoundResponse,
+  postQuery,
+  resultsQuery,
+} from './lotes-schemas.js';
+import { readToFile, spooled, storedChunks } from './lotes-upload.js';
+export type { LoteJson } from './lotes-schemas.js';
 
 export interface LotesContext {
   readonly tables: LotesTables;
@@ -49,115 +59,6 @@ const RETRY_AFTER_SECONDS = 30;
  * a page's text was a large object, and a 10,000-line download took the service 10 MB higher.
  */
 const PAGE_LINES = 50;
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-
-const postQuery = checked(
-  Type.Object({
-    nombre: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: 'A name for the batch (control characters such as CR, LF and NUL are dropped); default the upload time',
-      }),
-    ),
-    fecha: Type.Optional(
-      Type.String({ format: 'date', description: 'The version in force that day answers every line (YYYY-MM-DD); default today in Mexico City' }),
-    ),
-    pais_origen: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Country of origin (Anexo 22 key) of the lines that give none' })),
-  }),
-  'query',
-);
-
-const paging = {
-  skip: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Number of items to skip' }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Maximum number of items returned' }),
-};
-const listQuery = checked(Type.Object(paging), 'query');
-
-const FORMATOS = ['json', 'csv', 'xlsx', 'ndjson'] as const;
-type Formato = (typeof FORMATOS)[number];
-const resultsQuery = checked(
-  Type.Object({
-    formato: Type.Optional(
-      Type.Union(
-        FORMATOS.map((f) => Type.Literal(f)),
-        { description: 'json (pages), or a whole file: csv, xlsx, ndjson; else the Accept header decides' },
-      ),
-    ),
-    solo_revisar: Type.Optional(Type.Boolean({ description: 'Only the lines to review' })),
-    ...paging,
-  }),
-  'query',
-);
-
-const LoteSchema = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    nombre: Type.String(),
-    estado: Type.Union(ESTADOS.map((e) => Type.Literal(e))),
-    lineas: Type.Integer(),
-    procesadas: Type.Integer(),
-    revisar: Type.Integer(),
-    errores: Type.Integer(),
-    progreso: Type.Integer({ minimum: 0, maximum: 100, description: 'floor(100 × procesadas / lineas)' }),
-    fecha: Type.String({ format: 'date' }),
-    version: Nullable(Type.String({ description: 'The dataset version answering every line, fixed when the batch starts' })),
-    creado: Type.String({ format: 'date-time' }),
-    iniciado: Nullable(Type.String({ format: 'date-time' })),
-    terminado: Nullable(Type.String({ format: 'date-time' })),
-  },
-  { $id: 'Lote', title: 'Lote' },
-);
-/** A batch as the routes answer it; the page's type for it (`import type`). */
-export type LoteJson = Static<typeof LoteSchema>;
-const LotesPageSchema = Type.Object(
-  { items: Type.Array(Type.Ref('Lote')), total: Type.Integer(), skip: Type.Integer(), limit: Type.Integer() },
-  { $id: 'LotesResponse', title: 'LotesResponse' },
-);
-const Brief = { fraccion: Type.String(), nico: Nullable(Type.String()), descripcion: Nullable(Type.String()) };
-const ResultadoSchema = Type.Object(
-  {
-    linea: Type.Integer({ description: "The line's number in the file (the header is line 1 in CSV and XLSX)" }),
-    referencia: Nullable(Type.String()),
-    descripcion: Nullable(Type.String()),
-    extra: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'Unknown columns, as sent: texts from CSV and XLSX; from NDJSON, JSON values with their types',
-    }),
-    fraccion: Nullable(Type.String({ pattern: '^[0-9]{8}$' })),
-    nico: Nullable(Type.String({ pattern: '^[0-9]{2}$' })),
-    estado_fraccion: Type.Union(ESTADOS_FRACCION.map((e) => Type.Literal(e))),
-    reemplazada_por: Type.Array(Type.Object(Brief)),
-    candidatas: Type.Array(Type.Object({ ...Brief, relevancia: Type.Number() }), { description: 'The first 3 hits of buscar for the description' }),
-    coincide: Nullable(Type.Boolean({ description: 'The declared fraction is among the first 5 hits of buscar' })),
-    igi: Nullable(
-      Type.Object({
-        tasa: Nullable(Type.Union([Type.String(), Type.Number()])),
-        tipo: Nullable(Type.Union([Type.Integer(), Type.String()])),
-        texto: Nullable(Type.String()),
-      }),
-    ),
-    preferencia: Nullable(Type.Object({ tratamiento: Type.String(), acuerdo: Nullable(Type.String()), tasa: Nullable(Type.String()) })),
-    sin_datos_preferencia: Type.Boolean(),
-    requisitos: Nullable(Type.Object({ permisos: Type.Integer(), regulaciones: Type.Integer(), noms: Type.Integer(), cupos: Type.Integer() })),
-    contribuciones: Nullable(Type.Object({ total_general: Type.String(), total_mejor: Type.String(), mejor_opcion: Type.String() })),
-    revisar: Type.Boolean(),
-    error: Nullable(Type.String({ description: 'What in the line could not be read, in Spanish' })),
-  },
-  { $id: 'ResultadoLote', title: 'ResultadoLote' },
-);
-const ResultadosPageSchema = Type.Object(
-  { items: Type.Array(Type.Ref('ResultadoLote')), total: Type.Integer(), skip: Type.Integer(), limit: Type.Integer() },
-  { $id: 'ResultadosLoteResponse', title: 'ResultadosLoteResponse' },
-);
-
-const errors = {
-  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
-  422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
-};
-const notFoundResponse = { 404: { description: 'No batch of yours with this id', $ref: 'ErrorMessage#' } };
-const idParam = { type: 'object', properties: { id: { type: 'string', description: 'The batch id (a UUID)' } }, required: ['id'] };
-const common = { tags: ['lotes'], security: [{ HTTPBearer: [] }] };
 
 /** The state a client follows. */
 function state(lote: Lote): Record<string, unknown> {
@@ -184,6 +85,7 @@ const json = (reply: FastifyReply, status: number, body: string): FastifyReply =
 /** Whose batches a request reads and writes: the user's account, never the bare username (src/store/accounts.ts). */
 const account = (request: FastifyRequest): string => request.user!.account;
 
+/** A file refused whole: its code, its line (where one shows it) and the values its message names in `ctx`. */
 const fileError = (error: FileError): RequestValidationError =>
   new RequestValidationError([
     {
@@ -191,28 +93,30 @@ const fileError = (error: FileError): RequestValidationError =>
       loc: ['body'],
       msg: `Value error, the file cannot be taken: ${error.message}`,
       input: null,
-      ...(error.line === undefined ? {} : { ctx: { linea: error.line } }),
+      ctx: { code: error.code, ...(error.line === undefined ? {} : { linea: error.line }), ...error.params },
     },
   ]);
 
-export async function registerLotes(parent: FastifyInstance, ctx: LotesContext): Promise<void> {
-  for (const schema of [LoteSchema, LotesPageSchema, ResultadoSchema, ResultadosPageSchema]) parent.addSchema(schema);
-  await parent.register((app, _options, done) => {
-    // In this scope only: the file is left to the handler as the request's stream (spooled(), which
-    // keeps the limit), and any other body (JSON included) is left unread for the handler's 415,
-    // instead of being parsed and refused as JSON.
-    app.removeAllContentTypeParsers();
-    app.addContentTypeParser(Object.values(FORMATS), (_request, payload, done) => done(null, payload));
-    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-    lotesRoutes(app, ctx);
-    done();
-  });
+/** The schemas the batch operations refer to. */
+export function registerLotesSchemas(app: FastifyInstance): void {
+  for (const schema of [LoteSchema, LotesPageSchema, ResultadoSchema, ResultadosPageSchema]) app.addSchema(schema);
 }
 
-function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
-  routesWithAllow(app, '/api/v1/lotes', [
-    {
-      method: 'POST',
+/**
+ * How the batches' scope reads bodies: the file is left to the handler as the request's stream
+ * (spooled(), which keeps the limit), and any other body (JSON included) is left unread for the
+ * handler's 415, instead of being parsed and refused as JSON.
+ */
+export function lotesBodies(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(Object.values(FORMATS), (_request, payload, done) => done(null, payload));
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+}
+
+/** The batch operations by operation id; src/http/routes.ts gives each its method and path. */
+export function lotesRoutes(ctx: LotesContext) {
+  return {
+    post_lote: {
       onRequest: ctx.protect,
       bodyLimit: MAX_BYTES,
       schema: {
@@ -257,9 +161,8 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         },
       },
       handler: (request, reply) => send(ctx, request, reply),
-    },
-    {
-      method: 'GET',
+    } satisfies OpenRoute,
+    list_lotes: {
       onRequest: ctx.protect,
       schema: {
         ...common,
@@ -274,12 +177,8 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         const { items, total } = await ctx.tables.list(account(request), skip, limit);
         return json(reply, 200, JSON.stringify({ items: items.map(state), total, skip, limit }));
       },
-    },
-  ]);
-
-  routesWithAllow(app, '/api/v1/lotes/:id', [
-    {
-      method: 'GET',
+    } satisfies OpenRoute,
+    get_lote: {
       onRequest: ctx.protect,
       schema: {
         ...common,
@@ -291,9 +190,8 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         response: { 200: { description: 'Successful Response', $ref: 'Lote#' }, ...notFoundResponse, ...errors },
       },
       handler: async (request, reply) => json(reply, 200, JSON.stringify(state(await owned(ctx, request)))),
-    },
-    {
-      method: 'DELETE',
+    } satisfies OpenRoute,
+    delete_lote: {
       onRequest: ctx.protect,
       schema: {
         ...common,
@@ -306,15 +204,11 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
       },
       handler: async (request, reply) => {
         const { id } = request.params as { id: string };
-        if (!(await ctx.tables.cancelOrRemove(id, account(request), ctx.now().toISOString()))) throw notFound('Lote not found');
+        if (!(await ctx.tables.cancelOrRemove(id, account(request), ctx.now().toISOString()))) throw refusal('LOTE_NOT_FOUND');
         return reply.code(204).send();
       },
-    },
-  ]);
-
-  routesWithAllow(app, '/api/v1/lotes/:id/resultados', [
-    {
-      method: 'GET',
+    } satisfies OpenRoute,
+    get_lote_resultados: {
       onRequest: ctx.protect,
       schema: {
         ...common,
@@ -347,14 +241,14 @@ function lotesRoutes(app: FastifyInstance, ctx: LotesContext): void {
         },
       },
       handler: (request, reply) => results(ctx, request, reply),
-    },
-  ]);
+    } satisfies OpenRoute,
+  };
 }
 
 async function owned(ctx: LotesContext, request: FastifyRequest): Promise<Lote> {
   const { id } = request.params as { id: string };
   const lote = await ctx.tables.get(id, account(request));
-  if (lote === undefined) throw notFound('Lote not found');
+  if (lote === undefined) throw refusal('LOTE_NOT_FOUND');
   return lote;
 }
 
@@ -364,15 +258,14 @@ async function owned(ctx: LotesContext, request: FastifyRequest): Promise<Lote> 
  */
 export const cleanName = (nombre: string): string => nombre.replace(/\p{Cc}/gu, '').trim();
 
-const tooManyBatches = (ctx: LotesContext): HttpError =>
-  new HttpError(429, `Too many batches: at most ${ctx.perUser} of yours queued or running at once`, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+const tooManyBatches = (ctx: LotesContext): HttpError => refusal('LOTE_TOO_MANY_BATCHES', { max: ctx.perUser }, { 'retry-after': String(RETRY_AFTER_SECONDS) });
 
 async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const format = formatOf(request.headers['content-type']);
-  if (format === undefined) throw new HttpError(415, `Unsupported Media Type: send ${Object.values(FORMATS).join(', ')}`);
+  if (format === undefined) throw refusal('LOTE_UNSUPPORTED_TYPE', { types: Object.values(FORMATS).join(', ') });
   const query = parseQuery(postQuery, request.query);
   const fecha = query.fecha ?? ctx.datasets.today();
-  if (ctx.datasets.on(fecha) === undefined) throw notFound(`No dataset in force on ${fecha}`);
+  if (ctx.datasets.on(fecha) === undefined) throw refusal('NO_DATASET_ON', { fecha });
   const usuario = request.user!.username;
   const cuenta = account(request);
   // A first look, before the file is read: a user at the limit is told at once (the transaction counts again).
@@ -402,132 +295,17 @@ async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyRe
     });
   } catch (error) {
     if (error instanceof FileError) throw fileError(error);
-    if (error instanceof TooLarge) throw new HttpError(413, error.message);
+    if (error instanceof TooLarge) throw refusal(error.code, error.params);
     throw error;
   }
   if (outcome === 'limit') throw tooManyBatches(ctx);
   if (outcome === 'unwanted') {
     request.log.info({ lote: lote.id }, 'the client left before its batch was stored: nothing stored');
-    throw new HttpError(400, 'The client left before the batch was stored');
+    throw refusal('LOTE_CLIENT_LEFT');
   }
   ctx.worker?.wake();
   const stored = (await ctx.tables.byId(lote.id))!;
   return json(reply.header('location', `/api/v1/lotes/${lote.id}`), 202, JSON.stringify(state(stored)));
-}
-
-/** Reads the file, writing its lines as `lotes_lineas` keeps them, one a line, to `path`. */
-async function readToFile(format: FileFormat, body: FileBytes, path: string): Promise<ReadFile> {
-  const out = createWriteStream(path);
-  // Its failures (a full disk) fail the upload, through the awaits below, and never go unheard: a write
-  // under way when the reading is refused would otherwise fail as an uncaught 'error' once destroyed.
-  let failed: Error | undefined;
-  out.on('error', (error: Error) => (failed ??= error));
-  try {
-    const read = await readFile(format, body, async (lines) => {
-      if (failed !== undefined) throw failed;
-      if (!out.write(lines.map((line) => `${line.linea}\t${storedLine(line).datos}\n`).join(''))) await once(out, 'drain');
-    });
-    out.end();
-    await once(out, 'finish');
-    return read;
-  } finally {
-    out.destroy();
-  }
-}
-
-/** The lines written by readToFile, read back a chunk at a time. */
-async function* storedChunks(path: string): AsyncGenerator<StoredLine[]> {
-  const input = createReadStream(path, { highWaterMark: 64 * 1024 });
-  let chunk: StoredLine[] = [];
-  try {
-    for await (const text of createInterface({ input, crlfDelay: Infinity })) {
-      const tab = text.indexOf('\t');
-      chunk.push({ linea: Number(text.slice(0, tab)), datos: text.slice(tab + 1) });
-      if (chunk.length >= 200) {
-        yield chunk;
-        chunk = [];
-      }
-    }
-    if (chunk.length > 0) yield chunk;
-  } finally {
-    input.destroy();
-  }
-}
-
-const tooLarge = (): HttpError => new HttpError(413, `A batch takes at most ${MAX_BYTES / 1024 / 1024} MiB`);
-
-/**
- * The rest of a refused body, read and dropped before the refusal is sent: closing a connection the
- * client is still writing to resets it, and the client loses the 413 it has not read yet; answering
- * early on a connection kept open leaves the client's unsent rest and the next request tangled. The
- * time a client may take to send it stays bounded by REQUEST_TIMEOUT_SECONDS (Node then answers 408
- * and closes the connection).
- */
-async function dropRest(request: FastifyRequest): Promise<void> {
-  const body = request.raw;
-  if (body.complete || body.destroyed) return;
-  const ended = new Promise<void>((resolve) => {
-    body.once('end', resolve);
-    body.once('close', resolve);
-    body.once('error', () => resolve());
-  });
-  // What the handler reads may be a stream piped from the request (a decompressed body): both flow.
-  if (request.body instanceof Readable) request.body.resume();
-  body.resume();
-  await ended;
-}
-
-/**
- * The upload written to a directory of its own, then `use`d as that file's bytes (with the directory,
- * for what reading it writes): the batch's transaction lasts as long as reading a local file, never as
- * long as a slow client takes to send one, and the service never holds the bytes (up to 20 MiB) in
- * memory. Past MAX_BYTES, declared or sent, a 413 that the client can read, once the rest of the body
- * is dropped. The directory is removed however the request ends.
- */
-async function spooled<T>(request: FastifyRequest, use: (bytes: FileBytes, dir: string) => Promise<T>): Promise<T> {
-  if (Number(request.headers['content-length'] ?? 0) > MAX_BYTES) {
-    await dropRest(request);
-    throw tooLarge();
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'tariff-lote-'));
-  try {
-    // No body at all (Fastify parses none when it is empty): an empty file, refused as the format says.
-    if (!(request.body instanceof Readable)) return await use(new Uint8Array(0), dir);
-    const path = join(dir, 'file');
-    const out = createWriteStream(path);
-    let failed: Error | undefined;
-    out.on('error', (error: Error) => (failed ??= error));
-    let received = 0;
-    try {
-      // Not destroyed when the loop stops early: a body past the limit is dropped once the loop has let it go, not cut.
-      for await (const chunk of request.body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-        received += chunk.length;
-        if (received > MAX_BYTES) break;
-        if (failed !== undefined) throw failed;
-        if (!out.write(chunk)) await once(out, 'drain');
-      }
-      if (received > MAX_BYTES) {
-        await dropRest(request);
-        throw tooLarge();
-      }
-      out.end();
-      await once(out, 'finish');
-    } catch (error) {
-      if (error instanceof HttpError) throw error;
-      // The client went away or sent a broken body: nothing was stored.
-      throw new HttpError(400, 'The file was not received whole');
-    } finally {
-      out.destroy();
-    }
-    const file = createReadStream(path, { highWaterMark: 64 * 1024 });
-    try {
-      return await use(file, dir);
-    } finally {
-      file.destroy();
-    }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 /** The format asked for: `formato`, else the Accept header, else JSON. */

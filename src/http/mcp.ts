@@ -18,12 +18,15 @@ import type formats from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { FUENTE_2012, FUENTE_2022 } from '../data/demo/index.js';
 import { CONTRIBUCIONES_BODY_LIMIT } from './contribuciones.js';
-import type { Args, RestCall, ToolSpec } from './mcp-tools.js';
+import type { Args, ToolSpec } from './mcp-tools.js';
 import type { RateLimit } from './rate-limit.js';
-import { INTERNAL_REQUEST } from './rate-limit.js';
 import { TOOLS, dotted, getWith } from './mcp-tools.js';
 import { API_VERSION } from './public.js';
-import { routeWithAllow } from './route-kinds.js';
+import type { OpenRoute } from './route-kinds.js';
+import type { Asker } from './mcp-ask.js';
+import { askApp, budgeted } from './mcp-ask.js';
+export { MCP_MAX_ANSWER_BYTES, askApp, budgeted } from './mcp-ask.js';
+export type { Asker, RestResponse } from './mcp-ask.js';
 import { typedDigits } from '../fraccion.js';
 
 export const MCP_PATH = '/mcp';
@@ -38,74 +41,12 @@ const RESOURCE_NOT_FOUND = -32002;
  * rate limit as one request.
  */
 export const MCP_MAX_BATCH = 20;
-/**
- * The REST answers the tool calls and resource reads of one POST /mcp may bring back, in bytes: a
- * call that would pass it is answered as a tool error (`isError`) asking for less, so that one request
- * never builds an answer of tens of megabytes (each answer is in it twice: text and structured).
- */
-export const MCP_MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 /** JSON-RPC's codes the service answers with itself. */
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 /** The methods that ask the REST API (and so count against the rate limit). */
 const CALLING_METHODS = new Set(['tools/call', 'resources/read']);
-
-/** A REST response: its status, its body as sent, and that body read as JSON. */
-export interface RestResponse {
-  readonly status: number;
-  readonly text: string;
-  readonly json: unknown;
-}
-
-/** Asks the service's REST API one call, as the tools' caller. */
-export type Asker = (call: RestCall) => Promise<RestResponse>;
-
-/**
- * Asks `app` itself with the headers `identity` gives: the MCP caller's own `Authorization` and its
- * request id over HTTP (the REST calls a tool makes are logged under the /mcp request's id); a token
- * of the command's own identity over stdio.
- */
-export function askApp(app: FastifyInstance, identity: () => Record<string, string> | Promise<Record<string, string>>): Asker {
-  return async (call) => {
-    const headers: Record<string, string> = { ...(await identity()), ...INTERNAL_REQUEST };
-    if (call.payload !== undefined) headers['content-type'] = 'application/json';
-    const response = await app.inject({
-      method: call.method,
-      url: call.url,
-      headers,
-      ...(call.payload === undefined ? {} : { payload: JSON.stringify(call.payload) }),
-    });
-    const text = response.body;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = { detail: text };
-    }
-    return { status: response.statusCode, text, json };
-  };
-}
-
-/**
- * `ask` within a budget of answer bytes shared by every call of one MCP request (MCP_MAX_ANSWER_BYTES):
- * an answer that would pass it is replaced by a 413 whose detail says so, which a tool gives as its error.
- */
-export function budgeted(ask: Asker, bytes = MCP_MAX_ANSWER_BYTES): Asker {
-  let used = 0;
-  return async (call) => {
-    const answer = await ask(call);
-    const size = Buffer.byteLength(answer.text);
-    if (used + size <= bytes) {
-      used += size;
-      return answer;
-    }
-    const detail =
-      `La respuesta ocupa ${size} bytes y esta petición de MCP ya llevaba ${used}: el límite es ${bytes} bytes por petición ` +
-      '(pida menos resultados con limit o skip, o haga la llamada en otra petición).';
-    return { status: 413, text: JSON.stringify({ detail }), json: { detail } };
-  };
-}
 
 type JsonSchema = Record<string, unknown>;
 interface OpenApiDocument {
@@ -447,58 +388,59 @@ const mcpRouteSchema = {
 };
 
 /**
- * POST /mcp behind the bearer guard, in a scope of its own whose body is read as text (within
- * MCP_BODY_LIMIT, above the app's 16 KiB: a contributions call carries a whole shipment) and handed to
- * the SDK's transport, which answers a malformed message with JSON-RPC's own errors. Stateless: each
- * request gets a server and a transport of its own; other methods on the path get 405.
+ * How MCP's scope reads bodies: as text (within MCP_BODY_LIMIT, above the app's 16 KiB: a
+ * contributions call carries a whole shipment), handed to the SDK's transport, which answers a
+ * malformed message with JSON-RPC's own errors.
  */
-export async function registerMcp(app: FastifyInstance, protect: onRequestHookHandler, rateLimit: RateLimit | null = null): Promise<void> {
+export function mcpBodies(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT }, (_request, body, done) => done(null, body));
+}
+
+/**
+ * POST /mcp behind the bearer guard, in the scope mcpBodies sets up. Stateless: each request gets a
+ * server and a transport of its own; its tools ask `app` (the whole service) as a client would.
+ */
+export function mcpRoute(app: FastifyInstance, protect: onRequestHookHandler, rateLimit: RateLimit | null = null): OpenRoute {
   const tools = new McpTools(app);
-  await app.register((scope, _options, registered) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT }, (_request, body, done) => done(null, body));
-    routeWithAllow(scope, {
-      method: 'POST',
-      url: MCP_PATH,
-      onRequest: protect,
-      bodyLimit: MCP_BODY_LIMIT,
-      schema: mcpRouteSchema,
-      handler: async (request, reply) => {
-        const messages = jsonRpcMessages(request.body);
-        if (messages.length > MCP_MAX_BATCH) {
-          const message = `Invalid Request: a JSON-RPC batch holds at most ${MCP_MAX_BATCH} messages; this one holds ${messages.length}`;
-          return reply
-            .code(400)
-            .header('cache-control', 'no-store')
-            .type('application/json')
-            .send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message } }));
-        }
-        // The request itself was counted by the rate limit's hook; each call past the first counts as one more.
-        const calls = messages.filter((m) => CALLING_METHODS.has(String(m['method']))).length;
-        if (rateLimit !== null && calls > 1) rateLimit.charge(request.user!.username, calls - 1, reply);
-        const sdk = await mcpSdk();
-        const server = mcpServer(
-          sdk,
-          tools,
-          budgeted(
-            askApp(app, () => ({
-              ...(request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization }),
-              'x-request-id': request.id,
-            })),
-          ),
-        );
-        const transport = new sdk.transport.WebStandardStreamableHTTPServerTransport({
-          enableJsonResponse: true,
-          maxRequestBodySize: MCP_BODY_LIMIT,
-        });
-        try {
-          await server.connect(transport);
-          return await relay(await transport.handleRequest(webRequest(request)), reply, messages);
-        } finally {
-          await server.close();
-        }
-      },
-    });
-    registered();
-  });
+  return {
+    onRequest: protect,
+    bodyLimit: MCP_BODY_LIMIT,
+    schema: mcpRouteSchema,
+    handler: async (request, reply) => {
+      const messages = jsonRpcMessages(request.body);
+      if (messages.length > MCP_MAX_BATCH) {
+        const message = `Invalid Request: a JSON-RPC batch holds at most ${MCP_MAX_BATCH} messages; this one holds ${messages.length}`;
+        return reply
+          .code(400)
+          .header('cache-control', 'no-store')
+          .type('application/json')
+          .send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message } }));
+      }
+      // The request itself was counted by the rate limit's hook; each call past the first counts as one more.
+      const calls = messages.filter((m) => CALLING_METHODS.has(String(m['method']))).length;
+      if (rateLimit !== null && calls > 1) rateLimit.charge(request.user!.username, calls - 1, reply);
+      const sdk = await mcpSdk();
+      const server = mcpServer(
+        sdk,
+        tools,
+        budgeted(
+          askApp(app, () => ({
+            ...(request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization }),
+            'x-request-id': request.id,
+          })),
+        ),
+      );
+      const transport = new sdk.transport.WebStandardStreamableHTTPServerTransport({
+        enableJsonResponse: true,
+        maxRequestBodySize: MCP_BODY_LIMIT,
+      });
+      try {
+        await server.connect(transport);
+        return await relay(await transport.handleRequest(webRequest(request)), reply, messages);
+      } finally {
+        await server.close();
+      }
+    },
+  };
 }

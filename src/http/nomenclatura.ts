@@ -12,7 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import type { RecordSet } from '../record-sets/define.js';
 import type { Row, Store } from '../store/store.js';
 import type { Condition } from '../store/sql.js';
-import { RequestValidationError, notFound } from './errors.js';
+import { RequestValidationError, refusal } from './errors.js';
 import { searchConditions } from '../record-sets/filters.js';
 import type { ProtectedGet } from './route-kinds.js';
 import { nullableText } from './schemas.js';
@@ -115,7 +115,7 @@ export async function nomenclatura(store: Store, rs: RecordSet): Promise<Nomencl
 export async function chapterLevel(store: Store, rs: RecordSet, chapter: string): Promise<ChapterLevel> {
   const rows = await everyRecord(store, rs, searchConditions(rs, { fraccion: chapter }));
   const first = rows[0];
-  if (first === undefined) throw notFound('Chapter not found');
+  if (first === undefined) throw refusal('CHAPTER_NOT_FOUND');
   return {
     capitulo: chapter,
     descripcion: text(first, 'DESCRIPCIONCAPITULO'),
@@ -129,7 +129,7 @@ export async function chapterLevel(store: Store, rs: RecordSet, chapter: string)
 export async function headingLevel(store: Store, rs: RecordSet, heading: string): Promise<HeadingLevel> {
   const rows = await everyRecord(store, rs, searchConditions(rs, { fraccion: heading }));
   const first = rows[0];
-  if (first === undefined) throw notFound('Heading not found');
+  if (first === undefined) throw refusal('HEADING_NOT_FOUND');
   const code = (row: Row): string => String(row['FRACCION'] ?? '') + (text(row, 'NICO') ?? '');
   return {
     partida: heading,

@@ -9,7 +9,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Metric } from 'prom-client';
 import type { RecordSet } from '../record-sets/define.js';
 import type { CacheStats, Store } from '../store/store.js';
-import { HttpError } from './errors.js';
+import { refusal } from './errors.js';
 import type { OpenRoute } from './route-kinds.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -244,7 +244,7 @@ export function registerObservability(app: FastifyInstance, options: ObserveOpti
   const guard = (request: FastifyRequest): void => {
     if (options.token === '') return;
     if (request.headers.authorization !== `Bearer ${options.token}`) {
-      throw new HttpError(401, 'Not authenticated', { 'www-authenticate': 'Bearer' });
+      throw refusal('NOT_AUTHENTICATED', {}, { 'www-authenticate': 'Bearer' });
     }
   };
   // For operators and Prometheus, not for the API's clients: not in the OpenAPI document.

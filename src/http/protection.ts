@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import { HttpError, send, statusText } from './errors.js';
+import { send, statusText, refusal } from './errors.js';
 import type { RateLimit } from './rate-limit.js';
 import { registerRateLimit, runFirst } from './rate-limit.js';
 
@@ -115,6 +115,8 @@ export interface ProtectionOptions {
   readonly config: Config;
   /** Verifies bearer tokens (remembering valid ones), so the rate limit can count per user. */
   readonly tokens: TokenService;
+  /** The clock the rate limit counts windows by (the app's, which tests may move). */
+  readonly now?: () => Date;
 }
 
 /** What the fast path (src/http/fast-path.ts) asks of the protection: the same limit, the same pressure. */
@@ -125,7 +127,7 @@ export interface Protection {
   readonly underPressure: (() => boolean) | null;
 }
 
-export async function registerProtection(app: FastifyInstance, { config, tokens }: ProtectionOptions): Promise<Protection> {
+export async function registerProtection(app: FastifyInstance, { config, tokens, now }: ProtectionOptions): Promise<Protection> {
   // One hook for the headers every answer carries: the request id (src/http/observe.ts) and these.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id).headers(SECURITY_HEADERS);
@@ -140,7 +142,13 @@ export async function registerProtection(app: FastifyInstance, { config, tokens 
   // one are counted too.
   const rateLimit =
     config.RATE_LIMIT_MAX > 0
-      ? registerRateLimit(app, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000, tokens, exempt: NOT_LIMITED })
+      ? registerRateLimit(app, {
+          max: config.RATE_LIMIT_MAX,
+          windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+          tokens,
+          exempt: NOT_LIMITED,
+          ...(now && { now }),
+        })
       : null;
   return { rateLimit, underPressure };
 }
@@ -166,7 +174,7 @@ async function registerLoadShedding(app: FastifyInstance, maxEventLoopDelay: num
         lastWarning = now;
         request.log.warn({ type, value, limit: maxEventLoopDelay }, 'under pressure: refusing requests with 503');
       }
-      throw new HttpError(503, 'Service Unavailable', { 'retry-after': PRESSURE_RETRY_AFTER });
+      throw refusal('SERVICE_UNAVAILABLE', {}, { 'retry-after': PRESSURE_RETRY_AFTER });
     },
   });
   return () => app.isUnderPressure();

@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions, onRequestHookHandler } from 'fastify';
 import type { TokenService } from '../auth/tokens.js';
-import { HttpError } from './errors.js';
+import { refusal } from './errors.js';
 
 export interface RateLimitOptions {
   readonly max: number;
@@ -18,6 +18,8 @@ export interface RateLimitOptions {
   readonly tokens: TokenService;
   /** Route templates never limited (probes, scrapers). */
   readonly exempt: ReadonlySet<string>;
+  /** The clock windows are counted by (tests move it instead of waiting out a Retry-After). */
+  readonly now?: () => Date;
 }
 
 interface Window {
@@ -115,8 +117,13 @@ export class RateLimit {
     return key;
   }
 
+  /** Milliseconds now, by the options' clock. */
+  private readonly clock: () => number;
+
   constructor(private readonly options: RateLimitOptions) {
     this.limit = String(options.max);
+    const now = options.now;
+    this.clock = now === undefined ? Date.now : () => now().getTime();
   }
 
   /** The window `client` counts in now: a new one when it had none or its window has ended. */
@@ -136,7 +143,7 @@ export class RateLimit {
   }
 
   /** Counts the request for `client`; sets the RateLimit headers, and throws 429 past the limit. */
-  take(client: string, reply: FastifyReply, now = Date.now()): void {
+  take(client: string, reply: FastifyReply, now = this.clock()): void {
     const w = this.window(client, now);
     w.count++;
     const counted = this.headers(w, now);
@@ -144,7 +151,7 @@ export class RateLimit {
     for (let i = 0; i < head.length; i += 2) reply.header(head[i]!, head[i + 1]);
     if (w.count > this.options.max) {
       reply.header('retry-after', counted.reset);
-      throw new HttpError(429, 'Too Many Requests');
+      throw refusal('TOO_MANY_REQUESTS');
     }
   }
 
@@ -152,13 +159,13 @@ export class RateLimit {
    * Counts `count` requests more of the user `username` in one go (the tool calls of one MCP request
    * beyond the request itself): all of them pass, or 429 with Retry-After and none is made.
    */
-  charge(username: string, count: number, reply: FastifyReply, now = Date.now()): void {
+  charge(username: string, count: number, reply: FastifyReply, now = this.clock()): void {
     if (count <= 0) return;
     const w = this.window(this.userKey(username), now);
     if (w.count + count > this.options.max) {
       const counted = this.headers(w, now);
       reply.header('retry-after', counted.reset);
-      throw new HttpError(429, 'Too Many Requests');
+      throw refusal('TOO_MANY_REQUESTS');
     }
     w.count += count;
     const head = rateLimitHead(this.headers(w, now));
@@ -169,7 +176,7 @@ export class RateLimit {
    * Counts a request of `client` that is within the limit and gives its headers; a request past the
    * limit is not counted here (null), and takes the ordinary path, where `take` counts and refuses it.
    */
-  admit(client: string, now = Date.now()): RateHeaders | null {
+  admit(client: string, now = this.clock()): RateHeaders | null {
     const w = this.window(client, now);
     if (w.count >= this.options.max) return null;
     w.count++;

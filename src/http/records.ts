@@ -9,7 +9,7 @@ import type { Filter, RecordSet } from '../record-sets/define.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
 import { ruleOf, searchConditions } from '../record-sets/filters.js';
-import { notFound } from './errors.js';
+import { refusal } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
 import { PAGING, parseParams } from './params.js';
 import type { ProtectedGet } from './route-kinds.js';
@@ -95,7 +95,7 @@ function lookupRoute(rs: RecordSet): RecordRoute<ReturnType<typeof recordRef<Rec
         return typeof value === 'string' ? typedDigits(value) : value;
       });
       const row = await store.lookup(rs, key);
-      if (!row) throw notFound(`${rs.label} record not found`);
+      if (!row) throw refusal('RECORD_NOT_FOUND', { label: rs.label });
       return row;
     },
   };

@@ -20,13 +20,15 @@ import { EvaluarBody, EvaluarOrigen as EvaluarOrigenSchema, ReglasOrigen, MAX_MA
 import type { Datasets } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { ValidationDetail } from './errors.js';
-import { RequestValidationError, notFound } from './errors.js';
+import { RequestValidationError, refusal } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { parseParams } from './params.js';
 import type { OpenRoute, ProtectedGet } from './route-kinds.js';
 import { asOfIfValid } from './route-kinds.js';
 import { checked } from './typed.js';
 import { typedDigits } from '../fraccion.js';
+import type { ErrorCode } from '../error-codes.js';
+import { errorMessage } from '../error-codes.js';
 
 const FRACCION_PATTERN = '^[0-9]{8}([0-9]{2})?$';
 
@@ -54,6 +56,10 @@ interface Parameters {
 const invalid = (loc: (string | number)[], msg: string, input: unknown, type = 'value_error'): RequestValidationError =>
   new RequestValidationError([{ type, loc, msg, input }]);
 
+/** A refusal of the table of codes, its message as these routes have always written it (no `Value error, `). */
+const refused = (code: ErrorCode, loc: (string | number)[], input: unknown): RequestValidationError =>
+  new RequestValidationError([{ type: 'value_error', loc, msg: errorMessage(code), input, ctx: { code } }]);
+
 /** A fraction of 8 digits or 10 (with its NICO) in any typed form, or the 422 at `loc`. */
 function fraccionDe(raw: unknown, loc: (string | number)[]): string {
   const digits = typeof raw === 'string' ? typedDigits(raw) : '';
@@ -77,7 +83,7 @@ async function fraccionExiste(store: Store, digits: string): Promise<void> {
   const nico = digits.length === 10 ? digits.slice(8) : undefined;
   const field = master.nicoField;
   const found = rows.filter((r) => nico === undefined || field === undefined || r[field] === nico || r[field] === null);
-  if (found.length === 0) throw notFound('Fraction not found');
+  if (found.length === 0) throw refusal('FRACTION_NOT_FOUND');
 }
 
 /** The question's agreement, resolved among those known, or a 422 on `loc`. */
@@ -123,8 +129,7 @@ export function reglasOrigenRoute(ctx: ReglasOrigenContext): ProtectedGet<Parame
       const digits = fraccionDe(p.fraccion ?? '', ['path', 'fraccion']);
       const asOf = asOfIfValid(request.query as Record<string, unknown>);
       const fecha = p.fecha ?? asOf ?? ctx.datasets.today();
-      if (p.pais !== undefined && !paisValido(p.pais, tables))
-        throw invalid(['query', 'pais'], 'Unknown country: an ISO 3166 alpha-3 key of Anexo 22 apéndice 4', p.pais);
+      if (p.pais !== undefined && !paisValido(p.pais, tables)) throw refused('ORIGEN_UNKNOWN_COUNTRY', ['query', 'pais'], p.pais);
       return { digits, acuerdo: p.acuerdo?.trim() || undefined, pais: p.pais, fecha, asOf };
     },
     compute: async (store, q) => {
@@ -157,7 +162,7 @@ export async function evaluarOrigen(datasets: Datasets, tables: Tables, raw: unk
   const b = body.parse(raw);
   let digits = fraccionDe(b.fraccion, ['body', 'fraccion']);
   if (b.nico !== undefined && b.nico !== null) {
-    if (digits.length === 10 && digits.slice(8) !== b.nico) throw invalid(['body', 'nico'], 'The NICO disagrees with the one inside fraccion', b.nico);
+    if (digits.length === 10 && digits.slice(8) !== b.nico) throw refused('ORIGEN_NICO_MISMATCH', ['body', 'nico'], b.nico);
     digits = `${digits.slice(0, 8)}${b.nico}`;
   }
   const materiales = b.materiales.map((m, i) => {
@@ -169,7 +174,7 @@ export async function evaluarOrigen(datasets: Datasets, tables: Tables, raw: unk
   });
   const fecha = b.fecha ?? datasets.today();
   const inForce = datasets.on(fecha);
-  if (!inForce) throw notFound(`No dataset in force on ${fecha}`);
+  if (!inForce) throw refusal('NO_DATASET_ON', { fecha });
   const { store, version } = inForce;
   const indice = await indiceDeStore(store);
   const acuerdo = acuerdoDe(b.acuerdo, tables, indice, ['body', 'acuerdo'])!;
@@ -185,8 +190,7 @@ export async function evaluarOrigen(datasets: Datasets, tables: Tables, raw: unk
   try {
     evaluation = evaluar(indice, acuerdo, hechos, b.entrada ?? undefined);
   } catch (error) {
-    if (error instanceof EntradaDesconocida)
-      throw invalid(['body', 'entrada'], 'No rule of a set with rules for different goods begins at this entry', b.entrada);
+    if (error instanceof EntradaDesconocida) throw refused('ORIGEN_NO_RULE_AT_ENTRY', ['body', 'entrada'], b.entrada);
     throw error;
   }
   const answer: EvaluarOrigen = {

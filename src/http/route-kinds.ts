@@ -10,7 +10,7 @@ import type { Datasets, VersionInForce } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
 import { sendCached } from './cache.js';
-import { RequestValidationError, methodNotAllowed, notFound } from './errors.js';
+import { RequestValidationError, methodNotAllowed, refusal } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
 import { parseParams, partSchemas } from './params.js';
 import { serializerOf } from './serializers.js';
@@ -70,26 +70,46 @@ declare module 'fastify' {
 /** An open route as the routing table pairs it with its URL and method. */
 export type OpenRoute = Omit<RouteOptions, 'url' | 'method'>;
 
-/** Registers a route and, for the methods it does not serve, a 405 that names the ones it does. */
-export function routeWithAllow(app: FastifyInstance, route: RouteOptions & { method: 'GET' | 'POST' }): void {
-  app.route(route);
-  const allowed = route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
-  // With CORS on, OPTIONS belongs to the preflight answer.
-  const taken = app.hasDecorator(CORS_PREFLIGHT) ? [...allowed, 'OPTIONS'] : allowed;
-  app.route({
-    method: ALL_METHODS.filter((m) => !taken.includes(m)),
-    url: route.url,
-    schema: { hide: true },
-    handler: methodNotAllowed(allowed),
-  });
+/** A method the routing table gives an operation (HEAD is served with GET). */
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * The operations of one Fastify scope, registered as the routing table (src/http/routes.ts) lists
+ * them; `allow()` then gives each of their paths, for the methods it does not serve, one 405 that
+ * names those it does. The one place a 405 and its `Allow` are made.
+ */
+export class Operations {
+  private readonly served = new Map<string, string[]>();
+
+  constructor(readonly app: FastifyInstance) {}
+
+  add(method: Method, url: string, route: OpenRoute): void {
+    this.app.route({ ...route, method, url });
+    this.served.set(url, [...(this.served.get(url) ?? []), ...(method === 'GET' ? ['GET', 'HEAD'] : [method])]);
+  }
+
+  allow(): void {
+    for (const [url, allowed] of this.served) {
+      // With CORS on, OPTIONS belongs to the preflight answer.
+      const taken = this.app.hasDecorator(CORS_PREFLIGHT) ? [...allowed, 'OPTIONS'] : allowed;
+      this.app.route({ method: ALL_METHODS.filter((m) => !taken.includes(m)), url, schema: { hide: true }, handler: methodNotAllowed(allowed) });
+    }
+    this.served.clear();
+  }
 }
 
-/** Registers a path's routes, one per method it serves, and for the other methods a 405 naming them. */
-export function routesWithAllow(app: FastifyInstance, url: string, routes: readonly (OpenRoute & { method: 'GET' | 'POST' | 'DELETE' })[]): void {
-  for (const route of routes) app.route({ ...route, url });
-  const allowed = routes.flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]));
-  const taken = app.hasDecorator(CORS_PREFLIGHT) ? [...allowed, 'OPTIONS'] : allowed;
-  app.route({ method: ALL_METHODS.filter((m) => !taken.includes(m)), url, schema: { hide: true }, handler: methodNotAllowed(allowed) });
+/**
+ * Operations in a scope of their own, whose bodies `bodies` reads its own way (a batch's file as a
+ * stream, an MCP message as text): listed by `list`, their 405s made in the same scope.
+ */
+export async function scoped(app: FastifyInstance, bodies: (scope: FastifyInstance) => void, list: (operations: Operations) => void): Promise<void> {
+  await app.register((scope, _options, done) => {
+    bodies(scope);
+    const operations = new Operations(scope);
+    list(operations);
+    operations.allow();
+    done();
+  });
 }
 
 /**
@@ -187,7 +207,7 @@ export function versionInForce<P>(
   }
   const asOf = parseAsOf(request);
   const inForce = asOf === undefined ? datasets.current() : datasets.on(asOf);
-  if (!inForce) throw notFound(`No dataset in force on ${asOf}`);
+  if (!inForce) throw refusal('NO_DATASET_ON', { fecha: String(asOf) });
   if (inForce.version) void reply.header('x-dataset-version', inForce.version.version);
   return { parameters, inForce };
 }
@@ -196,7 +216,8 @@ export function versionInForce<P>(
 const cacheKey = (operationId: string, parameters: unknown): string => `${operationId}?${JSON.stringify(parameters)}`;
 
 /** Registers a GET behind the bearer guard whose responses are kept in the cache, as every business route is. */
-export function protectedGet<P, S extends TSchema>(app: FastifyInstance, ctx: ProtectedContext, url: string, route: ProtectedGet<P, S>): void {
+export function protectedGet<P, S extends TSchema>(operations: Operations, ctx: ProtectedContext, url: string, route: ProtectedGet<P, S>): void {
+  const { app } = operations;
   for (const schema of route.schemas ?? []) app.addSchema(schema);
   const named = route.ok.$id;
   if (named !== undefined) app.addSchema(route.ok);
@@ -221,9 +242,7 @@ export function protectedGet<P, S extends TSchema>(app: FastifyInstance, ctx: Pr
           compute: (store, parameters) => compute(store, parameters as P),
           failures: new WeakMap(),
         };
-  routeWithAllow(app, {
-    method: 'GET',
-    url,
+  operations.add('GET', url, {
     config: { direct, namesVersion: true },
     onRequest: ctx.protect,
     schema: {

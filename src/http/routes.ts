@@ -1,8 +1,10 @@
 /**
- * The routing table: every URL the service serves, in one place, with the kind of route behind it
- * (route-kinds.ts). Record-set URLs come from the registry; everything else is written here. A new
- * route is one line below; test/routing.test.ts holds every route the framework registers against the
- * OpenAPI document.
+ * The routing table: every operation the service serves, in one place, by method and path, with the
+ * route behind it (its schema and handler; route-kinds.ts for the kinds). Record-set URLs come from the
+ * registry; everything else is written here, batches, MCP and watch lists included. Every path's other
+ * methods get one 405 naming those it serves (`Operations.allow`, the one place that makes them). A
+ * new operation is one line below; test/routing.test.ts holds every route the framework registers
+ * against the OpenAPI document.
  */
 import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from '@sinclair/typebox';
@@ -20,23 +22,23 @@ import { contribucionesRoute } from './contribuciones.js';
 import { fichaRoute } from './ficha.js';
 import { tiposCambioRoute } from './tipos-cambio.js';
 import { evaluarOrigenRoute, reglasOrigenRoute } from './reglas-origen.js';
-import { registerMcp } from './mcp.js';
+import { MCP_PATH, mcpBodies, mcpRoute } from './mcp.js';
 import type { RateLimit } from './rate-limit.js';
 import type { LotesContext } from './lotes.js';
-import { registerLotes } from './lotes.js';
+import { lotesBodies, lotesRoutes, registerLotesSchemas } from './lotes.js';
 import { nomenclaturaLevelRoute, nomenclaturaRoute } from './nomenclatura.js';
 import type { Observability } from './observe.js';
 import { DOCS_CSP, DOCS_PREFIX } from './protection.js';
 import { healthRoute, openapiRoute, rootRoute } from './public.js';
 import { cambiosRoute } from './cambios.js';
-import { notFound } from './errors.js';
+import { refusal } from './errors.js';
 import { descargasRoute } from './descargas.js';
 import { versionRoute, versionesRoute } from './versiones.js';
 import { recordGet, recordRoutes } from './records.js';
-import { registerVigilancias } from './vigilancias.js';
+import { VIGILANCIAS_PATH, registerVigilanciasSchemas, vigilanciasRoutes } from './vigilancias.js';
 import type { VigilanciasService } from '../vigilancias/service.js';
 import type { OpenRoute, ProtectedGet } from './route-kinds.js';
-import { protectedGet, routeWithAllow } from './route-kinds.js';
+import { Operations, protectedGet, scoped } from './route-kinds.js';
 import { errorMessageSchema, httpValidationErrorSchema, pageSchema, recordSchema, validationErrorSchema } from './schemas.js';
 
 /** What the routes are built from; app.ts makes each once. */
@@ -59,9 +61,10 @@ export interface Services {
 }
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const get = (url: string, route: OpenRoute): void => routeWithAllow(app, { method: 'GET', url, ...route });
-  const post = (url: string, route: OpenRoute): void => routeWithAllow(app, { method: 'POST', url, ...route });
-  const protectedAt = <P, S extends TSchema>(url: string, route: ProtectedGet<P, S>): void => protectedGet(app, services, url, route);
+  const operations = new Operations(app);
+  const get = (url: string, route: OpenRoute): void => operations.add('GET', url, route);
+  const post = (url: string, route: OpenRoute): void => operations.add('POST', url, route);
+  const protectedAt = <P, S extends TSchema>(url: string, route: ProtectedGet<P, S>): void => protectedGet(operations, services, url, route);
   registerSchemas(app);
 
   const { metrics, timer } = services.observability;
@@ -95,7 +98,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   // `fecha` selects the dataset version in force that day (Ley Aduanera art. 56).
   const storeOn = (fecha: string): { store: Store; version: string | undefined } => {
     const inForce = services.datasets.on(fecha);
-    if (!inForce) throw notFound(`No dataset in force on ${fecha}`);
+    if (!inForce) throw refusal('NO_DATASET_ON', { fecha });
     return { store: inForce.store, version: inForce.version?.version };
   };
   post(
@@ -110,8 +113,16 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
     }),
   );
 
-  // A whole catalogue at once: batches worked in the background.
-  await registerLotes(app, { ...services.lotes, protect: services.protect, datasets: services.datasets });
+  // A whole catalogue at once: batches worked in the background, in a scope that takes the file as a stream.
+  registerLotesSchemas(app);
+  const lotes = lotesRoutes({ ...services.lotes, protect: services.protect, datasets: services.datasets });
+  await scoped(app, lotesBodies, (scope) => {
+    scope.add('POST', '/api/v1/lotes', lotes.post_lote);
+    scope.add('GET', '/api/v1/lotes', lotes.list_lotes);
+    scope.add('GET', '/api/v1/lotes/:id', lotes.get_lote);
+    scope.add('DELETE', '/api/v1/lotes/:id', lotes.delete_lote);
+    scope.add('GET', '/api/v1/lotes/:id/resultados', lotes.get_lote_resultados);
+  });
 
   // Dataset versions.
   get('/api/v1/versiones', versionesRoute(services));
@@ -119,10 +130,24 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/api/v1/cambios', cambiosRoute(services));
   get('/api/v1/descargas/:version/:archivo', descargasRoute(services));
 
-  // The same answers as MCP tools for assistants (src/http/mcp.ts).
-  await registerMcp(app, services.protect, services.rateLimit);
+  // The same answers as MCP tools for assistants (src/http/mcp.ts), in a scope that takes the message as text.
+  const mcp = mcpRoute(app, services.protect, services.rateLimit);
+  await scoped(app, mcpBodies, (scope) => scope.add('POST', MCP_PATH, mcp));
+
   // Watch lists: told by a signed webhook when a version changes what they watch.
-  registerVigilancias(app, { service: services.vigilancias, protect: services.protect, registry: services.observability.registry });
+  const vigilanciasContext = { service: services.vigilancias, protect: services.protect, registry: services.observability.registry };
+  registerVigilanciasSchemas(app, vigilanciasContext);
+  const v = vigilanciasRoutes(vigilanciasContext);
+  const vigilancia = `${VIGILANCIAS_PATH}/:id`;
+  post(VIGILANCIAS_PATH, v.crearVigilancia);
+  get(VIGILANCIAS_PATH, v.listarVigilancias);
+  get(vigilancia, v.verVigilancia);
+  operations.add('PUT', vigilancia, v.reemplazarVigilancia);
+  operations.add('DELETE', vigilancia, v.borrarVigilancia);
+  post(`${vigilancia}/secreto`, v.rotarSecretoVigilancia);
+  post(`${vigilancia}/prueba`, v.probarVigilancia);
+  get(`${vigilancia}/entregas`, v.entregasVigilancia);
+  post(`${vigilancia}/entregas/:entrega/reenviar`, v.reenviarEntrega);
 
   // The service itself, public.
   get('/', rootRoute());
@@ -136,6 +161,9 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   get('/consulta/static/:file', consultaFiles());
   // Prometheus: GET only, guarded by METRICS_TOKEN when set; absent when metrics are off.
   if (metrics) app.route({ method: 'GET', url: '/metrics', ...metrics });
+
+  // For every path above, its other methods: a 405 naming those it serves.
+  operations.allow();
 }
 
 /** The components the responses refer to: the error shapes and each record set's record (and page). */

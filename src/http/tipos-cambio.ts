@@ -9,7 +9,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Datasets } from '../store/datasets.js';
 import { tipoCambioOn } from '../tipos-cambio/lookup.js';
 import { FUENTE_TIPO_CAMBIO, FUNDAMENTO_TIPO_CAMBIO, isAplicable } from '../tipos-cambio/rule.js';
-import { notFound } from './errors.js';
+import { refusal } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { parseParams } from './params.js';
 import type { ProtectedGet } from './route-kinds.js';
@@ -64,7 +64,7 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
     },
     compute: async (store, { fecha }) => {
       const found = await tipoCambioOn(store, fecha);
-      if (!isAplicable(found)) throw notFound(found.motivo);
+      if (!isAplicable(found)) throw refusal('NO_EXCHANGE_RATE', { motivo: found.motivo });
       return { ...found, fuente: FUENTE_TIPO_CAMBIO, fundamento: FUNDAMENTO_TIPO_CAMBIO };
     },
   };

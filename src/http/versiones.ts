@@ -5,7 +5,7 @@ import type { onRequestHookHandler } from 'fastify';
 import type { Datasets } from '../store/datasets.js';
 import { versionJson } from '../store/versions.js';
 import { indiceDeStore } from '../reglas-origen/indice.js';
-import { notFound } from './errors.js';
+import { refusal } from './errors.js';
 import type { OpenRoute } from './route-kinds.js';
 
 export interface VersionesContext {
@@ -96,7 +96,7 @@ export function versionRoute(ctx: VersionesContext): OpenRoute {
     handler: async (request): Promise<VersionDetail> => {
       const { version } = request.params as Static<typeof VersionPath>;
       const found = ctx.datasets.versions().find((v) => v.version === version);
-      if (!found) throw notFound(`No dataset version ${version}`);
+      if (!found) throw refusal('NO_VERSION', { version });
       const store = ctx.datasets.storeFor(found.version);
       const reglas = store === undefined ? [] : (await indiceDeStore(store)).acuerdos;
       // The record sets' counts and the rules' list side by side, as the schema above declares them.

@@ -4,6 +4,9 @@
  * (bytes, lines, rows, expanded XLSX parts, text), a 422 for a file shaped past a bound (columns, keys,
  * nesting, a line's text). docs/adr/0011-lotes.md says why each is where it is.
  */
+import type { ErrorCode, ErrorParams } from '../error-codes.js';
+import { errorMessage } from '../error-codes.js';
+
 export const LIMITS = {
   /** Lines kept (blank lines aside): the spec's 100,000. */
   lines: 100_000,
@@ -34,19 +37,28 @@ export const LIMITS = {
 /** The file cannot be taken as it is (a 422): `line` is the line where that shows, when there is one. */
 export class FileError extends Error {
   constructor(
-    message: string,
+    readonly code: ErrorCode,
+    readonly params: ErrorParams = {},
     readonly line?: number,
   ) {
+    const message = errorMessage(code, params);
     super(line === undefined ? message : `line ${line}: ${message}`);
   }
 }
 
 /** The file is larger than a bound (a 413); the message names the bound. */
-export class TooLarge extends Error {}
+export class TooLarge extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly params: ErrorParams = {},
+  ) {
+    super(errorMessage(code, params));
+  }
+}
 
 /** More lines than a batch takes (a 413). */
 export class TooManyLines extends TooLarge {
   constructor() {
-    super(`A batch takes at most ${LIMITS.lines} lines`);
+    super('LOTE_TOO_MANY_LINES', { max: LIMITS.lines });
   }
 }

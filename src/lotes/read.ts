@@ -119,11 +119,10 @@ class Chunks {
   /** A line kept; `characters` is its text (values, and the names of its extra columns, which are stored with it). */
   async add(line: RawLine, characters: number): Promise<void> {
     if (this.count >= LIMITS.lines) throw new TooManyLines();
-    if (characters > LIMITS.lineCharacters)
-      throw new FileError(`the line holds ${characters} characters; a line may hold at most ${LIMITS.lineCharacters}`, line.linea);
+    if (characters > LIMITS.lineCharacters) throw new FileError('LOTE_LINE_TOO_LONG', { characters, max: LIMITS.lineCharacters }, line.linea);
     this.characters += characters;
     if (this.characters > LIMITS.textCharacters) {
-      throw new TooLarge(`A batch's lines may hold at most ${LIMITS.textCharacters} characters of text together; this file's hold more`);
+      throw new TooLarge('LOTE_TOO_MUCH_TEXT', { max: LIMITS.textCharacters });
     }
     this.count++;
     this.pending.push(line);
@@ -151,13 +150,12 @@ class Header {
 
   constructor(cells: readonly string[], line: number) {
     this.names = cells.map((c, i) => (c.trim() === '' ? `columna_${i + 1}` : c.trim()));
-    if (cells.every((c) => c.trim() === '')) throw new FileError('the header is empty', line);
+    if (cells.every((c) => c.trim() === '')) throw new FileError('LOTE_HEADER_EMPTY', {}, line);
     const characters = this.names.reduce((n, name) => n + name.length, 0);
-    if (characters > LIMITS.lineCharacters)
-      throw new FileError(`the header holds ${characters} characters; it may hold at most ${LIMITS.lineCharacters}`, line);
+    if (characters > LIMITS.lineCharacters) throw new FileError('LOTE_HEADER_TOO_LONG', { characters, max: LIMITS.lineCharacters }, line);
     this.known = cells.map(knownColumn);
     if (!this.known.includes('descripcion') && !this.known.includes('fraccion')) {
-      throw new FileError('the header has neither a descripcion nor a fraccion column', line);
+      throw new FileError('LOTE_HEADER_NO_KEY', {}, line);
     }
     this.extraColumns = this.names.filter((_, i) => this.known[i] === undefined);
   }
@@ -200,7 +198,7 @@ async function* utf8(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
     try {
       return piece === undefined ? decoder.decode() : decoder.decode(piece, { stream: true });
     } catch {
-      throw new FileError('the file is not UTF-8 text');
+      throw new FileError('LOTE_NOT_UTF8');
     }
   };
   for await (const piece of bytes) {
@@ -244,7 +242,7 @@ async function readRows(rows: (width: Width) => AsyncIterable<SheetRow>, chunks:
       await chunks.breathe();
       if (header === undefined) {
         // The spec: an XLSX file's first row is its header (a CSV's first line that is not blank).
-        if (what === 'XLSX' && row.linea !== 1) throw new FileError('the file has no header: its first row, which names the columns, is empty', 1);
+        if (what === 'XLSX' && row.linea !== 1) throw new FileError('LOTE_XLSX_FIRST_ROW_EMPTY', {}, 1);
         header = new Header(row.cells, row.linea);
         Object.assign(width, header.width);
         continue;
@@ -254,10 +252,10 @@ async function readRows(rows: (width: Width) => AsyncIterable<SheetRow>, chunks:
     await chunks.flush();
   } catch (error) {
     if (!chunks.fromParser(error)) throw error;
-    throw new FileError(`the file cannot be read as ${what} (${error instanceof Error ? error.message : String(error)})`);
+    throw new FileError('LOTE_UNREADABLE', { format: what, reason: error instanceof Error ? error.message : String(error) });
   }
-  if (header === undefined) throw new FileError(what === 'XLSX' ? 'the file has no header (its first sheet is empty)' : 'the file has no header');
-  if (chunks.count === 0) throw new FileError('the file has no lines under its header: a batch needs at least one');
+  if (header === undefined) throw new FileError(what === 'XLSX' ? 'LOTE_XLSX_NO_HEADER' : 'LOTE_NO_HEADER');
+  if (chunks.count === 0) throw new FileError('LOTE_NO_LINES');
   return { lines: chunks.count, extraColumns: header.extraColumns };
 }
 
@@ -300,16 +298,16 @@ async function readNdjson(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Pro
     linea = countRow(linea);
     if (part.trim() === '') return;
     await chunks.breathe();
-    if (depthOf(part) > LIMITS.depth) throw new FileError(`the line nests arrays and objects more than ${LIMITS.depth} deep`, linea);
+    if (depthOf(part) > LIMITS.depth) throw new FileError('LOTE_NDJSON_TOO_DEEP', { max: LIMITS.depth }, linea);
     let object: unknown;
     try {
       object = JSON.parse(part);
     } catch {
-      throw new FileError('the line is not JSON', linea);
+      throw new FileError('LOTE_NDJSON_NOT_JSON', {}, linea);
     }
-    if (object === null || typeof object !== 'object' || Array.isArray(object)) throw new FileError('the line is not a JSON object', linea);
+    if (object === null || typeof object !== 'object' || Array.isArray(object)) throw new FileError('LOTE_NDJSON_NOT_OBJECT', {}, linea);
     const entries = Object.entries(object as Record<string, unknown>);
-    if (entries.length > LIMITS.columns) throw new FileError(`the line has ${entries.length} fields; a line may have at most ${LIMITS.columns}`, linea);
+    if (entries.length > LIMITS.columns) throw new FileError('LOTE_NDJSON_TOO_MANY_FIELDS', { fields: entries.length, max: LIMITS.columns }, linea);
     const values: Partial<Record<Column, string>> = {};
     const extra: Record<string, unknown> = {};
     let characters = 0;
@@ -326,14 +324,13 @@ async function readNdjson(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Pro
         if (!extraNames.has(name)) {
           extraNames.add(name);
           extraColumns.push(name);
-          if (extraNames.size > LIMITS.columns)
-            throw new FileError(`the file's lines use more than ${LIMITS.columns} field names; a batch has at most ${LIMITS.columns} columns`, linea);
+          if (extraNames.size > LIMITS.columns) throw new FileError('LOTE_NDJSON_TOO_MANY_NAMES', { max: LIMITS.columns }, linea);
         }
       }
     }
     await chunks.add({ linea, values, extra }, characters);
   };
-  const tooLong = (): FileError => new FileError(`the line is longer than ${LIMITS.ndjsonLineCharacters} characters`, linea + 1);
+  const tooLong = (): FileError => new FileError('LOTE_NDJSON_LINE_TOO_LONG', { max: LIMITS.ndjsonLineCharacters }, linea + 1);
   // A line cut between pieces is carried to the next one (in pieces: never joined again and again).
   let carried: string[] = [];
   let carriedLength = 0;
@@ -353,7 +350,7 @@ async function readNdjson(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Pro
   }
   await line(carried.join(''));
   await chunks.flush();
-  if (chunks.count === 0) throw new FileError('the file has no lines');
-  if (!sawKnown) throw new FileError('no line has a descripcion or a fraccion field');
+  if (chunks.count === 0) throw new FileError('LOTE_NDJSON_NO_LINES');
+  if (!sawKnown) throw new FileError('LOTE_NDJSON_NO_KEY');
   return { lines: chunks.count, extraColumns };
 }

@@ -43,7 +43,7 @@ export interface Width {
 
 /** Counts one more row, blank or not, against LIMITS.rows: a file of blank rows costs as much to read as one of lines. */
 export function countRow(rows: number): number {
-  if (rows >= LIMITS.rows) throw new TooLarge(`A batch file takes at most ${LIMITS.rows} rows, blank ones included`);
+  if (rows >= LIMITS.rows) throw new TooLarge('LOTE_TOO_MANY_ROWS', { max: LIMITS.rows });
   return rows + 1;
 }
 
@@ -52,8 +52,8 @@ export const blankRow = (cells: readonly string[]): boolean => cells.every((c) =
 
 export const beyondWidth = (linea: number, column: number, width: Width): FileError =>
   width.header
-    ? new FileError(`a value in column ${column}, past the header's ${width.columns} columns`, linea)
-    : new FileError(`more than ${LIMITS.columns} columns; a batch file takes at most ${LIMITS.columns}`, linea);
+    ? new FileError('LOTE_PAST_HEADER', { column, columns: width.columns }, linea)
+    : new FileError('LOTE_TOO_MANY_COLUMNS', { max: LIMITS.columns }, linea);
 
 const QUOTE = 34;
 const CR = 13;
@@ -89,11 +89,11 @@ export async function* csvRows(text: AsyncIterable<string>, delimiter: string, w
 
   const grow = (piece: string): void => {
     field += piece;
-    if (field.length > LIMITS.lineCharacters) throw new FileError(`a value longer than ${LIMITS.lineCharacters} characters`, rowLine);
+    if (field.length > LIMITS.lineCharacters) throw new FileError('LOTE_VALUE_TOO_LONG', { max: LIMITS.lineCharacters }, rowLine);
   };
   const endField = (): void => {
     rowCharacters += field.length;
-    if (rowCharacters > LIMITS.lineCharacters) throw new FileError(`a line longer than ${LIMITS.lineCharacters} characters`, rowLine);
+    if (rowCharacters > LIMITS.lineCharacters) throw new FileError('LOTE_ROW_TOO_LONG', { max: LIMITS.lineCharacters }, rowLine);
     if (column < width.columns) cells.push(field);
     else if (field.trim() !== '') throw beyondWidth(rowLine, column + 1, width);
     column++;
@@ -178,7 +178,7 @@ export async function* csvRows(text: AsyncIterable<string>, delimiter: string, w
     }
     if (runStart !== -1) grow(piece.slice(runStart));
   }
-  if (state === State.Quoted) throw new FileError('the file cannot be read as CSV: a quoted value is never closed', quoteLine);
+  if (state === State.Quoted) throw new FileError('LOTE_CSV_QUOTE_OPEN', {}, quoteLine);
   if (state !== State.FieldStart || column > 0 || field !== '') {
     const row = endRow();
     if (row !== undefined) yield row;

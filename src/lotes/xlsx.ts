@@ -89,7 +89,7 @@ async function* elements(pieces: AsyncIterable<string>, tag: string, longest: nu
   let tagEnd = -1;
   let from = 0;
   const more = (): void => {
-    if (pending.length - start > longest) throw new TooLarge(`A ${what} of the XLSX file is longer than ${longest} characters`);
+    if (pending.length - start > longest) throw new TooLarge('LOTE_XLSX_ELEMENT_TOO_LONG', { what, max: longest });
     pending = pending.slice(start);
     from -= start;
     if (tagEnd !== -1) tagEnd -= start;
@@ -184,7 +184,7 @@ async function locate(zip: Buffer, parts: Map<string, ZipPart>): Promise<{ sheet
   const office = [...root.values()].find((r) => r.type.endsWith('/officeDocument'));
   const workbookName = office?.target ?? 'xl/workbook.xml';
   const workbookPart = parts.get(workbookName.toLowerCase());
-  if (workbookPart === undefined) throw new FileError('the file cannot be read as XLSX (it has no workbook)');
+  if (workbookPart === undefined) throw new FileError('LOTE_UNREADABLE', { format: 'XLSX', reason: 'it has no workbook' });
   checkDeclared(workbookPart, 4 * 1024 * 1024, 'workbook');
   const workbook = await partText(zip, workbookPart);
   const links = await relations(zip, parts, workbookName);
@@ -192,7 +192,7 @@ async function locate(zip: Buffer, parts: Map<string, ZipPart>): Promise<{ sheet
   const id = first === null ? undefined : attribute(attributes(first[1]!), 'id');
   const sheetName = (id === undefined ? undefined : links.get(id)?.target) ?? resolve(workbookName, 'worksheets/sheet1.xml');
   const sheet = parts.get(sheetName.toLowerCase());
-  if (sheet === undefined) throw new FileError('the file cannot be read as XLSX (it has no sheet)');
+  if (sheet === undefined) throw new FileError('LOTE_UNREADABLE', { format: 'XLSX', reason: 'it has no sheet' });
   const sharedName = [...links.values()].find((r) => r.type.endsWith('/sharedStrings'))?.target;
   return { sheet, shared: sharedName === undefined ? undefined : parts.get(sharedName.toLowerCase()) };
 }
@@ -217,7 +217,7 @@ function cellText(type: string | undefined, body: string, shared: readonly strin
   switch (type) {
     case 's': {
       const text = shared[Number(value)];
-      if (text === undefined) throw new FileError(`a cell names shared string ${value}, which the file does not have`, linea);
+      if (text === undefined) throw new FileError('LOTE_XLSX_SHARED_STRING', { index: value }, linea);
       return text;
     }
     case 'b':
@@ -241,16 +241,14 @@ const CELL = /<(?:\w+:)?c(?=[\s/>])([^>]*?)(?:\/>|>([\s\S]*?)<\/(?:\w+:)?c\s*>)/
  * `width` bounds a row's cells: a cell with text past it refuses the file; blank ones are never held.
  */
 export async function* xlsxRows(zip: Buffer, width: Width): AsyncGenerator<SheetRow> {
-  if (zip.length === 0) throw new FileError('the file is empty: an XLSX file is a ZIP archive');
+  if (zip.length === 0) throw new FileError('LOTE_XLSX_EMPTY');
   const parts = zipParts(zip);
   const { sheet, shared } = await locate(zip, parts);
   checkDeclared(sheet, LIMITS.xlsxExpandedBytes, 'first sheet');
   if (shared !== undefined) {
     checkDeclared(shared, LIMITS.sharedStringsBytes, 'shared strings');
     if (shared.size + sheet.size > LIMITS.xlsxExpandedBytes) {
-      throw new TooLarge(
-        `The XLSX file's sheet and shared strings expand to ${shared.size + sheet.size} bytes; a batch file's may take at most ${LIMITS.xlsxExpandedBytes}`,
-      );
+      throw new TooLarge('LOTE_XLSX_EXPANDS_TOO_MUCH', { size: shared.size + sheet.size, max: LIMITS.xlsxExpandedBytes });
     }
   }
   const strings = await sharedStrings(zip, shared);
@@ -263,8 +261,8 @@ export async function* xlsxRows(zip: Buffer, width: Width): AsyncGenerator<Sheet
     const tagEnd = row.indexOf('>');
     const r = valueOf(R_ATTRIBUTE.exec(row.slice(0, tagEnd)));
     const linea = r === undefined ? previous + 1 : Number(r);
-    if (!Number.isSafeInteger(linea) || linea < 1) throw new FileError(`a row's number (${r}) is not a row number`, previous + 1);
-    if (linea <= previous) throw new FileError(`row ${linea} comes after row ${previous}: a row number is given twice or out of order`, linea);
+    if (!Number.isSafeInteger(linea) || linea < 1) throw new FileError('LOTE_XLSX_ROW_NUMBER', { row: String(r) }, previous + 1);
+    if (linea <= previous) throw new FileError('LOTE_XLSX_ROW_ORDER', { row: linea, previous }, linea);
     previous = linea;
     const cells: string[] = [];
     let column = -1;

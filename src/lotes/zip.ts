@@ -16,7 +16,7 @@ export interface ZipPart {
   readonly localOffset: number;
 }
 
-const notZip = (why: string): FileError => new FileError(`the file cannot be read as XLSX (${why})`);
+const notZip = (why: string): FileError => new FileError('LOTE_UNREADABLE', { format: 'XLSX', reason: why });
 
 /** The archive's parts by name (lower case: writers differ in the case of the part names). */
 export function zipParts(zip: Buffer): Map<string, ZipPart> {
@@ -35,7 +35,7 @@ export function zipParts(zip: Buffer): Map<string, ZipPart> {
   if (count === 0xffff || directoryOffset === 0xffffffff) throw notZip('ZIP64 archives are not taken');
   if (directoryOffset + directorySize > end) throw notZip('its central directory is cut');
   // Far more than any workbook has: an archive of thousands of tiny parts is not a spreadsheet.
-  if (count > 10_000) throw new TooLarge(`The XLSX file has ${count} parts; a batch file takes at most 10000`);
+  if (count > 10_000) throw new TooLarge('LOTE_XLSX_TOO_MANY_PARTS', { count, max: 10_000 });
   const parts = new Map<string, ZipPart>();
   let at = directoryOffset;
   for (let i = 0; i < count; i++) {
@@ -86,11 +86,9 @@ function zip64Field(zip: Buffer, start: number, length: number): Buffer | undefi
 
 /** Checks a part's declared size before it is read: the caller's bound and the zip-bomb ratio. */
 export function checkDeclared(part: ZipPart, bound: number, what: string): void {
-  if (part.size > bound) throw new TooLarge(`The XLSX file's ${what} (${part.name}) expands to ${part.size} bytes; a batch file's may take at most ${bound}`);
+  if (part.size > bound) throw new TooLarge('LOTE_XLSX_PART_TOO_LARGE', { what, part: part.name, size: part.size, max: bound });
   if (part.size > 1024 * 1024 && part.size > LIMITS.xlsxRatio * Math.max(1, part.compressedSize)) {
-    throw new TooLarge(
-      `The XLSX file's ${part.name} expands ${Math.floor(part.size / Math.max(1, part.compressedSize))} times; a batch file's parts may expand at most ${LIMITS.xlsxRatio} times`,
-    );
+    throw new TooLarge('LOTE_XLSX_PART_RATIO', { part: part.name, ratio: Math.floor(part.size / Math.max(1, part.compressedSize)), max: LIMITS.xlsxRatio });
   }
 }
 

@@ -13,6 +13,8 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type { ErrorCode, ErrorParams } from '../error-codes.js';
+import { errorMessage } from '../error-codes.js';
 
 /** Where webhooks may go: the hosts the operator trusts (any scheme, address and port) and the ports open to every other host. */
 export interface WebhookPolicy {
@@ -58,31 +60,40 @@ const portOf = (url: URL): number => (url.port === '' ? (url.protocol === 'https
  * What can be said of a URL without resolving it: its host and whether the operator trusts it, or why
  * it may not be used. The same check when a watch list is saved and before every attempt.
  */
-function target(text: string, policy: WebhookPolicy): { url: URL; host: string; trusted: boolean } | { refused: string } {
+function target(text: string, policy: WebhookPolicy): { url: URL; host: string; trusted: boolean } | { refused: UrlRefusal } {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return { refused: 'not a valid URL' };
+    return { refused: { code: 'WEBHOOK_NOT_URL', params: {} } };
   }
   const host = hostOf(url);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { refused: 'the URL must be https' };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { refused: { code: 'WEBHOOK_SCHEME', params: {} } };
   if (policy.hosts.has(host)) return { url, host, trusted: true };
-  if (url.protocol !== 'https:') return { refused: 'the URL must be https (plain http only to a host listed in VIGILANCIAS_HOSTS_PERMITIDOS)' };
+  if (url.protocol !== 'https:') return { refused: { code: 'WEBHOOK_PLAIN_HTTP', params: {} } };
   const port = portOf(url);
   if (!policy.ports.has(port)) {
-    return { refused: `port ${port} is not allowed (${[...policy.ports].join(', ')} only, as VIGILANCIAS_PUERTOS_PERMITIDOS says)` };
+    return { refused: { code: 'WEBHOOK_PORT', params: { port, ports: [...policy.ports].join(', ') } } };
   }
-  if (isLocalName(host)) return { refused: `${host} is not a public host` };
-  if (isIP(host) !== 0 && !isPublicAddress(host)) return { refused: `${host} is not a public address` };
+  if (isLocalName(host)) return { refused: { code: 'WEBHOOK_LOCAL_HOST', params: { host } } };
+  if (isIP(host) !== 0 && !isPublicAddress(host)) return { refused: { code: 'WEBHOOK_PRIVATE_ADDRESS', params: { host } } };
   return { url, host, trusted: false };
 }
 
+/** A refusal in the service's English words. */
+const words = (refused: UrlRefusal): string => errorMessage(refused.code, refused.params);
+
+/** Why a URL may not be used: a code of src/error-codes.ts and the values its message names. */
+export interface UrlRefusal {
+  readonly code: ErrorCode;
+  readonly params: ErrorParams;
+}
+
 /** The words every refusal of a name gives: never the addresses it resolves to. */
-const notPublicName = (host: string): string => `${host} does not resolve to public addresses only`;
+const notPublicName = (host: string): UrlRefusal => ({ code: 'WEBHOOK_PRIVATE_NAME', params: { host } });
 
 /** Why a webhook URL may not be saved (undefined: it may). */
-export async function refuseUrl(text: string, policy: WebhookPolicy): Promise<string | undefined> {
+export async function refuseUrl(text: string, policy: WebhookPolicy): Promise<UrlRefusal | undefined> {
   const checked = target(text, policy);
   if ('refused' in checked) return checked.refused;
   if (checked.trusted || isIP(checked.host) !== 0) return undefined;
@@ -113,7 +124,7 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 export function checkedLookup(hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
-    if (addresses.some((a) => !isPublicAddress(a.address))) return callback(new RefusedAddress(notPublicName(normaliseHost(hostname))), []);
+    if (addresses.some((a) => !isPublicAddress(a.address))) return callback(new RefusedAddress(words(notPublicName(normaliseHost(hostname)))), []);
     if (options.all) return callback(null, addresses);
     const first = addresses[0]!;
     callback(null, first.address, first.family);
@@ -152,7 +163,7 @@ export type Outcome = { readonly status: number } | { readonly error: string };
  */
 export function post(text: string, headers: Readonly<Record<string, string>>, body: string, policy: WebhookPolicy, timeoutMs: number): Promise<Outcome> {
   const checked = target(text, policy);
-  if ('refused' in checked) return Promise.resolve({ error: checked.refused });
+  if ('refused' in checked) return Promise.resolve({ error: words(checked.refused) });
   const { url, trusted } = checked;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {

@@ -144,7 +144,13 @@ test('what only the refinement knows: a typed fraction, a NICO that agrees, a ra
       input: '0101.21',
       ctx: { pattern: '^[0-9]{8}([0-9]{2})?$' },
     },
-    { type: 'value_error', loc: ['body', 'partidas', 1, 'nico'], msg: 'Value error, the NICO disagrees with the one in fraccion (00)', input: '01' },
+    {
+      type: 'value_error',
+      loc: ['body', 'partidas', 1, 'nico'],
+      msg: 'Value error, the NICO disagrees with the one in fraccion (00)',
+      input: '01',
+      ctx: { code: 'NICO_MISMATCH', nico: '00' },
+    },
     {
       type: 'string_pattern_mismatch',
       loc: ['body', 'partidas', 1, 'sector_prosec'],

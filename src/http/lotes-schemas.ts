@@ -1,0 +1,118 @@
+/**
+ * The batches' schemas (../shared/spec/lotes.md): the queries they take and the answers they give, one
+ * TypeBox schema each (src/http/typed.ts), and the pieces every batch operation's document shares.
+ */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { ESTADOS_FRACCION } from '../lotes/answer.js';
+import { ESTADOS } from '../lotes/tables.js';
+import { checked } from './typed.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const postQuery = checked(
+  Type.Object({
+    nombre: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'A name for the batch (control characters such as CR, LF and NUL are dropped); default the upload time',
+      }),
+    ),
+    fecha: Type.Optional(
+      Type.String({ format: 'date', description: 'The version in force that day answers every line (YYYY-MM-DD); default today in Mexico City' }),
+    ),
+    pais_origen: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Country of origin (Anexo 22 key) of the lines that give none' })),
+  }),
+  'query',
+);
+
+const paging = {
+  skip: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Number of items to skip' }),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Maximum number of items returned' }),
+};
+export const listQuery = checked(Type.Object(paging), 'query');
+
+export const FORMATOS = ['json', 'csv', 'xlsx', 'ndjson'] as const;
+export type Formato = (typeof FORMATOS)[number];
+export const resultsQuery = checked(
+  Type.Object({
+    formato: Type.Optional(
+      Type.Union(
+        FORMATOS.map((f) => Type.Literal(f)),
+        { description: 'json (pages), or a whole file: csv, xlsx, ndjson; else the Accept header decides' },
+      ),
+    ),
+    solo_revisar: Type.Optional(Type.Boolean({ description: 'Only the lines to review' })),
+    ...paging,
+  }),
+  'query',
+);
+
+export const LoteSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    nombre: Type.String(),
+    estado: Type.Union(ESTADOS.map((e) => Type.Literal(e))),
+    lineas: Type.Integer(),
+    procesadas: Type.Integer(),
+    revisar: Type.Integer(),
+    errores: Type.Integer(),
+    progreso: Type.Integer({ minimum: 0, maximum: 100, description: 'floor(100 × procesadas / lineas)' }),
+    fecha: Type.String({ format: 'date' }),
+    version: Nullable(Type.String({ description: 'The dataset version answering every line, fixed when the batch starts' })),
+    creado: Type.String({ format: 'date-time' }),
+    iniciado: Nullable(Type.String({ format: 'date-time' })),
+    terminado: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { $id: 'Lote', title: 'Lote' },
+);
+/** A batch as the routes answer it; the page's type for it (`import type`). */
+export type LoteJson = Static<typeof LoteSchema>;
+export const LotesPageSchema = Type.Object(
+  { items: Type.Array(Type.Ref('Lote')), total: Type.Integer(), skip: Type.Integer(), limit: Type.Integer() },
+  { $id: 'LotesResponse', title: 'LotesResponse' },
+);
+const Brief = { fraccion: Type.String(), nico: Nullable(Type.String()), descripcion: Nullable(Type.String()) };
+export const ResultadoSchema = Type.Object(
+  {
+    linea: Type.Integer({ description: "The line's number in the file (the header is line 1 in CSV and XLSX)" }),
+    referencia: Nullable(Type.String()),
+    descripcion: Nullable(Type.String()),
+    extra: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Unknown columns, as sent: texts from CSV and XLSX; from NDJSON, JSON values with their types',
+    }),
+    fraccion: Nullable(Type.String({ pattern: '^[0-9]{8}$' })),
+    nico: Nullable(Type.String({ pattern: '^[0-9]{2}$' })),
+    estado_fraccion: Type.Union(ESTADOS_FRACCION.map((e) => Type.Literal(e))),
+    reemplazada_por: Type.Array(Type.Object(Brief)),
+    candidatas: Type.Array(Type.Object({ ...Brief, relevancia: Type.Number() }), { description: 'The first 3 hits of buscar for the description' }),
+    coincide: Nullable(Type.Boolean({ description: 'The declared fraction is among the first 5 hits of buscar' })),
+    igi: Nullable(
+      Type.Object({
+        tasa: Nullable(Type.Union([Type.String(), Type.Number()])),
+        tipo: Nullable(Type.Union([Type.Integer(), Type.String()])),
+        texto: Nullable(Type.String()),
+      }),
+    ),
+    preferencia: Nullable(Type.Object({ tratamiento: Type.String(), acuerdo: Nullable(Type.String()), tasa: Nullable(Type.String()) })),
+    sin_datos_preferencia: Type.Boolean(),
+    requisitos: Nullable(Type.Object({ permisos: Type.Integer(), regulaciones: Type.Integer(), noms: Type.Integer(), cupos: Type.Integer() })),
+    contribuciones: Nullable(Type.Object({ total_general: Type.String(), total_mejor: Type.String(), mejor_opcion: Type.String() })),
+    revisar: Type.Boolean(),
+    error: Nullable(Type.String({ description: 'What in the line could not be read, in Spanish' })),
+  },
+  { $id: 'ResultadoLote', title: 'ResultadoLote' },
+);
+export const ResultadosPageSchema = Type.Object(
+  { items: Type.Array(Type.Ref('ResultadoLote')), total: Type.Integer(), skip: Type.Integer(), limit: Type.Integer() },
+  { $id: 'ResultadosLoteResponse', title: 'ResultadosLoteResponse' },
+);
+
+export const errors = {
+  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
+  422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
+};
+export const notFoundResponse = { 404: { description: 'No batch of yours with this id', $ref: 'ErrorMessage#' } };
+export const idParam = { type: 'object', properties: { id: { type: 'string', description: 'The batch id (a UUID)' } }, required: ['id'] };
+export const common = { tags: ['lotes'], security: [{ HTTPBearer: [] }] };
