@@ -26,7 +26,7 @@ import { hashPassword } from '../src/auth/passwords.js';
 import type { Config } from '../src/config.js';
 import type { StoreKind } from '../src/config-values.js';
 import { loadConfig } from '../src/config.js';
-import { demoSourcesDir, redactDatabaseUrl } from '../src/config-values.js';
+import { demoSourcesDir, projectRoot, redactDatabaseUrl } from '../src/config-values.js';
 import { demoRecords } from '../src/data/demo/index.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
 import { recordToRow } from '../src/data/record-row.js';
@@ -34,6 +34,7 @@ import { recordSets } from '../src/record-sets/index.js';
 import { withUserAdmin } from '../src/store/drivers.js';
 import { writeDatabase } from '../src/data/write.js';
 import type { DatasetInfo, DatasetWriter } from '../src/store/store.js';
+import { buildDataFiles, buildModules, builtByOneProcess } from './build-inputs.js';
 import { fillFixture } from './fixtures.js';
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
@@ -313,10 +314,10 @@ const STALE_AFTER_MS = 60 * 60 * 1000;
 let sourcesKey: string | undefined;
 
 /**
- * A name for everything an original is made from: the compiled service (the demo generator, the
- * import validation, the schema and the store's writers) and the compiled tests' fixtures by their
- * content, the demo sources (22 MB, read in every test process otherwise) by their name, size and
- * time of change. Any change to one of them gives another name, so a stale original is never copied.
+ * A name for everything an original is made from: the compiled modules a build reaches (the demo
+ * generator, the import validation, the schema and the store's writers: test/build-inputs.ts), the
+ * data files they read and the compiled tests' fixtures by their content, the demo sources (22 MB,
+ * read in every test process otherwise) by their name, size and time of change. Any change to one of them gives another name, so a stale original is never copied.
  */
 function originalsKey(): string {
   if (sourcesKey !== undefined) return sourcesKey;
@@ -326,12 +327,9 @@ function originalsKey(): string {
     hash.update(`${relative(demoSourcesDir, file)}\0${size}\0${mtimeMs}\0`);
   }
   const compiled = fileURLToPath(new URL('../', import.meta.url));
-  const code = [
-    ...filesUnder(join(compiled, 'src')).filter((file) => file.endsWith('.js')),
-    join(compiled, 'test', 'helpers.js'),
-    join(compiled, 'test', 'fixtures.js'),
-  ];
+  const code = [...buildModules(join(compiled, 'src')), join(compiled, 'test', 'helpers.js'), join(compiled, 'test', 'fixtures.js')];
   for (const file of code) hash.update(`${relative(compiled, file)}\0`).update(readFileSync(file));
+  for (const file of buildDataFiles(projectRoot)) hash.update(`${relative(projectRoot, file)}\0`).update(readFileSync(file));
   sourcesKey = hash.digest('hex').slice(0, 16);
   return sourcesKey;
 }
@@ -360,17 +358,24 @@ async function makeSqliteOriginal(name: string, fill: (writer: DatasetWriter) =>
   const file = join(ORIGINALS, `${name}-${keyOf(name)}.sqlite`);
   if (existsSync(file)) return file;
   mkdirSync(ORIGINALS, { recursive: true });
-  // Written under a name of this process's own, then renamed: a file at `file` is always complete.
-  const building = `${file}.${process.pid}`;
-  try {
-    await writeDatabase(`sqlite:${building}`, 'test fixture', fill);
-    renameSync(building, file);
-  } finally {
-    rmSync(building, { force: true });
-  }
+  await builtByOneProcess(
+    `${file}.lock`,
+    () => (existsSync(file) ? file : undefined),
+    async () => {
+      // Written under a name of this process's own, then renamed: a file at `file` is always complete.
+      const building = `${file}.${process.pid}`;
+      try {
+        await writeDatabase(`sqlite:${building}`, 'test fixture', fill);
+        renameSync(building, file);
+      } finally {
+        rmSync(building, { force: true });
+      }
+      return file;
+    },
+  );
   for (const other of readdirSync(ORIGINALS)) {
     const path = join(ORIGINALS, other);
-    if (!other.startsWith(`${name}-`) || path === file) continue;
+    if (!other.startsWith(`${name}-`) || other.endsWith('.lock') || path === file) continue;
     // Another test process may have renamed or removed it since the listing (one building the same original).
     const changed = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
     if (changed !== undefined && Date.now() - changed > STALE_AFTER_MS) rmSync(path, { force: true });
@@ -403,7 +408,13 @@ async function makeBuiltDemo(): Promise<{ file: string; info: DatasetInfo }> {
   const folder = join(ORIGINALS, `built-demo-${originalsKey()}`);
   const file = join(folder, 'demo.sqlite');
   const infoFile = join(folder, 'info.json');
-  if (existsSync(infoFile)) return { file, info: JSON.parse(readFileSync(infoFile, 'utf8')) as DatasetInfo };
+  const made = (): { file: string; info: DatasetInfo } | undefined =>
+    existsSync(infoFile) ? { file, info: JSON.parse(readFileSync(infoFile, 'utf8')) as DatasetInfo } : undefined;
+  mkdirSync(ORIGINALS, { recursive: true });
+  return builtByOneProcess(`${folder}.lock`, made, () => buildDemoOriginal(folder, file, infoFile));
+}
+
+async function buildDemoOriginal(folder: string, file: string, infoFile: string): Promise<{ file: string; info: DatasetInfo }> {
   // Built in a folder of this process's own, then renamed: a folder at `folder` is always complete.
   const building = `${folder}.${process.pid}`;
   rmSync(building, { recursive: true, force: true });
@@ -451,6 +462,15 @@ async function makePostgresOriginal(name: string, fill: (writer: DatasetWriter) 
   const template = `${prefix}${keyOf(name)}`;
   const exists = async (): Promise<boolean> => (await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [template])).length > 0;
   if (await exists()) return template;
+  mkdirSync(ORIGINALS, { recursive: true });
+  return builtByOneProcess(
+    join(ORIGINALS, `${template}.lock`),
+    async () => ((await exists()) ? template : undefined),
+    () => buildPostgresOriginal(prefix, template, fill, exists),
+  );
+}
+
+async function buildPostgresOriginal(prefix: string, template: string, fill: (writer: DatasetWriter) => void, exists: () => Promise<boolean>): Promise<string> {
   const db = await createPostgresDatabase();
   try {
     await writeDatabase(db.url, 'test fixture', fill);
