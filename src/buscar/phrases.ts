@@ -419,7 +419,8 @@ function push(map: Map<string, number[]>, key: string, id: number): void {
   else map.set(key, [id]);
 }
 
-function lowerBound(sorted: readonly string[], key: string): number {
+/** The first position of a sorted list whose text is not below `key` (its length when none is). */
+export function lowerBound(sorted: readonly string[], key: string): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {

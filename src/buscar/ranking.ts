@@ -13,6 +13,7 @@ import type { TermField } from './documents.js';
 import { TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './plan.js';
 import { CODE_WEIGHT, HEADING_SLOTS, QUANTITY_MATCH } from './plan.js';
+import { lowerBound } from './phrases.js';
 
 /**
  * The search references count most (they are curated: "llanta" means a tyre to a broker, though the
@@ -50,17 +51,6 @@ export interface RankedCode {
 }
 
 const EMPTY = new Int32Array(0);
-
-function lowerBound(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /**
  * The documents of the loaded dataset in code order and, for each field-tagged term (`1automovil`: a
