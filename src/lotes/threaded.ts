@@ -40,7 +40,14 @@ class Thread {
 
   private idle: NodeJS.Timeout | undefined;
 
-  constructor(private readonly config: Config) {}
+  constructor(
+    private readonly config: Config,
+    private readonly idleMs: number,
+  ) {}
+
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
 
   private thread(): Worker {
     if (this.worker) return this.worker;
@@ -73,7 +80,7 @@ class Thread {
       worker.removeAllListeners();
       worker.on('error', () => undefined);
       void worker.terminate();
-    }, THREAD_IDLE_MS);
+    }, this.idleMs);
     this.idle.unref();
   }
 
@@ -98,8 +105,13 @@ class Thread {
 export class ThreadChecker {
   private readonly threads: Thread[];
 
-  constructor(config: Config, threads: number) {
-    this.threads = Array.from({ length: Math.max(1, threads) }, () => new Thread(config));
+  constructor(config: Config, threads: number, idleMs = THREAD_IDLE_MS) {
+    this.threads = Array.from({ length: Math.max(1, threads) }, () => new Thread(config, idleMs));
+  }
+
+  /** How many of the threads are running now (an idle one ends after `idleMs`). */
+  get running(): number {
+    return this.threads.filter((t) => t.running).length;
   }
 
   /** The slice's results in its lines' order, each line answered by the thread its description belongs to. */
