@@ -28,10 +28,11 @@ export interface SliceRequest {
 }
 
 /**
- * The thread's SQLite page cache: at most 4 MiB. A batch's searches ran as fast with 4 MiB as with
- * better-sqlite3's 16 (3,000 demo descriptions: 16.3 s and 16.4 s) and the thread held 13 MiB less.
+ * The thread's SQLite page cache: at most 1 MiB. The search ranks in memory (src/buscar/ranking.ts), so
+ * the file is read only for a page of hits and a fraction's records: a 10,000-line batch ran as fast
+ * with 1 MiB as with 4 (19.5 s against 23 s, on a busy machine) and better-sqlite3's 16 held 13 MiB more.
  */
-const THREAD_CACHE_KIB = 4096;
+const THREAD_CACHE_KIB = 1024;
 const given = (workerData as { config: Config }).config;
 const config: Config = { ...given, SQLITE_CACHE_KB: Math.min(given.SQLITE_CACHE_KB, THREAD_CACHE_KIB) };
 const checker = new LineChecker(recordSets, loadTables());

@@ -16,9 +16,19 @@ import type { SliceRequest } from './thread.js';
 /**
  * A young generation of 8 MiB: a slice's answers are short-lived, and V8's default for a large heap
  * (tens of MiB) only held garbage longer: measured on a 15,000-line run, the thread's peak resident
- * memory fell by 35–80 MiB with no change in lines per second.
+ * memory fell by 35–80 MiB with no change in lines per second. An old generation of at most 128 MiB:
+ * V8 grows a heap with a small limit by less each time, so a thread's heap stays near what it holds
+ * (about 32 MB after building the search structures, up to 60 with a full memo) instead of 65–70 MB;
+ * a 10,000-line batch grew the process by 173 MB with two threads against 198–210 without it, at the
+ * same speed. The limit is twice the most a thread holds: its memo is bounded (memo.ts).
  */
-const LIMITS = { maxYoungGenerationSizeMb: 8 };
+const LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 };
+
+/**
+ * A thread idle this long ends, and gives back its memory (its heap, its search structures, its
+ * connection: about 55 MB each); the next slice starts it again, which costs about a second.
+ */
+export const THREAD_IDLE_MS = 60_000;
 
 type Reply = { id: number; results: Resultado[] } | { id: number; error: string };
 
@@ -28,7 +38,16 @@ class Thread {
   private next = 0;
   private readonly pending = new Map<number, { resolve: (r: Resultado[]) => void; reject: (e: Error) => void }>();
 
-  constructor(private readonly config: Config) {}
+  private idle: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly config: Config,
+    private readonly idleMs: number,
+  ) {}
+
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
 
   private thread(): Worker {
     if (this.worker) return this.worker;
@@ -36,6 +55,7 @@ class Thread {
     worker.on('message', (reply: Reply) => {
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);
+      if (this.pending.size === 0) this.endWhenIdle(worker);
       if ('error' in reply) waiting?.reject(new Error(reply.error));
       else waiting?.resolve(reply.results);
     });
@@ -50,7 +70,22 @@ class Thread {
     return worker;
   }
 
+  /** Ends `worker` once it has had nothing to do for THREAD_IDLE_MS (a request in between keeps it). */
+  private endWhenIdle(worker: Worker): void {
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      if (this.worker !== worker || this.pending.size > 0) return;
+      this.worker = undefined;
+      // Its end is no failure: a thread started meanwhile keeps its own requests.
+      worker.removeAllListeners();
+      worker.on('error', () => undefined);
+      void worker.terminate();
+    }, this.idleMs);
+    this.idle.unref();
+  }
+
   check(version: VersionInfo | null, newest: boolean, parameters: LoteParameters, lines: readonly RawLine[]): Promise<Resultado[]> {
+    clearTimeout(this.idle);
     const id = ++this.next;
     const request: SliceRequest = { id, version, newest, parameters, lines };
     return new Promise((resolve, reject) => {
@@ -60,6 +95,7 @@ class Thread {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.idle);
     const worker = this.worker;
     this.worker = undefined;
     await worker?.terminate();
@@ -69,8 +105,13 @@ class Thread {
 export class ThreadChecker {
   private readonly threads: Thread[];
 
-  constructor(config: Config, threads: number) {
-    this.threads = Array.from({ length: Math.max(1, threads) }, () => new Thread(config));
+  constructor(config: Config, threads: number, idleMs = THREAD_IDLE_MS) {
+    this.threads = Array.from({ length: Math.max(1, threads) }, () => new Thread(config, idleMs));
+  }
+
+  /** How many of the threads are running now (an idle one ends after `idleMs`). */
+  get running(): number {
+    return this.threads.filter((t) => t.running).length;
   }
 
   /** The slice's results in its lines' order, each line answered by the thread its description belongs to. */
