@@ -12,6 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
+import type { Resultado as ServiceResultado } from '../src/lotes/answer.js';
+import { FILE_COLUMNS, RESULT_COLUMNS } from '../src/lotes/result-columns.js';
 import type { Running, TestDatabase } from './helpers.js';
 import { TEST_PASSWORD, addUser, createTestDatabase, fillDemo, startServer, storeKinds, testConfig, tokenFor, waitFor } from './helpers.js';
 
@@ -36,25 +38,8 @@ interface Brief {
   descripcion: string | null;
 }
 
-interface Resultado {
-  linea: number;
-  referencia: string | null;
-  descripcion: string | null;
-  extra: Record<string, string>;
-  fraccion: string | null;
-  nico: string | null;
-  estado_fraccion: string;
-  reemplazada_por: Brief[];
-  candidatas: (Brief & { relevancia: number })[];
-  coincide: boolean | null;
-  igi: { tasa: unknown; tipo: unknown; texto: unknown } | null;
-  preferencia: { tratamiento: string; acuerdo: string | null; tasa: string | null } | null;
-  sin_datos_preferencia: boolean;
-  requisitos: Record<string, number> | null;
-  contribuciones: { total_general: string; total_mejor: string; mejor_opcion: string } | null;
-  revisar: boolean;
-  error: string | null;
-}
+/** A line's result: the type of the result columns' table (src/lotes/result-columns.ts); test/lotes-columns.test.ts holds the table to the spec. */
+type Resultado = ServiceResultado;
 
 interface Page<T> {
   items: T[];
@@ -302,7 +287,7 @@ for (const kind of await storeKinds()) {
         .split('\r\n');
       assert.equal(rows.length, 1 + 8);
       assert.ok(rows[0]!.startsWith('linea,referencia,descripcion,fraccion,nico,estado_fraccion'));
-      assert.ok(rows[0]!.endsWith(',Color'));
+      assert.equal(rows[0], [...FILE_COLUMNS.map((c) => c.header), 'Color'].join(','), "the result columns' table, then the extra columns");
       assert.ok(text.includes(`"'=HYPERLINK(""http://x"",""clic"")"`), 'a formula gets a leading quote');
       assert.ok(text.includes(",'+1") && text.includes(",'-2") && text.includes(",'@SUM(A1)"));
 
@@ -317,6 +302,7 @@ for (const kind of await storeKinds()) {
       const sheet = workbook.worksheets[0]!;
       assert.equal(sheet.rowCount, 1 + 8);
       const header = (sheet.getRow(1).values as unknown[]).slice(1);
+      assert.deepEqual(header, rows[0].split(','), 'XLSX has the columns of CSV');
       const color = header.indexOf('Color') + 1;
       const cell = sheet.getRow(2).getCell(color);
       assert.equal(cell.type, ExcelJS.ValueType.String);
@@ -329,6 +315,12 @@ for (const kind of await storeKinds()) {
         .split('\n')
         .map((l) => JSON.parse(l) as Resultado);
       assert.deepEqual(lines, mixed.results);
+      for (const r of lines)
+        assert.deepEqual(
+          Object.keys(r),
+          RESULT_COLUMNS.map((c) => c.name),
+          "NDJSON's fields in the table's order",
+        );
 
       const review = await server.json<Page<Resultado>>(`/api/v1/lotes/${mixed.id}/resultados?solo_revisar=true`);
       assert.deepEqual(

@@ -7,6 +7,7 @@ import { SessionEnded, download, explain, own } from './api.js';
 import { dotted, fractionUrl, h } from './dom.js';
 import type { LoteJson } from '../http/lotes.js';
 import type { FraccionBreve, Resultado } from '../lotes/answer.js';
+import { ETIQUETAS } from './lote-columnas.js';
 
 type Lote = LoteJson;
 
@@ -19,6 +20,16 @@ interface Page<T> {
 export const number = (n: number): string => n.toLocaleString('es-MX');
 
 const REVIEW_PAGE = 100;
+
+/**
+ * The review table's headings: the result's fields as the page names them (src/consulta/lote-columnas.ts), then the
+ * page's own two (why to review the line, what could take its place); reviewRow fills them in this order.
+ */
+const REVIEW_COLUMNS = [
+  ...(['linea', 'referencia', 'descripcion', 'fraccion', 'estado_fraccion'] as const).map((name) => ETIQUETAS[name]),
+  'Motivo',
+  'Sugerencias',
+];
 
 const ESTADOS_FRACCION: Record<Resultado['estado_fraccion'], string> = {
   vigente: 'Vigente',
@@ -117,7 +128,7 @@ export async function reviewSection(lote: Lote): Promise<HTMLElement> {
           h(
             'tr',
             {},
-            ['Línea', 'Referencia', 'Descripción', 'Fracción', 'Estado', 'Motivo', 'Sugerencias'].map((label) => h('th', { scope: 'col' }, label)),
+            REVIEW_COLUMNS.map((label) => h('th', { scope: 'col' }, label)),
           ),
         ),
         body,

@@ -4,7 +4,6 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { ESTADOS_FRACCION } from '../lotes/answer.js';
 import { ESTADOS } from '../lotes/tables.js';
 import { checked } from './typed.js';
 
@@ -73,37 +72,8 @@ export const LotesPageSchema = Type.Object(
   { items: Type.Array(Type.Ref('Lote')), total: Type.Integer(), skip: Type.Integer(), limit: Type.Integer() },
   { $id: 'LotesResponse', title: 'LotesResponse' },
 );
-const Brief = { fraccion: Type.String(), nico: Nullable(Type.String()), descripcion: Nullable(Type.String()) };
-export const ResultadoSchema = Type.Object(
-  {
-    linea: Type.Integer({ description: "The line's number in the file (the header is line 1 in CSV and XLSX)" }),
-    referencia: Nullable(Type.String()),
-    descripcion: Nullable(Type.String()),
-    extra: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'Unknown columns, as sent: texts from CSV and XLSX; from NDJSON, JSON values with their types',
-    }),
-    fraccion: Nullable(Type.String({ pattern: '^[0-9]{8}$' })),
-    nico: Nullable(Type.String({ pattern: '^[0-9]{2}$' })),
-    estado_fraccion: Type.Union(ESTADOS_FRACCION.map((e) => Type.Literal(e))),
-    reemplazada_por: Type.Array(Type.Object(Brief)),
-    candidatas: Type.Array(Type.Object({ ...Brief, relevancia: Type.Number() }), { description: 'The first 3 hits of buscar for the description' }),
-    coincide: Nullable(Type.Boolean({ description: 'The declared fraction is among the first 5 hits of buscar' })),
-    igi: Nullable(
-      Type.Object({
-        tasa: Nullable(Type.Union([Type.String(), Type.Number()])),
-        tipo: Nullable(Type.Union([Type.Integer(), Type.String()])),
-        texto: Nullable(Type.String()),
-      }),
-    ),
-    preferencia: Nullable(Type.Object({ tratamiento: Type.String(), acuerdo: Nullable(Type.String()), tasa: Nullable(Type.String()) })),
-    sin_datos_preferencia: Type.Boolean(),
-    requisitos: Nullable(Type.Object({ permisos: Type.Integer(), regulaciones: Type.Integer(), noms: Type.Integer(), cupos: Type.Integer() })),
-    contribuciones: Nullable(Type.Object({ total_general: Type.String(), total_mejor: Type.String(), mejor_opcion: Type.String() })),
-    revisar: Type.Boolean(),
-    error: Nullable(Type.String({ description: 'What in the line could not be read, in Spanish' })),
-  },
-  { $id: 'ResultadoLote', title: 'ResultadoLote' },
-);
+/** A line's result: its fields, their types and order are the result columns' table (src/lotes/result-columns.ts). */
+export { ResultadoSchema } from '../lotes/result-schema.js';
 export const ResultadosPageSchema = Type.Object(
   { items: Type.Array(Type.Ref('ResultadoLote')), total: Type.Integer(), skip: Type.Integer(), limit: Type.Integer() },
   { $id: 'ResultadosLoteResponse', title: 'ResultadosLoteResponse' },

@@ -7,6 +7,7 @@
  * a fraction's records do not depend on what else is read with them.
  */
 import { setImmediate } from 'node:timers/promises';
+import type { Static } from '@sinclair/typebox';
 import type { SinTipoCambio, TipoCambioAplicable } from '../tipos-cambio/rule.js';
 import { tipoCambioOn } from '../tipos-cambio/lookup.js';
 import type { Answer } from '../contribuciones/compute.js';
@@ -25,6 +26,7 @@ import type { RawLine, ReadLine } from './columns.js';
 import { readLine } from './columns.js';
 import type { Hit } from './memo.js';
 import { Lru, SearchMemo } from './memo.js';
+import type { ResultadoSchema } from './result-schema.js';
 
 export const ESTADOS_FRACCION = ['vigente', 'nico_requerido', 'nico_inexistente', 'reemplazada', 'inexistente', 'sin_fraccion'] as const;
 export type EstadoFraccion = (typeof ESTADOS_FRACCION)[number];
@@ -35,26 +37,8 @@ export interface FraccionBreve {
   readonly descripcion: string | null;
 }
 
-export interface Resultado {
-  readonly linea: number;
-  readonly referencia: string | null;
-  readonly descripcion: string | null;
-  /** The extra columns as sent: texts from CSV and XLSX, any JSON value from NDJSON. */
-  readonly extra: Record<string, unknown>;
-  readonly fraccion: string | null;
-  readonly nico: string | null;
-  readonly estado_fraccion: EstadoFraccion;
-  readonly reemplazada_por: FraccionBreve[];
-  readonly candidatas: (FraccionBreve & { relevancia: number })[];
-  readonly coincide: boolean | null;
-  readonly igi: { tasa: number | string | null; tipo: number | string | null; texto: string | null } | null;
-  readonly preferencia: { tratamiento: string; acuerdo: string | null; tasa: string | null } | null;
-  readonly sin_datos_preferencia: boolean;
-  readonly requisitos: { permisos: number; regulaciones: number; noms: number; cupos: number } | null;
-  readonly contribuciones: { total_general: string; total_mejor: string; mejor_opcion: string } | null;
-  readonly revisar: boolean;
-  readonly error: string | null;
-}
+/** A line's result: the fields of the result columns' table (src/lotes/result-columns.ts), typed as its schema says. */
+export type Resultado = Readonly<Static<typeof ResultadoSchema>>;
 
 /** Which requirement count each record set's requirements go to, as contribuciones lists them. */
 const REQUIREMENT_COUNT: Readonly<Record<string, keyof NonNullable<Resultado['requisitos']>>> = {

@@ -1,8 +1,9 @@
 /**
  * A batch's results as a file (../shared/spec/lotes.md, "Reading the results"): CSV (written here: RFC 4180 with every risky field quoted),
  * XLSX (ExcelJS's streaming writer) and NDJSON, written page by page as they are read, so a download
- * of 100,000 lines never holds them all. The table is the same in CSV and XLSX: one column per scalar
- * field, the lists (`reemplazada_por`, `candidatas`) as JSON, then the file's extra columns. A client's
+ * of 100,000 lines never holds them all. The table is the same in CSV and XLSX, its columns as the
+ * result columns' table says (src/lotes/result-columns.ts): one per scalar field, the lists
+ * (`reemplazada_por`, `candidatas`) as JSON, one per part of an object, then the file's extra columns. A client's
  * text never becomes a formula: XLSX cells are strings (without the characters XML 1.0 forbids, which
  * would make the file unreadable), and in CSV a text beginning with `=`, `+`, `-`, `@`, a tab, a
  * carriage return or a line feed gets a leading `'` (OWASP, CSV injection), as does every line and
@@ -13,34 +14,7 @@ import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import type { Resultado } from './answer.js';
 import { loadExcelJS } from './excel.js';
-
-export const TABLE_COLUMNS = [
-  'linea',
-  'referencia',
-  'descripcion',
-  'fraccion',
-  'nico',
-  'estado_fraccion',
-  'reemplazada_por',
-  'candidatas',
-  'coincide',
-  'igi_tasa',
-  'igi_tipo',
-  'igi_texto',
-  'preferencia_tratamiento',
-  'preferencia_acuerdo',
-  'preferencia_tasa',
-  'sin_datos_preferencia',
-  'requisitos_permisos',
-  'requisitos_regulaciones',
-  'requisitos_noms',
-  'requisitos_cupos',
-  'contribuciones_total_general',
-  'contribuciones_total_mejor',
-  'contribuciones_mejor_opcion',
-  'revisar',
-  'error',
-] as const;
+import { FILE_COLUMNS } from './result-columns.js';
 
 type Cell = string | number;
 
@@ -52,36 +26,9 @@ const cell = (value: unknown): Cell => {
   return JSON.stringify(value);
 };
 
-/** One result as the table's row. */
+/** One result as the table's row: the result columns' cells (src/lotes/result-columns.ts), then the extra columns'. */
 export function tableRow(r: Resultado, extraColumns: readonly string[]): Cell[] {
-  return [
-    r.linea,
-    cell(r.referencia),
-    cell(r.descripcion),
-    cell(r.fraccion),
-    cell(r.nico),
-    r.estado_fraccion,
-    cell(r.reemplazada_por),
-    cell(r.candidatas),
-    cell(r.coincide),
-    cell(r.igi?.tasa),
-    cell(r.igi?.tipo),
-    cell(r.igi?.texto),
-    cell(r.preferencia?.tratamiento),
-    cell(r.preferencia?.acuerdo),
-    cell(r.preferencia?.tasa),
-    cell(r.sin_datos_preferencia),
-    cell(r.requisitos?.permisos),
-    cell(r.requisitos?.regulaciones),
-    cell(r.requisitos?.noms),
-    cell(r.requisitos?.cupos),
-    cell(r.contribuciones?.total_general),
-    cell(r.contribuciones?.total_mejor),
-    cell(r.contribuciones?.mejor_opcion),
-    cell(r.revisar),
-    cell(r.error),
-    ...extraColumns.map((c) => cell(r.extra[c])),
-  ];
+  return [...FILE_COLUMNS.map((c) => cell(c.value(r))), ...extraColumns.map((c) => cell(r.extra[c]))];
 }
 
 /**
@@ -116,7 +63,7 @@ const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\u
 /** A cell as XML may hold it: the characters it forbids dropped. */
 export const xmlSafe = (value: Cell): Cell => (typeof value === 'string' ? value.replace(NOT_XML, '') : value);
 
-const header = (extraColumns: readonly string[]): string[] => [...TABLE_COLUMNS, ...extraColumns];
+const header = (extraColumns: readonly string[]): string[] => [...FILE_COLUMNS.map((c) => c.header), ...extraColumns];
 
 export async function* csvChunks(pages: AsyncIterable<Resultado[]>, extraColumns: readonly string[]): AsyncGenerator<string> {
   yield `\uFEFF${csvRow(header(extraColumns))}`;
