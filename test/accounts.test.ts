@@ -9,42 +9,19 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import Fastify from 'fastify';
-import { buildApp } from '../src/app.js';
 import { LotesTables } from '../src/lotes/tables.js';
 import { closeAccount, reopenAccount } from '../src/store/accounts.js';
 import { openWorkDb } from '../src/store/work.js';
 import { Sender } from '../src/vigilancias/deliveries.js';
 import { Vigilancias } from '../src/vigilancias/vigilancias.js';
-import { TEST_PASSWORD, TEST_USER, addUser, cliInProcess, database, defer, storeKinds, testConfig, tokenFor, waitFor } from './helpers.js';
+import { TEST_PASSWORD, TEST_USER, addUser, cliInProcess, clientFor, database, defer, serve, storeKinds, testConfig, tokenFor, waitFor } from './helpers.js';
 
 const ENV = { VIGILANCIAS_HOSTS_PERMITIDOS: '127.0.0.1', AUTH_USER_CACHE_SECONDS: '0', LOG_LEVEL: 'silent' };
 const CSV = 'fraccion,descripcion\n01012101,caballos\n01013001,asnos\n';
 
-interface Client {
-  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, type?: string): Promise<{ status: number; body: T }>;
-}
-
-async function clientOf(base: string, username: string): Promise<Client> {
-  const token = await tokenFor(base, username, TEST_PASSWORD);
-  return {
-    call: async <T>(method: string, path: string, body?: unknown, type = 'application/json') => {
-      const response = await fetch(base + path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': type }) },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await response.text();
-      return { status: response.status, body: (text === '' ? null : JSON.parse(text)) as T };
-    },
-  };
-}
-
-/** The service over `url`, with or without its batches' worker, closed when the test ends. */
+/** The service over `env`'s database, with or without its batches' worker, closed when the test ends; its users are the test's own. */
 async function serveOn(t: TestContext, env: Record<string, string>, lotesWorker: boolean): Promise<string> {
-  const app = await buildApp(testConfig(env), { lotesWorker });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  defer(t, () => app.close());
-  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return (await serve(t, env, { user: false, app: { lotesWorker } })).base;
 }
 
 const users = (env: Record<string, string>, ...args: string[]) => cliInProcess(['users', ...args], { ...env });
@@ -56,7 +33,7 @@ for (const kind of await storeKinds()) {
       const env = { DATABASE_URL: db.url, ...ENV };
       await addUser(testConfig(env), 'ana', TEST_PASSWORD);
       const base = await serveOn(t, env, true);
-      const ana = await clientOf(base, 'ana');
+      const ana = await clientFor(base, 'ana');
       const lote = await ana.call<{ id: string }>('POST', '/api/v1/lotes', CSV, 'text/csv');
       assert.equal(lote.status, 202);
       const lista = await ana.call<{ id: string }>('POST', '/api/v1/vigilancias', {
@@ -73,7 +50,7 @@ for (const kind of await storeKinds()) {
       assert.equal(removed.code, 0, removed.stderr);
       assert.equal(removed.stdout.trim(), 'removed user ana (1 batch and 1 watch list deleted)');
       await addUser(testConfig(env), 'ana', TEST_PASSWORD);
-      const again = await clientOf(base, 'ana');
+      const again = await clientFor(base, 'ana');
       // A token the first ana was given admits no one: not the new ana either.
       const stale = await fetch(`${base}/api/v1/lotes`, { headers: { authorization: `Bearer ${oldToken}` } });
       assert.equal(stale.status, 401);
@@ -99,12 +76,12 @@ for (const kind of await storeKinds()) {
       await addUser(testConfig(env), 'otro', TEST_PASSWORD);
       // Sent while no worker runs: the batch waits, queued.
       const quiet = await serveOn(t, env, false);
-      const queued = await (await clientOf(quiet, 'ana')).call<{ id: string }>('POST', '/api/v1/lotes', CSV, 'text/csv');
+      const queued = await (await clientFor(quiet, 'ana')).call<{ id: string }>('POST', '/api/v1/lotes', CSV, 'text/csv');
       assert.equal(queued.status, 202);
       assert.equal((await users(env, 'disable', 'ana')).code, 0);
 
       const base = await serveOn(t, env, true);
-      const otro = await clientOf(base, 'otro');
+      const otro = await clientFor(base, 'otro');
       const later = await otro.call<{ id: string }>('POST', '/api/v1/lotes', CSV, 'text/csv');
       await waitFor('the other user’s batch finished', async () => (await otro.call(`GET`, `/api/v1/lotes/${later.body.id}`)).body['estado'] === 'terminado');
       // The disabled user's batch is older: first in line, were it taken at all.
@@ -115,7 +92,7 @@ for (const kind of await storeKinds()) {
       assert.equal(waiting?.procesadas, 0);
 
       assert.equal((await users(env, 'enable', 'ana')).code, 0);
-      const ana = await clientOf(base, 'ana');
+      const ana = await clientFor(base, 'ana');
       await waitFor('the enabled user’s batch finished', async () => (await ana.call('GET', `/api/v1/lotes/${queued.body.id}`)).body['estado'] === 'terminado');
     });
 
@@ -216,7 +193,7 @@ for (const kind of await storeKinds()) {
       await work.close();
 
       const base = await serveOn(t, env, true);
-      const tester = await clientOf(base, TEST_USER);
+      const tester = await clientFor(base, TEST_USER);
       await waitFor('the batches handed over', async () => (await tester.call<{ total: number }>('GET', '/api/v1/lotes')).body.total > 0);
       await waitFor('the watch lists handed over', async () => (await tester.call<{ total: number }>('GET', '/api/v1/vigilancias')).body.total > 0);
       const lotes = await tester.call<{ items: { id: string }[] }>('GET', '/api/v1/lotes');

@@ -10,13 +10,11 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { buildApp } from '../src/app.js';
 import type { Watched } from './browser.js';
 import { axeViolations, browserMissing, launch, newPage, signIn } from './browser.js';
 import type { Running, TestDatabase } from './helpers.js';
-import { TEST_PASSWORD, TEST_USER, addUser, createTestDatabase, fillDemo, serveFixture, testConfig, tokenFor } from './helpers.js';
+import { clientFor, createTestDatabase, fillDemo, serveFixture, startServer, tokenFor } from './helpers.js';
 
 const missing = browserMissing();
 
@@ -130,7 +128,7 @@ describe('the batches page in a real browser', { skip: missing ?? false }, () =>
     // The files, fetched with the tab's token, are the service's own.
     const csv = await saved(page, 'Descargar CSV');
     assert.equal(csv.name, `lote-${id}.csv`);
-    const direct = await fetch(`${server.base}/api/v1/lotes/${id}/resultados?formato=csv`, { headers: { authorization: `Bearer ${server.token}` } });
+    const direct = await server.authed.fetch(`/api/v1/lotes/${id}/resultados?formato=csv`);
     assert.deepEqual(csv.bytes, Buffer.from(await direct.arrayBuffer()), 'the saved file is what the API answers');
     const table = parse<Record<string, string>>(csv.bytes, { columns: true, bom: true });
     assert.equal(table.length, LINES);
@@ -244,24 +242,19 @@ describe('the batches page in a real browser', { skip: missing ?? false }, () =>
 
 describe('the batches page on a service whose batches stay queued: cancel, then delete', { skip: missing ?? false }, () => {
   let db: TestDatabase;
-  let app: FastifyInstance;
+  let server: Running | undefined;
   let base = '';
   let browser: Browser;
 
   before(async () => {
     db = await createTestDatabase('sqlite');
-    const config = testConfig({ DATABASE_URL: db.url, MAX_EVENT_LOOP_DELAY_MS: '0', LOTES_POR_USUARIO: '1' });
-    await addUser(config, TEST_USER, TEST_PASSWORD);
-    app = await buildApp(config, { lotesWorker: false });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    base = `http://127.0.0.1:${address.port}`;
+    server = await startServer({ DATABASE_URL: db.url, MAX_EVENT_LOOP_DELAY_MS: '0', LOTES_POR_USUARIO: '1' }, { app: { lotesWorker: false } });
+    base = server.base;
     browser = await launch();
   });
   after(async () => {
     await browser?.close();
-    await app?.close();
+    await server?.close();
     await db?.drop();
   });
 
@@ -290,15 +283,15 @@ describe('the batches page on a service whose batches stay queued: cancel, then 
       .filter({ hasText: /^Cancelado: / })
       .waitFor();
     await page.getByRole('heading', { level: 2, name: 'Líneas por revisar' }).waitFor();
-    const token = await tokenFor(base);
-    const state = (await (await fetch(`${base}/api/v1/lotes/${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { estado: string };
+    const client = await clientFor(base);
+    const state = (await (await client.fetch(`/api/v1/lotes/${id}`)).json()) as { estado: string };
     assert.equal(state.estado, 'cancelado');
 
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Eliminar el lote' }).click();
     await page.waitForURL(/\/consulta\/lotes\/?$/);
     await page.getByText('Aún no ha enviado ningún lote.').waitFor();
-    assert.equal((await fetch(`${base}/api/v1/lotes/${id}`, { headers: { authorization: `Bearer ${token}` } })).status, 404);
+    assert.equal((await client.fetch(`/api/v1/lotes/${id}`)).status, 404);
     await page.goto(`${base}/consulta/lotes/${id}`);
     await page.getByRole('alert').filter({ hasText: 'Este lote no existe' }).waitFor();
     // The browser reports the refused 429 and the deleted batch's 404 in its console; nothing else may be there.

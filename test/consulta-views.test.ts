@@ -99,7 +99,7 @@ const fill = (root: ParentNode, selector: string, value: string): void => {
 
 /** The service's answer to a request as the test user, as the page's ApiError carries it. */
 async function refused(server: Running, method: string, path: string, body: string, type: string): Promise<ApiError> {
-  const response = await fetch(server.base + path, { method, headers: { authorization: `Bearer ${server.token}`, 'content-type': type }, body });
+  const response = await server.authed.fetch(path, { method, headers: { 'content-type': type }, body });
   assert.ok(response.status >= 400, `${path} answered ${response.status}`);
   return new ApiError(response.status, ((await response.json()) as { detail: unknown }).detail);
 }

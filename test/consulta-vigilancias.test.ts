@@ -82,13 +82,9 @@ describe('the watch lists page in a real browser', { skip: missing ?? false }, (
 
   /** The API as the test user, for what the test checks behind the page. */
   async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(server.base + path, {
-      method,
-      headers: { authorization: `Bearer ${server.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    assert.ok(response.ok, `${method} ${path}: ${response.status}`);
-    return (response.status === 204 ? null : await response.json()) as T;
+    const answer = await server.authed.call<T>(method, path, body);
+    assert.ok(answer.response.ok, `${method} ${path}: ${answer.status}`);
+    return answer.body;
   }
   const lists = async (): Promise<Vigilancia[]> => (await api<{ items: Vigilancia[] }>('GET', '/api/v1/vigilancias')).items;
 

@@ -116,6 +116,8 @@ export interface Running {
   readonly config: Config;
   /** The bearer token of the test user. */
   readonly token: string;
+  /** Requests as the test user. */
+  readonly authed: Client;
   /** A request with no Authorization header unless one is given. */
   get(path: string, headers?: Record<string, string>): Promise<Response>;
   /** A request as the test user, parsed as JSON. */
@@ -234,7 +236,7 @@ export async function database(t: TestContext, kind: StoreKind, fill?: (writer: 
 }
 
 /** startServer, closed when the test ends. */
-export async function serve(t: TestContext, env: Record<string, string>, options: { user?: boolean } = {}): Promise<Running> {
+export async function serve(t: TestContext, env: Record<string, string>, options: ServerOptions = {}): Promise<Running> {
   const server = await startServer(env, options);
   defer(t, () => server.close());
   return server;
@@ -588,26 +590,35 @@ export async function tokenFor(base: string, username = TEST_USER, password = TE
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
+/** How a test's server starts: `app` are buildApp's options (a clock, a store, no batch worker…). */
+export interface ServerOptions {
+  /** The user added and logged in: the test user by default (true), another by name, or none (false). */
+  readonly user?: boolean | string;
+  readonly app?: AppOptions;
+}
+
 /**
- * Starts the service over the database the environment names (over TEST_ENV), with a test user
- * logged in; `app` are buildApp's options (a clock, a store, no batch worker…).
+ * Starts the service over the database the environment names (over TEST_ENV), on a free port, with
+ * its user (the test user unless `user` says otherwise; password TEST_PASSWORD) added and logged in.
  */
-export async function startServer(env: Record<string, string>, options: { user?: boolean; app?: AppOptions } = {}): Promise<Running> {
+export async function startServer(env: Record<string, string>, options: ServerOptions = {}): Promise<Running> {
   const config = testConfig(env);
-  if (options.user !== false) await addUser(config, TEST_USER, TEST_PASSWORD);
+  const username = typeof options.user === 'string' ? options.user : TEST_USER;
+  if (options.user !== false) await addUser(config, username, TEST_PASSWORD);
   const app = await buildApp(config, options.app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no address');
   const base = `http://127.0.0.1:${address.port}`;
   const get = (path: string, headers: Record<string, string> = {}): Promise<Response> => fetch(base + path, { headers });
-  const answer = await login(base, TEST_USER, TEST_PASSWORD);
+  const answer = await login(base, username, TEST_PASSWORD);
   const token = answer.ok ? ((await answer.json()) as { access_token: string }).access_token : '';
   return {
     app,
     base,
     config,
     token,
+    authed: clientWith(base, token),
     get,
     json: async <T>(path: string, headers: Record<string, string> = {}) => {
       const response = await get(path, { authorization: `Bearer ${token}`, ...headers });
@@ -615,6 +626,45 @@ export async function startServer(env: Record<string, string>, options: { user?:
     },
     close: () => app.close(),
   };
+}
+
+/** The one authenticated client of the tests: requests to `base` carrying a user's bearer token. */
+export interface Client {
+  readonly base: string;
+  readonly token: string;
+  /** fetch(base + path) with the user's Authorization header over `init`'s headers. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /**
+   * A request as the user: a string or bytes body is sent as it is, typed `type`; any other body
+   * as JSON. The answer is parsed as JSON (null when empty).
+   */
+  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, type?: string): Promise<{ status: number; body: T; response: Response }>;
+}
+
+/** A client sending `token`. */
+export function clientWith(base: string, token: string): Client {
+  const authed = (path: string, init: RequestInit = {}): Promise<Response> =>
+    fetch(base + path, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${token}` } });
+  return {
+    base,
+    token,
+    fetch: authed,
+    call: async <T>(method: string, path: string, body?: unknown, type = 'application/json') => {
+      const raw = typeof body === 'string' || Buffer.isBuffer(body);
+      const response = await authed(path, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': type } }),
+        body: body === undefined ? undefined : typeof body === 'string' ? body : raw ? new Uint8Array(body as Buffer) : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: (text === '' ? null : JSON.parse(text)) as T, response };
+    },
+  };
+}
+
+/** A client of the user (the test user by default), logged in: the login must succeed. */
+export async function clientFor(base: string, username = TEST_USER, password = TEST_PASSWORD): Promise<Client> {
+  return clientWith(base, await tokenFor(base, username, password));
 }
 
 /** Fills a database with the whole demo dataset, real data included, as the embedded default serves it. */

@@ -417,7 +417,7 @@ describe('switching under load', () => {
         const path = paths[i % paths.length]!;
         let outcome: string;
         try {
-          const response = await fetch(server.base + path, { headers: { authorization: `Bearer ${server.token}` } });
+          const response = await server.authed.fetch(path);
           await response.arrayBuffer();
           outcome = String(response.status);
         } catch (error) {

@@ -12,10 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { TEST_PASSWORD, addUser, createTestDatabase, storeKinds, testConfig, tokenFor } from './helpers.js';
-import type { TestDatabase } from './helpers.js';
+import { createTestDatabase, startServer, storeKinds } from './helpers.js';
+import type { Running, TestDatabase } from './helpers.js';
 import { cellRef, xlsx, xmlText } from './hostile-files.js';
 
 process.env['TMPDIR'] = mkdtempSync(join(tmpdir(), 'lotes-fuzz-'));
@@ -173,33 +171,24 @@ const randomBytes = fc.uint8Array({ maxLength: 4096 }).map((bytes) => Buffer.fro
 for (const kind of await storeKinds()) {
   describe(`a fuzz of the batch readers (${kind})`, () => {
     let db: TestDatabase;
-    let app: FastifyInstance;
-    let base: string;
-    let token: string;
+    let server: Running;
 
     before(async () => {
       db = await createTestDatabase(kind);
       // No worker: the fuzz is of the readers; every batch taken stays queued, within a generous per-user limit.
-      const config = testConfig({ DATABASE_URL: db.url, LOTES_POR_USUARIO: '1000' });
-      await addUser(config, 'fuzz', TEST_PASSWORD);
-      app = await buildApp(config, { lotesWorker: false });
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      const address = app.server.address();
-      if (address === null || typeof address === 'string') throw new Error('no address');
-      base = `http://127.0.0.1:${address.port}`;
-      token = await tokenFor(base, 'fuzz', TEST_PASSWORD);
+      server = await startServer({ DATABASE_URL: db.url, LOTES_POR_USUARIO: '1000' }, { user: 'fuzz', app: { lotesWorker: false } });
     });
 
     after(async () => {
-      await app?.close();
+      await server?.close();
       await db?.drop();
     });
 
     /** Sends the file: a 202, or a 413/422 in the contract's shape; no 5xx, and nothing left in the temporary directory. */
     async function sent(body: string | Buffer, type: string): Promise<void> {
-      const response = await fetch(`${base}/api/v1/lotes`, {
+      const response = await server.authed.fetch('/api/v1/lotes', {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': type },
+        headers: { 'content-type': type },
         body: typeof body === 'string' ? body : new Uint8Array(body),
       });
       const text = await response.text();
@@ -243,7 +232,7 @@ for (const kind of await storeKinds()) {
         fc.asyncProperty(randomBytes, fc.constantFrom(...Object.values(TYPES)), (bytes, type) => sent(bytes, type)),
         { numRuns: RUNS },
       );
-      assert.equal((await fetch(`${base}/health`)).status, 200);
+      assert.equal((await fetch(`${server.base}/health`)).status, 200);
     });
   });
 }

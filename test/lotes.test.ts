@@ -10,12 +10,10 @@ import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
 import type { Resultado as ServiceResultado } from '../src/lotes/answer.js';
 import { FILE_COLUMNS, RESULT_COLUMNS } from '../src/lotes/result-columns.js';
-import type { Running, TestDatabase } from './helpers.js';
-import { TEST_PASSWORD, addUser, createTestDatabase, fillDemo, startServer, storeKinds, testConfig, tokenFor, waitFor } from './helpers.js';
+import type { Client, Running, TestDatabase } from './helpers.js';
+import { TEST_PASSWORD, addUser, clientFor, createTestDatabase, fillDemo, startServer, storeKinds, waitFor } from './helpers.js';
 
 const CSV = 'text/csv';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -72,8 +70,6 @@ const EXPECTED_STATES: Record<string, string> = {
   E1: 'vigente',
 };
 
-const auth = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
-
 /**
  * A client that declares a body over 20 MiB and sends it all before it reads (as many HTTP libraries
  * do): what it read, and whether the connection was reset under it while it wrote (the answer lost).
@@ -98,10 +94,10 @@ async function declaredTooLarge(server: Running): Promise<{ answer: string; rese
   return { answer, reset };
 }
 
-async function post(server: Running, body: string | Buffer, type: string, query = '', token = server.token): Promise<Response> {
-  return fetch(`${server.base}/api/v1/lotes${query}`, {
+async function post(server: Running, body: string | Buffer, type: string, query = ''): Promise<Response> {
+  return server.authed.fetch(`/api/v1/lotes${query}`, {
     method: 'POST',
-    headers: { ...auth(token), 'content-type': type },
+    headers: { 'content-type': type },
     body: typeof body === 'string' ? body : new Uint8Array(body),
   });
 }
@@ -119,9 +115,9 @@ async function finished(server: Running, id: string): Promise<Lote> {
   return last!;
 }
 
-async function tokenOf(server: Running, username: string): Promise<string> {
+async function clientOf(server: Running, username: string): Promise<Client> {
   await addUser(server.config, username, TEST_PASSWORD);
-  return await tokenFor(server.base, username, TEST_PASSWORD);
+  return await clientFor(server.base, username, TEST_PASSWORD);
 }
 
 for (const kind of await storeKinds()) {
@@ -213,9 +209,9 @@ for (const kind of await storeKinds()) {
 
     test('contribuciones, preferencia and requisitos are what POST /api/v1/contribuciones answers for the line alone', async () => {
       const contribuciones = async (partida: Record<string, unknown>, pais: string) => {
-        const response = await fetch(`${server.base}/api/v1/contribuciones`, {
+        const response = await server.authed.fetch('/api/v1/contribuciones', {
           method: 'POST',
-          headers: { ...auth(server.token), 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ fecha: (mixed.lote as unknown as { fecha: string }).fecha, pais_origen: pais, partidas: [partida] }),
         });
         assert.equal(response.status, 200, await response.clone().text());
@@ -275,8 +271,8 @@ for (const kind of await storeKinds()) {
     });
 
     test('the results as CSV, XLSX and NDJSON: the same table, attachments, formulas neutralised', async () => {
-      const base = `${server.base}/api/v1/lotes/${mixed.id}/resultados`;
-      const csv = await fetch(`${base}?formato=csv`, { headers: auth(server.token) });
+      const base = `/api/v1/lotes/${mixed.id}/resultados`;
+      const csv = await server.authed.fetch(`${base}?formato=csv`);
       assert.equal(csv.status, 200);
       assert.match(csv.headers.get('content-type')!, /^text\/csv/);
       assert.match(csv.headers.get('content-disposition')!, /^attachment; filename="lote-.+\.csv"$/);
@@ -291,10 +287,10 @@ for (const kind of await storeKinds()) {
       assert.ok(text.includes(`"'=HYPERLINK(""http://x"",""clic"")"`), 'a formula gets a leading quote');
       assert.ok(text.includes(",'+1") && text.includes(",'-2") && text.includes(",'@SUM(A1)"));
 
-      const byAccept = await fetch(base, { headers: { ...auth(server.token), accept: 'text/csv' } });
+      const byAccept = await server.authed.fetch(base, { headers: { accept: 'text/csv' } });
       assert.equal(await byAccept.text(), text);
 
-      const xlsx = await fetch(`${base}?formato=xlsx`, { headers: auth(server.token) });
+      const xlsx = await server.authed.fetch(`${base}?formato=xlsx`);
       assert.equal(xlsx.status, 200);
       assert.equal(xlsx.headers.get('content-type'), XLSX);
       const workbook = new ExcelJS.Workbook();
@@ -308,7 +304,7 @@ for (const kind of await storeKinds()) {
       assert.equal(cell.type, ExcelJS.ValueType.String);
       assert.equal(cell.value, '=HYPERLINK("http://x","clic")');
 
-      const ndjson = await fetch(base, { headers: { ...auth(server.token), accept: NDJSON } });
+      const ndjson = await server.authed.fetch(base, { headers: { accept: NDJSON } });
       assert.match(ndjson.headers.get('content-disposition')!, /attachment/);
       const lines = (await ndjson.text())
         .trimEnd()
@@ -371,15 +367,15 @@ for (const kind of await storeKinds()) {
     });
 
     test('a batch is its owner’s: another user gets 404 and never sees it listed', async () => {
-      const other = await tokenOf(server, `otro-${kind}`);
+      const other = await clientOf(server, `otro-${kind}`);
       for (const path of [`/api/v1/lotes/${mixed.id}`, `/api/v1/lotes/${mixed.id}/resultados`, `/api/v1/lotes/${mixed.id}/resultados?formato=csv`]) {
-        const response = await fetch(server.base + path, { headers: auth(other) });
+        const response = await other.fetch(path);
         assert.equal(response.status, 404, path);
         assert.deepEqual(await response.json(), { detail: 'Lote not found' });
       }
-      const removed = await fetch(`${server.base}/api/v1/lotes/${mixed.id}`, { method: 'DELETE', headers: auth(other) });
+      const removed = await other.fetch(`/api/v1/lotes/${mixed.id}`, { method: 'DELETE' });
       assert.equal(removed.status, 404);
-      const list = await fetch(`${server.base}/api/v1/lotes`, { headers: auth(other) });
+      const list = await other.fetch('/api/v1/lotes');
       assert.deepEqual(await list.json(), { items: [], total: 0, skip: 0, limit: 100 });
       const mine = await server.json<Page<Lote>>('/api/v1/lotes');
       assert.ok(mine.body.items.some((l) => l.id === mixed.id));
@@ -446,9 +442,9 @@ for (const kind of await storeKinds()) {
         const big = await post(server, huge, CSV);
         assert.equal(big.status, 413);
         assert.match(((await big.json()) as { detail: string }).detail, /20 MiB/);
-        const chunked = await fetch(`${server.base}/api/v1/lotes`, {
+        const chunked = await server.authed.fetch('/api/v1/lotes', {
           method: 'POST',
-          headers: { ...auth(server.token), 'content-type': CSV },
+          headers: { 'content-type': CSV },
           body: chunks(),
           duplex: 'half',
         } as RequestInit);
@@ -483,29 +479,22 @@ for (const kind of await storeKinds()) {
 
 describe('lotes without a worker: queued batches, the per-user limit, cancel and delete', () => {
   let db: TestDatabase;
-  let app: FastifyInstance;
-  let base: string;
-  let token: string;
+  let client: Client;
+  let server: Running;
 
   before(async () => {
     db = await createTestDatabase('sqlite');
-    const config = testConfig({ DATABASE_URL: db.url, LOTES_POR_USUARIO: '2' });
-    await addUser(config, 'limitado', TEST_PASSWORD);
-    app = await buildApp(config, { lotesWorker: false });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    base = `http://127.0.0.1:${address.port}`;
-    token = await tokenFor(base, 'limitado', TEST_PASSWORD);
+    server = await startServer({ DATABASE_URL: db.url, LOTES_POR_USUARIO: '2' }, { user: 'limitado', app: { lotesWorker: false } });
+    client = server.authed;
   });
 
   after(async () => {
-    await app?.close();
+    await server?.close();
     await db?.drop();
   });
 
   const send = (): Promise<Response> =>
-    fetch(`${base}/api/v1/lotes?nombre=uno`, { method: 'POST', headers: { ...auth(token), 'content-type': CSV }, body: 'fraccion\n01012101\n' });
+    client.fetch(`/api/v1/lotes?nombre=uno`, { method: 'POST', headers: { 'content-type': CSV }, body: 'fraccion\n01012101\n' });
 
   test('LOTES_POR_USUARIO batches queued: one more is a 429 with Retry-After, stored nowhere; cancelling one makes room', async () => {
     const first = (await (await send()).json()) as Lote & { nombre: string };
@@ -516,28 +505,28 @@ describe('lotes without a worker: queued batches, the per-user limit, cancel and
     const third = await send();
     assert.equal(third.status, 429);
     assert.ok(Number(third.headers.get('retry-after')) > 0);
-    const list = (await (await fetch(`${base}/api/v1/lotes`, { headers: auth(token) })).json()) as Page<Lote>;
+    const list = (await (await client.fetch(`/api/v1/lotes`)).json()) as Page<Lote>;
     assert.equal(list.total, 2);
     assert.equal(list.items[1]!.id, first.id, 'newest first');
 
-    const cancel = await fetch(`${base}/api/v1/lotes/${first.id}`, { method: 'DELETE', headers: auth(token) });
+    const cancel = await client.fetch(`/api/v1/lotes/${first.id}`, { method: 'DELETE' });
     assert.equal(cancel.status, 204);
-    const cancelled = (await (await fetch(`${base}/api/v1/lotes/${first.id}`, { headers: auth(token) })).json()) as Lote;
+    const cancelled = (await (await client.fetch(`/api/v1/lotes/${first.id}`)).json()) as Lote;
     assert.equal(cancelled.estado, 'cancelado');
     assert.equal((await send()).status, 202, 'a cancelled batch no longer counts');
 
-    const remove = await fetch(`${base}/api/v1/lotes/${first.id}`, { method: 'DELETE', headers: auth(token) });
+    const remove = await client.fetch(`/api/v1/lotes/${first.id}`, { method: 'DELETE' });
     assert.equal(remove.status, 204);
-    assert.equal((await fetch(`${base}/api/v1/lotes/${first.id}`, { headers: auth(token) })).status, 404);
-    assert.equal((await fetch(`${base}/api/v1/lotes/${first.id}`, { method: 'DELETE', headers: auth(token) })).status, 404);
-    const page = (await (await fetch(`${base}/api/v1/lotes?skip=1&limit=1`, { headers: auth(token) })).json()) as Page<Lote>;
+    assert.equal((await client.fetch(`/api/v1/lotes/${first.id}`)).status, 404);
+    assert.equal((await client.fetch(`/api/v1/lotes/${first.id}`, { method: 'DELETE' })).status, 404);
+    const page = (await (await client.fetch(`/api/v1/lotes?skip=1&limit=1`)).json()) as Page<Lote>;
     assert.equal(page.total, 2);
     assert.equal(page.items.length, 1);
-    assert.equal((await fetch(`${base}/api/v1/lotes?limit=0`, { headers: auth(token) })).status, 422);
+    assert.equal((await client.fetch(`/api/v1/lotes?limit=0`)).status, 422);
   });
 
   test('a method a batch path does not serve is a 405 naming those it does', async () => {
-    const response = await fetch(`${base}/api/v1/lotes/x`, { method: 'PUT', headers: auth(token) });
+    const response = await client.fetch(`/api/v1/lotes/x`, { method: 'PUT' });
     assert.equal(response.status, 405);
     assert.deepEqual(
       response.headers

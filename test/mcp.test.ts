@@ -146,9 +146,9 @@ const texts = (result: CallToolResult): string[] => result.content.flatMap((c) =
 
 /** The REST answer to a case, from the server over the same database. */
 async function restAnswer(server: Running, c: Case): Promise<{ status: number; body: unknown }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${server.token}` };
+  const headers: Record<string, string> = {};
   if (c.rest.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(server.base + c.rest.path, {
+  const response = await server.authed.fetch(c.rest.path, {
     method: c.rest.method ?? 'GET',
     headers,
     ...(c.rest.body === undefined ? {} : { body: JSON.stringify(c.rest.body) }),
@@ -333,9 +333,9 @@ for (const kind of await storeKinds()) {
     });
 
     test('stateless: a tool is called with no initialize and no session, and the answer carries no session', async () => {
-      const response = await fetch(`${server.base}/mcp`, {
+      const response = await server.authed.fetch('/mcp', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${server.token}` },
+        headers: { 'content-type': 'application/json', accept: MCP_ACCEPT },
         body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'ficha_fraccion', arguments: { fraccion: '0101.21.01' } } }),
       });
       assert.equal(response.status, 200);
@@ -350,9 +350,9 @@ for (const kind of await storeKinds()) {
       const limited = await startServer({ DATABASE_URL: db.url, RATE_LIMIT_MAX: '3' });
       defer(t, () => limited.close());
       const call = (id: number): Promise<Response> =>
-        fetch(`${limited.base}/mcp`, {
+        limited.authed.fetch('/mcp', {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${limited.token}` },
+          headers: { 'content-type': 'application/json', accept: MCP_ACCEPT },
           body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ficha_fraccion', arguments: { fraccion: '0101.21.01' } } }),
         });
       for (const id of [1, 2, 3]) {
@@ -373,9 +373,9 @@ for (const kind of await storeKinds()) {
       defer(t, () => limited.close());
       const ficha = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ficha_fraccion', arguments: { fraccion: '0101.21.01' } } });
       const batch = (body: unknown): Promise<Response> =>
-        fetch(`${limited.base}/mcp`, {
+        limited.authed.fetch('/mcp', {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${limited.token}` },
+          headers: { 'content-type': 'application/json', accept: MCP_ACCEPT },
           body: JSON.stringify(body),
         });
       const three = await batch([ficha(1), ficha(2), ficha(3)]);
@@ -395,9 +395,9 @@ for (const kind of await storeKinds()) {
       assert.ok(refused.headers.get('retry-after'));
       await refused.arrayBuffer();
 
-      const big = await fetch(`${server.base}/mcp`, {
+      const big = await server.authed.fetch('/mcp', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${server.token}` },
+        headers: { 'content-type': 'application/json', accept: MCP_ACCEPT },
         body: JSON.stringify(Array.from({ length: 21 }, (_, i) => ficha(i))),
       });
       assert.equal(big.status, 400);
@@ -409,8 +409,8 @@ for (const kind of await storeKinds()) {
     });
 
     test('params the protocol refuses are -32602 in the service’s words, never a dump of the schema library', async () => {
-      const headers = { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${server.token}` };
-      const answer = await fetch(`${server.base}/mcp`, {
+      const headers = { 'content-type': 'application/json', accept: MCP_ACCEPT };
+      const answer = await server.authed.fetch('/mcp', {
         method: 'POST',
         headers,
         body: JSON.stringify([
@@ -428,17 +428,17 @@ for (const kind of await storeKinds()) {
     });
 
     test('a body that is not JSON-RPC is answered in JSON-RPC terms; other methods on /mcp are 405', async () => {
-      const headers = { 'content-type': 'application/json', accept: MCP_ACCEPT, authorization: `Bearer ${server.token}` };
-      const broken = await fetch(`${server.base}/mcp`, { method: 'POST', headers, body: '{"jsonrpc": "2.0", "id": 1, "method": ' });
+      const headers = { 'content-type': 'application/json', accept: MCP_ACCEPT };
+      const broken = await server.authed.fetch('/mcp', { method: 'POST', headers, body: '{"jsonrpc": "2.0", "id": 1, "method": ' });
       assert.equal(broken.status, 400);
       assert.equal(((await broken.json()) as { error: { code: number } }).error.code, -32700);
-      const text = await fetch(`${server.base}/mcp`, {
+      const text = await server.authed.fetch('/mcp', {
         method: 'POST',
         headers: { ...headers, 'content-type': 'text/plain' },
         body: JSON.stringify(initialize),
       });
       assert.equal(text.status, 415);
-      const get = await fetch(`${server.base}/mcp`, { headers: { authorization: `Bearer ${server.token}` } });
+      const get = await server.authed.fetch('/mcp');
       assert.equal(get.status, 405);
       assert.match(get.headers.get('allow') ?? '', /POST/);
     });

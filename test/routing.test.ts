@@ -5,11 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { FastifyInstance, RouteOptions } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import type { TestDatabase } from './helpers.js';
-import { TEST_SECRET, createTestDatabase } from './helpers.js';
+import type { RouteOptions } from 'fastify';
+import type { Running, TestDatabase } from './helpers.js';
+import { createTestDatabase, startServer } from './helpers.js';
 
 /** Routes deliberately absent from the document, by `METHOD url` (HEAD goes with GET), and why. */
 const UNDOCUMENTED: Readonly<Record<string, string>> = {
@@ -34,36 +32,24 @@ const concretePath = (url: string): string => url.replace(/:[A-Za-z0-9_]+/g, '1'
 
 describe('routing', () => {
   let db: TestDatabase;
-  let app: FastifyInstance;
+  let server: Running;
   let base: string;
   let document: { paths: Operations };
   const routes: { method: string; url: string }[] = [];
 
   before(async () => {
     db = await createTestDatabase('sqlite');
-    // Every optional route on (CORS, metrics); no load shedding or rate limit: this is not about them.
-    const config = loadConfig({
-      LOG_LEVEL: 'silent',
-      JWT_SECRET: TEST_SECRET,
-      DATABASE_URL: db.url,
-      CORS_ORIGINS: 'https://broker.example',
-      METRICS_ENABLED: 'true',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      RATE_LIMIT_MAX: '0',
-    });
+    // Every optional route on (CORS, metrics); no load shedding or rate limit (TEST_ENV): this is not about them.
     const onRoute = (route: RouteOptions): void => {
       for (const method of [route.method].flat()) routes.push({ method, url: route.url });
     };
-    app = await buildApp(config, { onRoute });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    base = `http://127.0.0.1:${address.port}`;
+    server = await startServer({ DATABASE_URL: db.url, CORS_ORIGINS: 'https://broker.example', METRICS_ENABLED: 'true' }, { user: false, app: { onRoute } });
+    base = server.base;
     document = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Operations };
   });
 
   after(async () => {
-    await app?.close();
+    await server?.close();
     await db?.drop();
   });
 

@@ -7,7 +7,6 @@ import type { Running } from './helpers.js';
 import { serveFixture, storeKinds } from './helpers.js';
 
 let server: Running;
-const auth = (): Record<string, string> => ({ authorization: `Bearer ${server.token}` });
 
 for (const kind of await storeKinds()) {
   describe(`${kind} store`, () => {
@@ -73,7 +72,7 @@ for (const kind of await storeKinds()) {
       });
 
       test('HEAD answers wherever GET does, without a body', async () => {
-        const response = await fetch(`${server.base}/api/v1/aladi2/5`, { method: 'HEAD', headers: auth() });
+        const response = await server.authed.fetch('/api/v1/aladi2/5', { method: 'HEAD' });
         assert.equal(response.status, 200);
         assert.equal(await response.text(), '');
       });
@@ -97,11 +96,11 @@ for (const kind of await storeKinds()) {
         for (const rs of recordSets) {
           for (const v of values) {
             for (const name of [...rs.filters.map((f) => f.param), 'skip', 'limit']) {
-              const response = await server.get(`/api/v1/${rs.path}/?${name}=${encodeURIComponent(v)}`, auth());
+              const response = await server.authed.fetch(`/api/v1/${rs.path}/?${name}=${encodeURIComponent(v)}`);
               assert.ok(response.status === 200 || response.status === 422, `${rs.path} ${name}=${v.slice(0, 20)}: ${response.status}`);
               await response.arrayBuffer();
             }
-            const lookup = await server.get(`/api/v1/${rs.path}/${encodeURIComponent(v)}${rs.key.length > 1 ? '/x' : ''}`, auth());
+            const lookup = await server.authed.fetch(`/api/v1/${rs.path}/${encodeURIComponent(v)}${rs.key.length > 1 ? '/x' : ''}`);
             assert.ok([404, 422].includes(lookup.status), `${rs.path}/${v.slice(0, 20)}: ${lookup.status}`);
             assert.ok('detail' in ((await lookup.json()) as object));
           }
@@ -111,24 +110,24 @@ for (const kind of await storeKinds()) {
 
     describe('conditional requests, compression, CORS', () => {
       test('GET answers carry an ETag; If-None-Match with it gives 304 without a body', async () => {
-        const first = await server.get('/api/v1/tlcs/?limit=5', auth());
+        const first = await server.authed.fetch('/api/v1/tlcs/?limit=5');
         const tag = first.headers.get('etag');
         assert.ok(tag);
         assert.equal(first.headers.get('cache-control'), 'private, no-cache');
         await first.arrayBuffer();
-        const again = await server.get('/api/v1/tlcs/?limit=5', { ...auth(), 'if-none-match': tag });
+        const again = await server.authed.fetch('/api/v1/tlcs/?limit=5', { headers: { 'if-none-match': tag } });
         assert.equal(again.status, 304);
         assert.equal(await again.text(), '');
-        const other = await server.get('/api/v1/tlcs/?limit=4', { ...auth(), 'if-none-match': tag });
+        const other = await server.authed.fetch('/api/v1/tlcs/?limit=4', { headers: { 'if-none-match': tag } });
         assert.equal(other.status, 200);
         assert.notEqual(other.headers.get('etag'), tag);
         await other.arrayBuffer();
       });
 
       test('bodies worth compressing go out with gzip or brotli as the client accepts', async () => {
-        const plain = await (await server.get('/api/v1/fracciones/', auth())).text();
+        const plain = await (await server.authed.fetch('/api/v1/fracciones/')).text();
         for (const encoding of ['gzip', 'br']) {
-          const response = await server.get('/api/v1/fracciones/', { ...auth(), 'accept-encoding': encoding });
+          const response = await server.authed.fetch('/api/v1/fracciones/', { headers: { 'accept-encoding': encoding } });
           assert.equal(response.headers.get('content-encoding'), encoding);
           assert.equal(await response.text(), plain, 'fetch decodes it back to the same body');
         }

@@ -214,9 +214,9 @@ for (const kind of await storeKinds()) {
     serveFixture(kind, {}, (running) => (server = running), fillContribuciones);
 
     const post = async (body: unknown) => {
-      const response = await fetch(`${server.base}/api/v1/contribuciones`, {
+      const response = await server.authed.fetch('/api/v1/contribuciones', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
       return {
@@ -271,11 +271,5 @@ for (const kind of await storeKinds()) {
 async function serveClock(t: TestContext, url: string, clock: { now: Date }) {
   const server = await startServer({ DATABASE_URL: url }, { app: { now: () => clock.now } });
   defer(t, () => server.close());
-  const { base, token } = server;
-  return {
-    json: async (path: string) => {
-      const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-    },
-  };
+  return { json: (path: string) => server.json<Record<string, unknown>>(path) };
 }

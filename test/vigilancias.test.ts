@@ -13,7 +13,6 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import Fastify from 'fastify';
 import { Webhook } from 'standardwebhooks';
-import { buildApp } from '../src/app.js';
 import { writeDatabase } from '../src/data/write.js';
 import { openWorkDb } from '../src/store/work.js';
 import type { WorkDb } from '../src/store/work.js';
@@ -23,7 +22,7 @@ import type { WebhookPolicy } from '../src/vigilancias/outbound.js';
 import { checkedLookup, isPublicAddress, post, refuseUrl } from '../src/vigilancias/outbound.js';
 import { Vigilancias } from '../src/vigilancias/vigilancias.js';
 import { withAladi2 } from './fixtures.js';
-import { TEST_PASSWORD, TEST_USER, addUser, captureLog, database, defer, storeKinds, temporary, testConfig, tokenFor, waitFor } from './helpers.js';
+import { TEST_PASSWORD, TEST_USER, addUser, captureLog, clientFor, database, defer, serve, storeKinds, temporary, testConfig, waitFor } from './helpers.js';
 import { runService } from './process.js';
 
 interface Received {
@@ -53,41 +52,15 @@ async function receiver(t: TestContext, port = 0): Promise<Receiver> {
   return Object.assign(state, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/avisos` });
 }
 
-interface Client {
-  readonly base: string;
-  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: T }>;
-}
-
-async function clientOf(base: string, username = TEST_USER): Promise<Client> {
-  const token = await tokenFor(base, username, TEST_PASSWORD);
-  return {
-    base,
-    call: async <T>(method: string, path: string, body?: unknown) => {
-      const response = await fetch(base + path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      return { status: response.status, body: (text === '' ? null : JSON.parse(text)) as T };
-    },
-  };
-}
-
 const ENV = { VIGILANCIAS_HOSTS_PERMITIDOS: '127.0.0.1', VIGILANCIAS_REINTENTOS: '50ms,50ms,50ms', LOG_LEVEL: 'silent' };
 
 /** The service in this process over a fresh database of `kind`, its clock movable (a version's day coming). */
 async function service(t: TestContext, kind: 'sqlite' | 'postgres', env: Record<string, string> = {}) {
   const db = await database(t, kind);
-  const config = testConfig({ DATABASE_URL: db.url, ...ENV, ...env });
-  await addUser(config, TEST_USER, TEST_PASSWORD);
-  await addUser(config, 'otra', TEST_PASSWORD);
   const clock = { now: new Date() };
-  const app = await buildApp(config, { now: () => clock.now });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  defer(t, () => app.close());
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  return { db, config, clock, base, client: await clientOf(base), other: await clientOf(base, 'otra') };
+  const server = await serve(t, { DATABASE_URL: db.url, ...ENV, ...env }, { app: { now: () => clock.now } });
+  await addUser(server.config, 'otra', TEST_PASSWORD);
+  return { db, config: server.config, clock, base: server.base, client: server.authed, other: await clientFor(server.base, 'otra') };
 }
 
 type Entregas = { items: { id: string; evento: string; estado: string; intentos: number; ultimo_codigo: number | null }[]; total: number };
@@ -383,7 +356,7 @@ for (const kind of await storeKinds()) {
     const hook = await receiver(t);
     hook.status = () => 500;
     const first = await runService(t, env);
-    const client = await clientOf(first.base);
+    const client = await clientFor(first.base);
     const made = await client.call('POST', '/api/v1/vigilancias', { nombre: 'x', fracciones: ['01'], webhook: { url: hook.url } });
     for (let i = 0; i < 3; i++) await client.call('POST', `/api/v1/vigilancias/${String(made.body['id'])}/prueba`);
     await waitFor('attempts that fail', () => hook.received.length >= 3);
@@ -395,7 +368,7 @@ for (const kind of await storeKinds()) {
     await waitFor(
       'every pending delivery sent',
       async () => {
-        const items = (await (await clientOf(second.base)).call<Entregas>('GET', `/api/v1/vigilancias/${String(made.body['id'])}/entregas`)).body.items;
+        const items = (await (await clientFor(second.base)).call<Entregas>('GET', `/api/v1/vigilancias/${String(made.body['id'])}/entregas`)).body.items;
         return items.length === 3 && items.every((e) => e.estado === 'entregada');
       },
       60_000,

@@ -6,15 +6,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { loadConfig } from '../src/config.js';
-import { runImport } from '../src/data/import.js';
-import { editDistance, headTerms, phonetic, splitTerms, stem, terms } from '../src/buscar/analysis.js';
-import { shippedReferences } from '../src/buscar/index-build.js';
-import { REFERENCES_FILE, parseReferences } from '../src/buscar/references.js';
-import { PhraseIndex, textPhrases } from '../src/buscar/phrases.js';
-import { Vocabulary } from '../src/buscar/vocabulary.js';
-import { SqliteStore } from '../src/store/sqlite.js';
-import { tempDir } from './helpers.js';
+import { loadConfig } from '../../src/config.js';
+import { runImport } from '../../src/data/import.js';
+import { editDistance, headTerms, phonetic, splitTerms, stem, terms } from '../../src/buscar/analysis.js';
+import { shippedReferences } from '../../src/buscar/index-build.js';
+import { REFERENCES_FILE, parseReferences } from '../../src/buscar/references.js';
+import { PhraseIndex, textPhrases } from '../../src/buscar/phrases.js';
+import { Vocabulary } from '../../src/buscar/vocabulary.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { tempDir } from '../helpers.js';
 
 describe('analysis', () => {
   test('accents, case, plural and gender fold to one term', () => {

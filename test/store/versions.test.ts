@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import type { Config } from '../src/config.js';
-import { recordSets } from '../src/record-sets/index.js';
-import { driverFor, openStore } from '../src/store/drivers.js';
-import { writeDatabase } from '../src/data/write.js';
-import { newestImport } from '../src/store/versions.js';
-import { fillFixture, withAladi2 } from './fixtures.js';
-import { database, storeKinds, testConfig, defer } from './helpers.js';
+import type { Config } from '../../src/config.js';
+import { recordSets } from '../../src/record-sets/index.js';
+import { driverFor, openStore } from '../../src/store/drivers.js';
+import { writeDatabase } from '../../src/data/write.js';
+import { newestImport } from '../../src/store/versions.js';
+import { fillFixture, withAladi2 } from '../fixtures.js';
+import { database, storeKinds, testConfig, defer } from '../helpers.js';
 
 /** Every version the database holds, with a hash of all its rows as read back. */
 async function versionsAndContents(config: Config): Promise<Map<string, string>> {
@@ -38,8 +38,8 @@ async function versionsAndContents(config: Config): Promise<Map<string, string>>
 
 /** A load in a process of its own that stops half-way (every row written, nothing committed) and waits to be killed. */
 function loadStoppingHalfWay(url: string): { filled: Promise<void>; kill: () => Promise<void> } {
-  const write = new URL('../src/data/write.js', import.meta.url).href;
-  const fixtures = new URL('./fixtures.js', import.meta.url).href;
+  const write = new URL('../../src/data/write.js', import.meta.url).href;
+  const fixtures = new URL('../fixtures.js', import.meta.url).href;
   const script = `
     const { writeDatabase } = await import(${JSON.stringify(write)});
     const { fillFixture } = await import(${JSON.stringify(fixtures)});

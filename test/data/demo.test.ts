@@ -5,15 +5,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { fileURLToPath } from 'node:url';
-import { demoRecords, demoVersions } from '../src/data/demo/index.js';
-import type { DemoRecord } from '../src/data/demo/index.js';
-import { recordToRow } from '../src/data/record-row.js';
-import type { RecordSet, RowOf } from '../src/record-sets/define.js';
-import type { fracciones as fraccionesSet } from '../src/record-sets/fracciones.js';
-import { recordSets } from '../src/record-sets/index.js';
+import { demoRecords, demoVersions } from '../../src/data/demo/index.js';
+import type { DemoRecord } from '../../src/data/demo/index.js';
+import { recordToRow } from '../../src/data/record-row.js';
+import type { RecordSet, RowOf } from '../../src/record-sets/define.js';
+import type { fracciones as fraccionesSet } from '../../src/record-sets/fracciones.js';
+import { recordSets } from '../../src/record-sets/index.js';
 
-// Compiled to dist/test/, so the project root is two levels up.
-const sourcesDir = fileURLToPath(new URL('../../data/sources/', import.meta.url));
+// Compiled to dist/test/data/, so the project root is three levels up.
+const sourcesDir = fileURLToPath(new URL('../../../data/sources/', import.meta.url));
 
 /** Record sets with no public data: every record is made up and must say so, in this field. */
 const GENERATED: Readonly<Record<string, string>> = {

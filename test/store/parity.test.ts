@@ -7,17 +7,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../src/config.js';
-import { recordToRow } from '../src/data/record-row.js';
-import { checkValue } from '../src/data/values.js';
-import type { Field, Filter, RecordSet } from '../src/record-sets/define.js';
-import { recordSets } from '../src/record-sets/index.js';
-import { openStore } from '../src/store/drivers.js';
-import type { Condition } from '../src/store/sql.js';
-import type { DatasetWriter } from '../src/store/store.js';
-import type { Store } from '../src/store/store.js';
-import type { TestDatabase } from './helpers.js';
-import { createTestDatabase, defer, fillDemo, storeKinds } from './helpers.js';
+import { loadConfig } from '../../src/config.js';
+import { recordToRow } from '../../src/data/record-row.js';
+import { checkValue } from '../../src/data/values.js';
+import type { Field, Filter, RecordSet } from '../../src/record-sets/define.js';
+import { recordSets } from '../../src/record-sets/index.js';
+import { openStore } from '../../src/store/drivers.js';
+import type { Condition } from '../../src/store/sql.js';
+import type { DatasetWriter } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
+import type { TestDatabase } from '../helpers.js';
+import { createTestDatabase, defer, fillDemo, storeKinds } from '../helpers.js';
 
 const TEXTS = [
   '01012101',

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Ficha } from '../src/http/ficha.js';
-import { fichaSchema } from '../src/http/ficha.js';
-import { recordSets } from '../src/record-sets/index.js';
+import type { Ficha } from '../../src/http/ficha.js';
+import { fichaSchema } from '../../src/http/ficha.js';
+import { recordSets } from '../../src/record-sets/index.js';
 
 /** Every field of the type, once: a field missing here or not in the type does not compile. */
 const TYPED = {

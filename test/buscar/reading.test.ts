@@ -4,15 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { EVIDENCE, evidenceOf, rangeRowsOf } from '../src/buscar/evidence.js';
-import { parseReferences } from '../src/buscar/references.js';
-import type { LineRow } from '../src/buscar/documents.js';
-import { inRange, queryQuantities, rangesOf } from '../src/buscar/quantities.js';
-import { headCandidates, languageOf } from '../src/buscar/reading.js';
-import { HEAD_HEADING, Vocabulary } from '../src/buscar/vocabulary.js';
-import { vocabularyOf } from '../src/buscar/documents.js';
-import { stem } from '../src/buscar/analysis.js';
-import { PhraseIndex, phrasesOf } from '../src/buscar/phrases.js';
+import { EVIDENCE, evidenceOf, rangeRowsOf } from '../../src/buscar/evidence.js';
+import { parseReferences } from '../../src/buscar/references.js';
+import type { LineRow } from '../../src/buscar/documents.js';
+import { inRange, queryQuantities, rangesOf } from '../../src/buscar/quantities.js';
+import { headCandidates, languageOf } from '../../src/buscar/reading.js';
+import { HEAD_HEADING, Vocabulary } from '../../src/buscar/vocabulary.js';
+import { vocabularyOf } from '../../src/buscar/documents.js';
+import { stem } from '../../src/buscar/analysis.js';
+import { PhraseIndex, phrasesOf } from '../../src/buscar/phrases.js';
 
 describe('the head of a phrase', () => {
   test('Spanish: the first word naming goods, before de, para, con, tipo or p/', () => {
