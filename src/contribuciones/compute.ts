@@ -4,7 +4,7 @@
  * DTA, compensatory duties, IEPS and IVA, the best option, the requirements and notes. The rules and
  * their legal basis are in docs/contribuciones.md; the contract is ../shared/spec/contribuciones.md.
  */
-import { setImmediate } from 'node:timers/promises';
+import { paced as pacedSteps } from '../turns.js';
 import type { ValidationDetail } from '../errors.js';
 import { RequestValidationError, refusal } from '../errors.js';
 import { dotted } from '../record-sets/filters.js';
@@ -403,17 +403,7 @@ export function computeContribuciones(
 export const TURN_BUDGET_MS = 4;
 
 /** Runs `steps` to its end, giving the event loop a turn whenever TURN_BUDGET_MS have gone by since the last. */
-export async function paced<T>(steps: Generator<void, T>): Promise<T> {
-  let since = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done === true) return step.value;
-    if (performance.now() - since >= TURN_BUDGET_MS) {
-      await setImmediate();
-      since = performance.now();
-    }
-  }
-}
+export const paced = <T>(steps: Generator<void, T>): Promise<T> => pacedSteps(steps, TURN_BUDGET_MS);
 
 /**
  * The same answer, the event loop free to answer other requests every few milliseconds: 500 lines
