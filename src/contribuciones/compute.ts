@@ -7,7 +7,7 @@
 import { paced as pacedSteps } from '../turns.js';
 import type { ValidationDetail } from '../errors.js';
 import { RequestValidationError, refusal } from '../errors.js';
-import { dotted } from '../record-sets/filters.js';
+import { dotted } from '../fraccion.js';
 import type { Treatment } from '../record-sets/roles.js';
 import type { Row } from '../store/store.js';
 import type { DtaShare } from './dta.js';

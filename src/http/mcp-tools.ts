@@ -5,6 +5,7 @@
  * are taken from the OpenAPI document of the REST operation (src/http/mcp.ts), so a tool's fields are
  * the route's parameters with the route's own types, bounds and descriptions (docs/adr/0009-mcp.md).
  */
+import { dotted as dottedCode } from '../fraccion.js';
 
 /** A REST request, as the service's own app answers it (app.inject). */
 export interface RestCall {
@@ -59,12 +60,10 @@ const str = (value: unknown): string => (value === null || value === undefined ?
 /** Lines listed in a text at most; the rest is in the structured answer. */
 const SHOWN = 5;
 
-/** `0101.21.01` (and its NICO) as people write a fraction. */
+/** `0101.21.01` (and its NICO) as people write a fraction, from the digits of a value; fewer than 8 digits as they are. */
 export function dotted(code: string): string {
   const digits = code.replace(/\D/g, '');
-  if (digits.length < 8) return digits;
-  const fraction = `${digits.slice(0, 4)}.${digits.slice(4, 6)}.${digits.slice(6, 8)}`;
-  return digits.length > 8 ? `${fraction}.${digits.slice(8)}` : fraction;
+  return digits.length < 8 ? digits : dottedCode(digits);
 }
 
 function buscarSummary(answer: unknown, args: Args): string {
