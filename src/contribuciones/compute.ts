@@ -15,7 +15,7 @@ import { dtaPart } from './dta.js';
 import type { Computed, Specific } from './lines.js';
 import { contribucion, make, sum } from './lines.js';
 import type { Dec } from './money.js';
-import { Dec as Decimal, ZERO, percentText, stored, whole } from './money.js';
+import { Dec as Decimal, ZERO, money, percentText, stored, whole } from './money.js';
 import type { ContribucionesRequest, Partida } from './request.js';
 import type { Ausencia, ContribucionesAnswer as Answer, Opcion, PartidaAnswer, Requisito } from './schema.js';
 import type { Circumstances, FractionRecords, Source } from './sources.js';
@@ -371,7 +371,7 @@ function computeLine(run: Run, line: Resolved, sources: readonly Source[], dta: 
     nico: line.nico,
     descripcion: text(line.tariff, role.description),
     umt: text(line.tariff, role.unit),
-    valor_aduana: line.partida.valorAduana.toFixed(2),
+    valor_aduana: money(line.partida.valorAduana),
     opciones: options.map((o) => o.opcion),
     mejor_opcion: best.opcion.tratamiento,
     requisitos: requirements(run, line, sources),
