@@ -5,7 +5,7 @@
  * are taken from the OpenAPI document of the REST operation (src/http/mcp.ts), so a tool's fields are
  * the route's parameters with the route's own types, bounds and descriptions (docs/adr/0009-mcp.md).
  */
-import { dotted as dottedCode } from '../fraccion.js';
+import { dotted as dottedCode, typedDigits } from '../fraccion.js';
 
 /** A REST request, as the service's own app answers it (app.inject). */
 export interface RestCall {
@@ -156,7 +156,7 @@ function evaluarOrigenSummary(answer: unknown): string {
 const CODIGO_PATTERN = '^\\s*([0-9]{2}|[0-9]{2}[.\\s]?[0-9]{2})?\\s*$';
 
 function explorarRequest(args: Args): RestCall {
-  const code = str(args['codigo']).replace(/[.\s]/g, '');
+  const code = typedDigits(str(args['codigo']));
   if (code.length === 2) return { method: 'GET', url: `/api/v1/nomenclatura/capitulos/${code}` };
   if (code.length === 4) return { method: 'GET', url: `/api/v1/nomenclatura/partidas/${code}` };
   return { method: 'GET', url: '/api/v1/nomenclatura' };
