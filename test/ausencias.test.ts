@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { recordToRow } from '../src/data/record-row.js';
 import { SHIPPED, shippedDir } from '../src/reglas-origen/archivos.js';
 import type { FractionFilter } from '../src/record-sets/define.js';
-import { dotted } from '../src/record-sets/filters.js';
+import { dotted } from '../src/fraccion.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { writeDatabase } from '../src/data/write.js';
 import type { DatasetWriter } from '../src/store/store.js';

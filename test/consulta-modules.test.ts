@@ -1,6 +1,7 @@
 /**
  * The page's modules as the browser gets them (dist/src/consulta): each imports only modules of the page
- * itself. The page may use the server's types (`import type`, erased when compiled), never its code.
+ * itself, or a module the server shares with it (src/fraccion.ts), which imports nothing. The page may
+ * use the server's types (`import type`, erased when compiled), never any other of its code.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -15,8 +16,14 @@ test("the page's compiled modules import nothing but the page's own modules", ()
     const source = readFileSync(new URL(name, PAGE), 'utf8');
     const imports = [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
     for (const specifier of imports) {
-      assert.match(specifier, /^\.\/[\w-]+\.js$/, `${name} imports ${specifier}`);
+      assert.match(specifier, /^(\.\/[\w-]+|\.\.\/fraccion)\.js$/, `${name} imports ${specifier}`);
       assert.ok(existsSync(new URL(specifier, PAGE)), `${name} imports ${specifier}, which the page does not have`);
     }
   }
+});
+
+test('the modules the server shares with the page import nothing', () => {
+  const source = readFileSync(new URL('../fraccion.js', PAGE), 'utf8');
+  assert.match(source, /export function dotted/);
+  assert.doesNotMatch(source, /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]/);
 });

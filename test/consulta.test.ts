@@ -78,7 +78,7 @@ describe('consulta over HTTP', () => {
       const body = await response.text();
       bytes += Buffer.byteLength(body);
       // The modules import one another: follow them, so the budget counts every file the page can load.
-      for (const m of body.matchAll(/from '(\.\/[^']+\.js)'/g)) queue.push(new URL(m[1]!, url));
+      for (const m of body.matchAll(/from '(\.\.?\/[^']+\.js)'/g)) queue.push(new URL(m[1]!, url));
     }
     assert.ok(seen.size >= 5, 'the modules are followed');
     assert.ok(bytes < 170 * 1024, `${bytes} bytes of JavaScript and CSS`);

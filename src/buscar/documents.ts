@@ -10,6 +10,7 @@ import { fracciones } from '../record-sets/fracciones.js';
 import { fraccionesUsa } from '../record-sets/fracciones-usa.js';
 import { informacionGeneral } from '../record-sets/informacion-general.js';
 import type { RecordSet } from '../record-sets/define.js';
+import { dotted } from '../fraccion.js';
 import { quote } from '../sql-text.js';
 import { headTerms, splitTerms, words } from './analysis.js';
 import type { Reference } from './references.js';
@@ -92,9 +93,6 @@ export const DOCUMENT_COLUMNS = [
 ] as const;
 
 export const SEARCH_COLUMNS = [...DOCUMENT_COLUMNS, 'TERMINOS'] as const;
-
-const dotted = (code: string): string =>
-  code.length <= 4 ? code : code.length <= 6 ? `${code.slice(0, 4)}.${code.slice(4)}` : `${code.slice(0, 4)}.${code.slice(4, 6)}.${code.slice(6, 8)}`;
 
 /** "Chapter › heading › subheading › fraction" with each level's code and text, so a "Los demás" line reads in context. */
 export function pathOf(row: LineRow): string {

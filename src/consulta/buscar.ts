@@ -45,7 +45,7 @@ function pathOf(hit: Hit, english: Record<string, string>): Node[] {
   const levels: [string, string | null | undefined][] = [
     [f.slice(0, 2), hit.DESCRIPCIONCAPITULO],
     [f.slice(0, 4), hit.DESCRIPCIONPARTIDA],
-    [`${f.slice(0, 4)}.${f.slice(4, 6)}`, hit.DESCRIPCIONSUBPARTIDA],
+    [dotted(f.slice(0, 6)), hit.DESCRIPCIONSUBPARTIDA],
   ];
   return levels.flatMap(([code, text]) => (text ? [level(`${code} ${text}`, english)] : []));
 }

@@ -3,8 +3,12 @@
 /**
  * The page's small toolbox: elements built from data (text is always a text node, never HTML, so a
  * record cannot inject markup), codes and dates written the way people read them, and the page's
- * own links, which keep the chosen "Vigente al" date.
+ * own links, which keep the chosen "Vigente al" date. A fraction is read and written by the server's
+ * own src/fraccion.ts, served beside the page (src/http/consulta.ts).
  */
+import { dotted, readFraction, typedDigits } from '../fraccion.js';
+
+export { dotted };
 
 type Child = Node | string | null | undefined | false;
 type Attrs = Record<string, string | boolean | undefined>;
@@ -29,16 +33,7 @@ export function marked(withMarkers: string): Node[] {
 }
 
 /** Digits of a fraction as people type it: dots and spaces dropped; null unless 8 or 10 digits remain. */
-export function fractionDigits(typed: string): string | null {
-  const digits = typed.replace(/[.\s]/g, '');
-  return /^(\d{8}|\d{10})$/.test(digits) ? digits : null;
-}
-
-/** `09012101` → `0901.21.01`; `0901210100` → `0901.21.01.00`; shorter codes keep their groups. */
-export function dotted(code: string): string {
-  const groups = [code.slice(0, 4), code.slice(4, 6), code.slice(6, 8), code.slice(8, 10)].filter((g) => g !== '');
-  return groups.join('.');
-}
+export const fractionDigits = (typed: string): string | null => (readFraction(typed) === null ? null : typedDigits(typed));
 
 /** `20221212` → `12/12/2022`, as dates are written in Mexico. */
 export function date8(value: unknown): string {

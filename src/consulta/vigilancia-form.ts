@@ -3,6 +3,7 @@
  * column of fractions read a line at a time, and what the API refuses said in Spanish next to each
  * field (a fraction by its line number), by the code each refusal carries (src/consulta/codigos.ts).
  */
+import { typedDigits } from '../fraccion.js';
 import { ApiError, explain } from './api.js';
 import { dotted, h } from './dom.js';
 import { enEspanol } from './codigos.js';
@@ -45,7 +46,7 @@ export const isSessionEnd = (error: unknown): boolean => error instanceof Error 
 
 /** The digits of a code as the API reads `fraccion` (dots and spaces dropped), or null unless 2 to 8 digits, or 10. */
 export function codeDigits(typed: string): string | null {
-  const digits = typed.replace(/[.\s]/g, '');
+  const digits = typedDigits(typed);
   return /^(\d{2,8}|\d{10})$/.test(digits) ? digits : null;
 }
 

@@ -4,10 +4,10 @@
  * DTA, compensatory duties, IEPS and IVA, the best option, the requirements and notes. The rules and
  * their legal basis are in docs/contribuciones.md; the contract is ../shared/spec/contribuciones.md.
  */
-import { setImmediate } from 'node:timers/promises';
+import { paced as pacedSteps } from '../turns.js';
 import type { ValidationDetail } from '../errors.js';
 import { RequestValidationError, refusal } from '../errors.js';
-import { dotted } from '../record-sets/filters.js';
+import { dotted } from '../fraccion.js';
 import type { Treatment } from '../record-sets/roles.js';
 import type { Row } from '../store/store.js';
 import type { DtaShare } from './dta.js';
@@ -15,7 +15,7 @@ import { dtaPart } from './dta.js';
 import type { Computed, Specific } from './lines.js';
 import { contribucion, make, sum } from './lines.js';
 import type { Dec } from './money.js';
-import { Dec as Decimal, ZERO, percentText, stored, whole } from './money.js';
+import { Dec as Decimal, ZERO, money, percentText, stored, whole } from './money.js';
 import type { ContribucionesRequest, Partida } from './request.js';
 import type { Ausencia, ContribucionesAnswer as Answer, Opcion, PartidaAnswer, Requisito } from './schema.js';
 import type { Circumstances, FractionRecords, Source } from './sources.js';
@@ -371,7 +371,7 @@ function computeLine(run: Run, line: Resolved, sources: readonly Source[], dta: 
     nico: line.nico,
     descripcion: text(line.tariff, role.description),
     umt: text(line.tariff, role.unit),
-    valor_aduana: line.partida.valorAduana.toFixed(2),
+    valor_aduana: money(line.partida.valorAduana),
     opciones: options.map((o) => o.opcion),
     mejor_opcion: best.opcion.tratamiento,
     requisitos: requirements(run, line, sources),
@@ -403,17 +403,7 @@ export function computeContribuciones(
 export const TURN_BUDGET_MS = 4;
 
 /** Runs `steps` to its end, giving the event loop a turn whenever TURN_BUDGET_MS have gone by since the last. */
-export async function paced<T>(steps: Generator<void, T>): Promise<T> {
-  let since = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done === true) return step.value;
-    if (performance.now() - since >= TURN_BUDGET_MS) {
-      await setImmediate();
-      since = performance.now();
-    }
-  }
-}
+export const paced = <T>(steps: Generator<void, T>): Promise<T> => pacedSteps(steps, TURN_BUDGET_MS);
 
 /**
  * The same answer, the event loop free to answer other requests every few milliseconds: 500 lines

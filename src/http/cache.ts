@@ -10,6 +10,7 @@ import * as zlib from 'node:zlib';
 import negotiate from '@fastify/accept-negotiator';
 import type { IncomingHttpHeaders, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import { Lru } from '../lru.js';
 import type { CacheStats, Store } from '../store/store.js';
 
 export interface CacheLimits {
@@ -96,55 +97,17 @@ export function cachedResponse(text: string, version = '', kept = false): Cached
 /** The memory a response holds: its body and the compressed bodies made of it. */
 const held = (value: CachedResponse): number => value.bytes + (value.coded.br?.body.length ?? 0) + (value.coded.gzip?.body.length ?? 0);
 
-/** Least-recently-used by insertion order of a Map: a hit moves the entry to the end. */
-class Lru {
-  private readonly entries = new Map<string, CachedResponse>();
-  private bytes = 0;
-  private evictions = 0;
+/** The responses of one store: a quarter of the bytes at most for one response, so one large answer does not empty the cache. */
+const responses = (limits: CacheLimits): Lru<CachedResponse> =>
+  new Lru<CachedResponse>({ ...limits, weight: (key, value) => held(value) + key.length, maxEntryBytes: limits.maxBytes / 4 });
 
-  stats(): CacheStats {
-    return { entries: this.entries.size, bytes: this.bytes, maxEntries: this.limits.maxEntries, maxBytes: this.limits.maxBytes, evictions: this.evictions };
-  }
-
-  constructor(private readonly limits: CacheLimits) {}
-
-  get(key: string): CachedResponse | undefined {
-    const value = this.entries.get(key);
-    if (value === undefined) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    return value;
-  }
-
-  set(key: string, value: CachedResponse): void {
-    const size = held(value) + key.length;
-    if (size > this.limits.maxBytes / 4) return;
-    const previous = this.entries.get(key);
-    if (previous !== undefined) {
-      this.bytes -= held(previous) + key.length;
-      this.entries.delete(key);
-    }
-    this.entries.set(key, value);
-    this.bytes += size;
-    this.evict();
-  }
-
-  /** A response kept under `key` holds `more` bytes than it did (a compressed body made of it). */
-  grew(key: string, value: CachedResponse, more: number): void {
-    if (this.entries.get(key) !== value) return;
-    this.bytes += more;
-    this.evict();
-  }
-
-  private evict(): void {
-    for (const [oldest, v] of this.entries) {
-      if (this.entries.size <= this.limits.maxEntries && this.bytes <= this.limits.maxBytes) break;
-      this.entries.delete(oldest);
-      this.bytes -= held(v) + oldest.length;
-      this.evictions++;
-    }
-  }
-}
+/**
+ * What each request URL seen before named: a repeated URL is not parsed again. The oldest URLs are
+ * forgotten past the cache's number of entries or a quarter of its bytes (URLs may be long: a path
+ * parameter may have 16 KB); finding one does not make it recent.
+ */
+const urls = (limits: CacheLimits): Lru<Asked> =>
+  new Lru<Asked>({ maxEntries: limits.maxEntries, maxBytes: limits.maxBytes / 4, weight: (url, asked) => url.length + asked.key.length });
 
 /** How often a cache asks its store which dataset it holds: a load by another process (PostgreSQL) swaps no store. */
 const REVALIDATE_MS = 2000;
@@ -163,12 +126,8 @@ export interface Found {
 }
 
 interface PerStore {
-  lru: Lru;
-  /** What each request URL seen before named: a repeated URL is not parsed again. */
-  urls: Map<string, Asked>;
-  /** The characters of the URLs and keys `urls` holds, bounded as the responses are. */
-  urlBytes: number;
-  urlEvictions: number;
+  lru: Lru<CachedResponse>;
+  urls: Lru<Asked>;
   hash: string | null | undefined;
   checkedAt: number;
   checking: boolean;
@@ -186,7 +145,7 @@ export class ResponseCache {
   private entry(store: Store): PerStore {
     let entry = this.perStore.get(store);
     if (!entry) {
-      entry = { lru: new Lru(this.limits), urls: new Map(), urlBytes: 0, urlEvictions: 0, hash: undefined, checkedAt: Date.now(), checking: false };
+      entry = { lru: responses(this.limits), urls: urls(this.limits), hash: undefined, checkedAt: Date.now(), checking: false };
       this.perStore.set(store, entry);
       this.revalidate(store, entry);
     }
@@ -207,9 +166,8 @@ export class ResponseCache {
       .then((info) => {
         const hash = info?.hash ?? null;
         if (entry.hash !== undefined && hash !== entry.hash) {
-          entry.lru = new Lru(this.limits);
-          entry.urls = new Map();
-          entry.urlBytes = 0;
+          entry.lru = responses(this.limits);
+          entry.urls.clear();
         }
         entry.hash = hash;
       })
@@ -232,7 +190,7 @@ export class ResponseCache {
   byUrl(store: Store, url: string, version: string): Found | undefined {
     if (!this.enabled) return undefined;
     const entry = this.current(store);
-    const asked = entry.urls.get(url);
+    const asked = entry.urls.peek(url);
     if (asked === undefined || asked.version !== version) return undefined;
     const response = entry.lru.get(asked.key);
     return response === undefined ? undefined : { response, route: asked.route };
@@ -256,7 +214,7 @@ export class ResponseCache {
     const versioned = `${version}\n${key}`;
     const found = lru.get(versioned) ?? cachedResponse(await compute(), version, true);
     lru.set(versioned, found);
-    if (url !== undefined && entry.lru === lru) this.remember(entry, url.url, { route: url.route, version, key: versioned });
+    if (url !== undefined && entry.lru === lru) entry.urls.set(url.url, { route: url.route, version, key: versioned });
     return found;
   }
 
@@ -276,27 +234,6 @@ export class ResponseCache {
     return written;
   }
 
-  /**
-   * Remembers what `url` asked for, the oldest URLs forgotten past the cache's number of entries or a
-   * quarter of its bytes (URLs may be long: a path parameter may have 16 KB).
-   */
-  private remember(entry: PerStore, url: string, asked: Asked): void {
-    const size = (asked: Asked, url: string): number => url.length + asked.key.length;
-    const previous = entry.urls.get(url);
-    if (previous !== undefined) {
-      entry.urls.delete(url);
-      entry.urlBytes -= size(previous, url);
-    }
-    entry.urls.set(url, asked);
-    entry.urlBytes += size(asked, url);
-    for (const [oldest, was] of entry.urls) {
-      if (entry.urls.size <= this.limits.maxEntries && entry.urlBytes <= this.limits.maxBytes / 4) break;
-      entry.urls.delete(oldest);
-      entry.urlBytes -= size(was, oldest);
-      entry.urlEvictions++;
-    }
-  }
-
   /** What the cache of `store` holds, for /metrics: the responses and the URLs that find them. */
   stats(store: Store): Record<string, CacheStats> {
     const entry = this.perStore.get(store);
@@ -304,13 +241,7 @@ export class ResponseCache {
     if (entry === undefined) return { response_answers: empty, response_urls: { ...empty, maxBytes: this.limits.maxBytes / 4 } };
     return {
       response_answers: entry.lru.stats(),
-      response_urls: {
-        entries: entry.urls.size,
-        bytes: entry.urlBytes,
-        maxEntries: this.limits.maxEntries,
-        maxBytes: this.limits.maxBytes / 4,
-        evictions: entry.urlEvictions,
-      },
+      response_urls: entry.urls.stats(),
     };
   }
 }

@@ -20,6 +20,12 @@ export const CONSULTA_CSP =
 
 /** The page's compiled modules (tsc builds src/consulta into dist/src/consulta) and its stylesheet. */
 const SCRIPTS_DIR = join(projectRoot, 'dist', 'src', 'consulta');
+/**
+ * The modules the server and the page share (src/fraccion.ts), compiled into dist/src: each imports
+ * nothing. The page imports them as `../fraccion.js`, which from /consulta/static/ is /consulta/fraccion.js.
+ */
+const SHARED_DIR = join(projectRoot, 'dist', 'src');
+const SHARED_MODULES = ['fraccion.js'];
 const STYLESHEET = join(projectRoot, 'src', 'consulta', 'consulta.css');
 
 /** The HS 2022 nomenclature in English (data/sources/hs2022), the last of the texts the hierarchy falls back to. */
@@ -80,9 +86,11 @@ const DESCRIPTION =
  * importing it.
  */
 function shellHtml(modules: readonly string[]): string {
-  const preload = modules
-    .filter((name) => name !== 'main.js')
-    .map((name) => `<link rel="modulepreload" href="/consulta/static/${name}">\n`)
+  const preload = [
+    ...modules.filter((name) => name !== 'main.js').map((name) => `/consulta/static/${name}`),
+    ...SHARED_MODULES.map((name) => `/consulta/${name}`),
+  ]
+    .map((href) => `<link rel="modulepreload" href="${href}">\n`)
     .join('');
   return `<!doctype html>
 <html lang="es">
@@ -124,6 +132,17 @@ function loadAssets(): Map<string, Asset> {
   return assets;
 }
 
+/** The shared modules and their maps, by their path under /consulta/. */
+function loadShared(): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  for (const name of SHARED_MODULES) {
+    const file = join(SHARED_DIR, name);
+    if (existsSync(file)) assets.set(`/consulta/${name}`, { type: 'text/javascript; charset=utf-8', body: readFileSync(file) });
+    if (existsSync(`${file}.map`)) assets.set(`/consulta/${name}.map`, { type: JSON_TYPE, body: readFileSync(`${file}.map`) });
+  }
+  return assets;
+}
+
 /** An `ingles-NN.json` (englishTexts), or undefined for any other name (which never makes them). */
 const englishAsset = (name: string): Asset | undefined => (/^ingles-\d{2}\.json$/.test(name) ? englishTexts().get(name) : undefined);
 
@@ -148,12 +167,15 @@ export function consultaHome(): OpenRoute {
   return { schema: { hide: true }, handler: shell(200) };
 }
 
-/** `/consulta/*`: every other page; an address that is not one is a 404 that still shows the frame. */
+/** `/consulta/*`: every other page, and the shared modules; an address that is not one is a 404 that still shows the frame. */
 export function consultaPages(): OpenRoute {
+  const shared = loadShared();
   return {
     schema: { hide: true },
     handler: (request, reply) => {
       const path = request.url.split('?')[0] ?? '';
+      const module = shared.get(path);
+      if (module !== undefined) return pageHeaders(reply).type(module.type).send(module.body);
       return shell(PAGES.some((p) => p.test(path)) ? 200 : 404)(request, reply);
     },
   };

@@ -5,6 +5,7 @@
  * are taken from the OpenAPI document of the REST operation (src/http/mcp.ts), so a tool's fields are
  * the route's parameters with the route's own types, bounds and descriptions (docs/adr/0009-mcp.md).
  */
+import { dotted as dottedCode, typedDigits } from '../fraccion.js';
 
 /** A REST request, as the service's own app answers it (app.inject). */
 export interface RestCall {
@@ -59,12 +60,10 @@ const str = (value: unknown): string => (value === null || value === undefined ?
 /** Lines listed in a text at most; the rest is in the structured answer. */
 const SHOWN = 5;
 
-/** `0101.21.01` (and its NICO) as people write a fraction. */
+/** `0101.21.01` (and its NICO) as people write a fraction, from the digits of a value; fewer than 8 digits as they are. */
 export function dotted(code: string): string {
   const digits = code.replace(/\D/g, '');
-  if (digits.length < 8) return digits;
-  const fraction = `${digits.slice(0, 4)}.${digits.slice(4, 6)}.${digits.slice(6, 8)}`;
-  return digits.length > 8 ? `${fraction}.${digits.slice(8)}` : fraction;
+  return digits.length < 8 ? digits : dottedCode(digits);
 }
 
 function buscarSummary(answer: unknown, args: Args): string {
@@ -157,7 +156,7 @@ function evaluarOrigenSummary(answer: unknown): string {
 const CODIGO_PATTERN = '^\\s*([0-9]{2}|[0-9]{2}[.\\s]?[0-9]{2})?\\s*$';
 
 function explorarRequest(args: Args): RestCall {
-  const code = str(args['codigo']).replace(/[.\s]/g, '');
+  const code = typedDigits(str(args['codigo']));
   if (code.length === 2) return { method: 'GET', url: `/api/v1/nomenclatura/capitulos/${code}` };
   if (code.length === 4) return { method: 'GET', url: `/api/v1/nomenclatura/partidas/${code}` };
   return { method: 'GET', url: '/api/v1/nomenclatura' };

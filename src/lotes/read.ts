@@ -5,14 +5,14 @@
  * it, or has neither a `descripcion` nor a `fraccion` column is refused whole (FileError names the
  * problem and the line); a line's bad values are the line's business (columns.ts). Every bound of
  * limits.ts is checked as the file is read, and the reading lets the event loop through every 8 ms
- * (rows.ts, Turns), so no file holds the service, whatever its shape.
+ * (src/turns.ts), so no file holds the service, whatever its shape.
  */
 import { buffer } from 'node:stream/consumers';
 import type { Column, RawLine } from './columns.js';
 import { knownColumn } from './columns.js';
 import { FileError, LIMITS, TooLarge, TooManyLines } from './limits.js';
 import type { SheetRow, Width } from './rows.js';
-import { Turns, countRow, csvRows } from './rows.js';
+import { readerTurns, countRow, csvRows } from './rows.js';
 import { xlsxRows } from './xlsx.js';
 
 export { FileError, LIMITS, TooLarge, TooManyLines } from './limits.js';
@@ -88,7 +88,7 @@ class Chunks {
   private pending: RawLine[] = [];
   count = 0;
   private characters = 0;
-  private readonly turns = new Turns();
+  private readonly turns = readerTurns();
   /** What the taker or the bytes' source threw: their failures, never called the file's. */
   private readonly notTheFile = new Set<unknown>();
 
@@ -113,7 +113,7 @@ class Chunks {
 
   /** Lets the event loop through when reading has run its turn. */
   async breathe(): Promise<void> {
-    if (this.turns.due()) await this.turns.pause();
+    await this.turns.turn();
   }
 
   /** A line kept; `characters` is its text (values, and the names of its extra columns, which are stored with it). */

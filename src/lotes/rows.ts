@@ -4,29 +4,14 @@
  * the header, LIMITS.columns) a cell with text refuses the file and a blank one is never held, so no
  * row costs more than the header allows, however many separators or cells it claims.
  */
-import { performance } from 'node:perf_hooks';
-import { setImmediate } from 'node:timers/promises';
+import { Turns } from '../turns.js';
 import { FileError, LIMITS, TooLarge } from './limits.js';
 
 /** How long a reader runs before it lets the event loop through (a /health, a lookup, another upload). */
 const SLICE_MS = 8;
 
-/**
- * A reader's turns on the event loop: `due()` is cheap enough to ask every few rows or characters,
- * and says when SLICE_MS have passed since the reader last let the loop through (`pause()`).
- */
-export class Turns {
-  private since = performance.now();
-
-  due(): boolean {
-    return performance.now() - this.since > SLICE_MS;
-  }
-
-  async pause(): Promise<void> {
-    await setImmediate();
-    this.since = performance.now();
-  }
-}
+/** The turns of a reader on the event loop, SLICE_MS each. */
+export const readerTurns = (): Turns => new Turns(SLICE_MS);
 
 export interface SheetRow {
   /** The row's number in the file: the line where it begins (CSV), its row number (XLSX). */
@@ -85,7 +70,7 @@ export async function* csvRows(text: AsyncIterable<string>, delimiter: string, w
   let column = 0;
   let rowCharacters = 0;
   let rows = 0;
-  const turns = new Turns();
+  const turns = readerTurns();
 
   const grow = (piece: string): void => {
     field += piece;

@@ -11,7 +11,7 @@
  */
 import { FileError, LIMITS, TooLarge } from './limits.js';
 import type { SheetRow, Width } from './rows.js';
-import { Turns, beyondWidth, blankRow, countRow } from './rows.js';
+import { readerTurns, beyondWidth, blankRow, countRow } from './rows.js';
 import type { ZipPart } from './zip.js';
 import { checkDeclared, partBytes, partText, zipParts } from './zip.js';
 
@@ -200,10 +200,10 @@ async function locate(zip: Buffer, parts: Map<string, ZipPart>): Promise<{ sheet
 async function sharedStrings(zip: Buffer, part: ZipPart | undefined): Promise<string[]> {
   const strings: string[] = [];
   if (part === undefined) return strings;
-  const turns = new Turns();
+  const turns = readerTurns();
   for await (const item of elements(partPieces(zip, part), 'si', LIMITS.sharedStringsBytes, 'shared string')) {
     strings.push(stringItem(item));
-    if (turns.due()) await turns.pause();
+    await turns.turn();
   }
   return strings;
 }
@@ -254,10 +254,10 @@ export async function* xlsxRows(zip: Buffer, width: Width): AsyncGenerator<Sheet
   const strings = await sharedStrings(zip, shared);
   let previous = 0;
   let rows = 0;
-  const turns = new Turns();
+  const turns = readerTurns();
   for await (const row of elements(partPieces(zip, sheet), 'row', LIMITS.rowXmlCharacters, 'row')) {
     rows = countRow(rows);
-    if (turns.due()) await turns.pause();
+    await turns.turn();
     const tagEnd = row.indexOf('>');
     const r = valueOf(R_ATTRIBUTE.exec(row.slice(0, tagEnd)));
     const linea = r === undefined ? previous + 1 : Number(r);

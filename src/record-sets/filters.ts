@@ -3,6 +3,7 @@
  * parameter's text (that is src/http/params.ts): what the parameter is for, the conditions a value
  * puts on the record set's columns, and the indexes that keep those conditions from scanning a table.
  */
+import { dotted } from '../fraccion.js';
 import type { Condition } from '../store/sql.js';
 import type { Filter, FilterRule, FractionFilter, RecordSet } from './define.js';
 
@@ -28,12 +29,6 @@ export interface Rule<F extends Filter = Filter> {
 export const FRACTION_HELP =
   'Tariff fraction: 8 digits (01012101), 10 digits for fraction + NICO (0101210100), or 1 to 7 digits for every fraction starting with them; dots and spaces are ignored (0101.21.01).';
 export const US_FRACTION_HELP = 'US HTS code of 1 to 10 digits, with or without dots: the line with that code and every line under it.';
-
-/** Inserts the dots of the dotted form (`0101.21.01`) into a code or a prefix of one. */
-export function dotted(digits: string): string {
-  const parts = [digits.slice(0, 4), digits.slice(4, 6), digits.slice(6, 8)].filter((p) => p !== '');
-  return parts.join('.') + digits.slice(8);
-}
 
 /** 8 digits: that fraction; 10: that fraction and NICO; fewer: every fraction starting with them. */
 function fractionConditions(field: string, nicoField: string, digits: string, dottedForm: boolean): Condition[] {

@@ -3,6 +3,7 @@
  * never a translation of the agreement's text, and marked as the project's wherever it is shown. It
  * names the good's own chapter, heading, subheading or fraction, so it is written for a fraction.
  */
+import { dotted } from '../fraccion.js';
 import type { Alternativa, Codigo, Metodo, Requisito } from './parse.js';
 
 const LEVEL_NAMES: Readonly<Record<number, readonly [string, string]>> = {
@@ -14,9 +15,7 @@ const LEVEL_NAMES: Readonly<Record<number, readonly [string, string]>> = {
 
 /** A code as people write it: 48, 4823, 4823.20, 4823.20.01. */
 export function codigoEscrito(code: string): string {
-  if (code.length === 6) return `${code.slice(0, 4)}.${code.slice(4)}`;
-  if (code.length === 8) return `${code.slice(0, 4)}.${code.slice(4, 6)}.${code.slice(6)}`;
-  return code;
+  return code.length === 6 || code.length === 8 ? dotted(code) : code;
 }
 
 const lengthOf = (c: Codigo): number => (typeof c === 'string' ? c : c.desde).length;

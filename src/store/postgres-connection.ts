@@ -253,8 +253,19 @@ export class Connection {
 // ---------------------------------------------------------------------------------------------
 // Loading
 
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+/**
+ * The one transaction block on PostgreSQL (the loads here, the working store's src/store/work.ts):
+ * `work` runs between BEGIN and COMMIT on a connection of its own, rolled back when it throws.
+ * `connectError`: what to throw when no connection can be had (the pool's error when not given).
+ */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, connectError?: (error: unknown) => unknown): Promise<T> {
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    if (connectError !== undefined) throw connectError(error);
+    throw error;
+  }
   let failed = false;
   try {
     await client.query('BEGIN');
@@ -267,7 +278,8 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    // A connection that failed is not trusted again.
+    // A connection whose transaction failed is not trusted again (it may be one cut in the middle,
+    // which the pool would otherwise hand to the next transaction).
     client.release(failed);
   }
 }

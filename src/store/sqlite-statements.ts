@@ -6,6 +6,7 @@
  * process (issue 26). A statement dropped is finalised by better-sqlite3 when collected.
  */
 import type Database from 'better-sqlite3';
+import { Lru } from '../lru.js';
 import type { CacheStats } from './store.js';
 
 export interface StatementLimits {
@@ -18,50 +19,28 @@ export interface StatementLimits {
 export const DEFAULT_STATEMENT_LIMITS: StatementLimits = { maxEntries: 300, maxBytes: 1024 * 1024 };
 
 export class StatementCache {
-  private readonly statements = new Map<string, Database.Statement>();
-  private bytes = 0;
-  private evictions = 0;
+  // The statement just prepared stays whatever its size: it is about to run.
+  private readonly statements: Lru<Database.Statement>;
 
   /** `raw`: the statements give rows as arrays (SqliteStore turns them into objects once per record set). */
   constructor(
     private readonly db: Database.Database,
-    private readonly limits: StatementLimits = DEFAULT_STATEMENT_LIMITS,
+    limits: StatementLimits = DEFAULT_STATEMENT_LIMITS,
     private readonly raw = false,
-  ) {}
+  ) {
+    this.statements = new Lru<Database.Statement>({ ...limits, weight: (sql) => sql.length, keep: 1 });
+  }
 
   readonly prepare = (sql: string): Database.Statement => {
-    let statement = this.statements.get(sql);
-    if (statement !== undefined) {
-      // Most recently used last: Map keeps insertion order.
-      this.statements.delete(sql);
-      this.statements.set(sql, statement);
-      return statement;
-    }
-    statement = this.raw ? this.db.prepare(sql).raw(true) : this.db.prepare(sql);
+    const kept = this.statements.get(sql);
+    if (kept !== undefined) return kept;
+    const statement = this.raw ? this.db.prepare(sql).raw(true) : this.db.prepare(sql);
     this.statements.set(sql, statement);
-    this.bytes += sql.length;
-    this.evict();
     return statement;
   };
 
-  private evict(): void {
-    for (const oldest of this.statements.keys()) {
-      // The statement just prepared stays whatever its size: it is about to run.
-      if (this.statements.size <= 1 || (this.statements.size <= this.limits.maxEntries && this.bytes <= this.limits.maxBytes)) break;
-      this.statements.delete(oldest);
-      this.bytes -= oldest.length;
-      this.evictions++;
-    }
-  }
-
   stats(): CacheStats {
-    return {
-      entries: this.statements.size,
-      bytes: this.bytes,
-      maxEntries: this.limits.maxEntries,
-      maxBytes: this.limits.maxBytes,
-      evictions: this.evictions,
-    };
+    return this.statements.stats();
   }
 }
 

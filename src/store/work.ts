@@ -16,7 +16,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Config } from '../config.js';
 import type { StoreKind } from '../config-values.js';
 import { postgresSettings, sqlitePath, storeKind } from '../config-values.js';
-import { createPostgresPool, storeError } from './postgres-connection.js';
+import { createPostgresPool, inTransaction, storeError } from './postgres-connection.js';
 import type { Dialect } from './sql.js';
 import { postgresDialect, sqliteDialect } from './sql.js';
 
@@ -268,25 +268,12 @@ class PostgresWorkDb implements WorkDb {
     return this.outside.all<T>(text, values);
   }
 
-  async transaction<T>(work: (tx: WorkStatements) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect().catch((error: unknown) => {
-      throw storeError(error, this.shown);
-    });
-    let failed = false;
-    try {
-      await client.query('BEGIN');
-      const result = await work(postgresStatements((text, values) => this.query(client, text, values)));
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      failed = true;
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      // A connection whose transaction failed is not trusted again (it may be one cut in the middle,
-      // which the pool would otherwise hand to the next transaction), as in inTransaction.
-      client.release(failed);
-    }
+  transaction<T>(work: (tx: WorkStatements) => Promise<T>): Promise<T> {
+    return inTransaction(
+      this.pool,
+      (client) => work(postgresStatements((text, values) => this.query(client, text, values))),
+      (error) => storeError(error, this.shown),
+    );
   }
 
   async ensure(ddl: readonly string[]): Promise<void> {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Filter, FractionFilter } from '../../src/record-sets/define.js';
 import { date8, defineRecordSet, fields, int, str } from '../../src/record-sets/define.js';
-import { dotted, filterConditions, filterIndexes, filterRules, searchConditions } from '../../src/record-sets/filters.js';
+import { dotted } from '../../src/fraccion.js';
+import { filterConditions, filterIndexes, filterRules, searchConditions } from '../../src/record-sets/filters.js';
 import { recordSets } from '../../src/record-sets/index.js';
 
 const byFraction: FractionFilter = { param: 'fraccion', rule: 'fraction', field: 'FRACCION', nicoField: 'NICO' };
@@ -46,7 +47,7 @@ describe('fraction rule', () => {
     assert.equal(dotted('0101'), '0101');
     assert.equal(dotted('01012'), '0101.2');
     assert.equal(dotted('0101210'), '0101.21.0');
-    assert.equal(dotted('0101210100'), '0101.21.0100');
+    assert.equal(dotted('0101210100'), '0101.21.01.00', 'the NICO a group of its own');
   });
 });
 

@@ -1,4 +1,5 @@
 /** Reading the shipped sources, the marks of non-real records, and the shared small helpers. */
+import { dotted } from '../../fraccion.js';
 import type { Igi, Rec, Row } from './common.js';
 import { col, readCsv } from './common.js';
 import type { SpanishNomenclature } from './spanish.js';
@@ -45,7 +46,7 @@ export function isoToDate8(iso: string): string | null {
   return m ? `${m[1]}${m[2]}${m[3]}` : null;
 }
 
-export const dotted8 = (f: string): string => `${f.slice(0, 4)}.${f.slice(4, 6)}.${f.slice(6, 8)}`;
+export const dotted8 = (f: string): string => dotted(f.slice(0, 8));
 
 /** Units of Anexo 22 apéndice 7 (the SAT catalog writes the same keys with a leading zero). */
 export const UNIT_ABBREVIATIONS: Readonly<Record<string, string>> = {

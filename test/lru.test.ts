@@ -1,0 +1,56 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Lru } from '../src/lru.js';
+
+test('drops the least recently used past the number of entries, a read making an entry recent', () => {
+  const lru = new Lru<number>(2);
+  lru.set('a', 1);
+  lru.set('b', 2);
+  assert.equal(lru.get('a'), 1);
+  lru.set('c', 3);
+  assert.equal(lru.peek('b'), undefined);
+  assert.deepEqual([lru.peek('a'), lru.peek('c')], [1, 3]);
+  assert.deepEqual(lru.stats(), { entries: 2, bytes: 0, maxEntries: 2, maxBytes: Infinity, evictions: 1 });
+});
+
+test('a peek leaves the order: the entry peeked is dropped first', () => {
+  const lru = new Lru<number>(2);
+  lru.set('a', 1);
+  lru.set('b', 2);
+  assert.equal(lru.peek('a'), 1);
+  lru.set('c', 3);
+  assert.equal(lru.peek('a'), undefined);
+});
+
+test('bounds the weight, refuses an entry too heavy, counts what grows, and keeps the newest', () => {
+  const lru = new Lru<string>({ maxEntries: 10, maxBytes: 10, weight: (key, value) => key.length + value.length, maxEntryBytes: 6 });
+  lru.set('a', 'xxxx');
+  lru.set('b', 'yyyy');
+  assert.equal(lru.stats().bytes, 10);
+  lru.set('c', 'zzzzzzzzz');
+  assert.equal(lru.peek('c'), undefined, 'heavier than maxEntryBytes');
+  const value = lru.peek('a')!;
+  lru.grew('a', value, 3);
+  assert.equal(lru.peek('a'), undefined, 'the oldest went when it grew past the bound');
+  assert.deepEqual(lru.stats(), { entries: 1, bytes: 5, maxEntries: 10, maxBytes: 10, evictions: 1 });
+  lru.grew('b', 'other', 100);
+  assert.equal(lru.stats().bytes, 5, 'another value under the key does not grow');
+
+  const kept = new Lru<string>({ maxEntries: 5, maxBytes: 1, weight: (key) => key.length, keep: 1 });
+  kept.set('long key', 'v');
+  assert.equal(kept.peek('long key'), 'v');
+  kept.set('other', 'w');
+  assert.deepEqual([kept.peek('long key'), kept.peek('other')], [undefined, 'w']);
+});
+
+test('clear forgets the entries and keeps the count of evictions', () => {
+  const lru = new Lru<number>({ maxEntries: 1, maxBytes: 100, weight: () => 3 });
+  lru.set('a', 1);
+  lru.set('b', 2);
+  lru.clear();
+  assert.deepEqual(lru.stats(), { entries: 0, bytes: 0, maxEntries: 1, maxBytes: 100, evictions: 1 });
+  lru.set('a', 1);
+  lru.delete('a');
+  assert.equal(lru.count, 0);
+  assert.equal(lru.stats().bytes, 0);
+});
