@@ -6,7 +6,6 @@
  * computeContribuciones for the line alone). A slice's records are read at once per origin country;
  * a fraction's records do not depend on what else is read with them.
  */
-import { setImmediate } from 'node:timers/promises';
 import type { Static } from '@sinclair/typebox';
 import type { SinTipoCambio, TipoCambioAplicable } from '../tipos-cambio/rule.js';
 import { tipoCambioOn } from '../tipos-cambio/lookup.js';
@@ -25,8 +24,10 @@ import type { Row, Store } from '../store/store.js';
 import type { RawLine, ReadLine } from './columns.js';
 import { readLine } from './columns.js';
 import type { Hit } from './memo.js';
-import { Lru, SearchMemo } from './memo.js';
+import { SearchMemo } from './memo.js';
+import { Lru } from '../lru.js';
 import type { ResultadoSchema } from './result-schema.js';
+import { Turns } from '../turns.js';
 
 export const ESTADOS_FRACCION = ['vigente', 'nico_requerido', 'nico_inexistente', 'reemplazada', 'inexistente', 'sin_fraccion'] as const;
 export type EstadoFraccion = (typeof ESTADOS_FRACCION)[number];
@@ -106,14 +107,11 @@ export class LineChecker {
     const records = await this.records(store, lines);
     if (this.searchesAtOnce > 1) await this.searchAhead(store, lines);
     const out: Resultado[] = [];
-    let turn = performance.now();
+    // The store answers synchronously on SQLite: requests waiting on the event loop go first every few milliseconds.
+    const turns = new Turns(YIELD_AFTER_MS);
     for (const line of lines) {
       out.push(await this.checkLine(store, parameters, line, records.get(line.paisOrigen ?? '')!));
-      // The store answers synchronously on SQLite: requests waiting on the event loop go first every few milliseconds.
-      if (performance.now() - turn > YIELD_AFTER_MS) {
-        await setImmediate();
-        turn = performance.now();
-      }
+      await turns.turn();
     }
     return out;
   }

@@ -6,34 +6,7 @@
  * code, which is held once for every search that finds that code.
  */
 
-/** A map that forgets its least recently used entries beyond `size`. */
-export class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly size: number) {}
-
-  get(key: string): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.size) this.map.delete(this.map.keys().next().value!);
-  }
-
-  delete(key: string): void {
-    this.map.delete(key);
-  }
-
-  get count(): number {
-    return this.map.size;
-  }
-}
+import { Lru } from '../lru.js';
 
 /** What a line's result takes from a search hit. */
 export interface Hit {
