@@ -17,11 +17,14 @@ export interface RestCall {
 /** The arguments of a tool call, as its input schema admitted them. */
 export type Args = Readonly<Record<string, unknown>>;
 
-/** Where a tool's fields come from: parameters of a GET (by name), the JSON body of a POST, or a schema of its own. */
+/**
+ * Where a tool's fields come from, and so the REST call its arguments make (restCall): parameters of a
+ * GET (by name), the JSON body of a POST, or a schema of its own with the request it makes.
+ */
 export type ToolFields =
   | { readonly from: 'parameters'; readonly path: string; readonly names: readonly string[] }
   | { readonly from: 'body'; readonly path: string }
-  | { readonly from: 'own'; readonly schema: Readonly<Record<string, unknown>> };
+  | { readonly from: 'own'; readonly schema: Readonly<Record<string, unknown>>; readonly request: (args: Args) => RestCall };
 
 export interface ToolSpec {
   readonly name: string;
@@ -29,7 +32,6 @@ export interface ToolSpec {
   /** What the tool answers, in Spanish; the data's note (version, demo warning) is added when listed. */
   readonly description: string;
   readonly fields: ToolFields;
-  readonly request: (args: Args) => RestCall;
   /** A short Spanish text about the REST answer (already known to be a 2xx). */
   readonly summary: (answer: unknown, args: Args) => string;
 }
@@ -37,6 +39,9 @@ export interface ToolSpec {
 /** A value as a parameter's text: what the input schemas admit for a GET are strings, numbers and booleans. */
 const scalar = (value: unknown): string =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+
+/** A POST of the arguments, as they are, to `path`. */
+export const postWith = (path: string, args: Args): RestCall => ({ method: 'POST', url: path, payload: args });
 
 /** A GET of `path` (its `{name}` parts filled from the arguments) with the other arguments as its query. */
 export function getWith(path: string, args: Args): RestCall {
@@ -162,6 +167,12 @@ function explorarRequest(args: Args): RestCall {
   return { method: 'GET', url: '/api/v1/nomenclatura' };
 }
 
+/** The REST call a tool's arguments make: the GET or POST its fields name, or its own request. */
+export function restCall(fields: ToolFields, args: Args): RestCall {
+  if (fields.from === 'own') return fields.request(args);
+  return fields.from === 'body' ? postWith(fields.path, args) : getWith(fields.path, args);
+}
+
 export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'buscar_fraccion',
@@ -171,7 +182,6 @@ export const TOOLS: readonly ToolSpec[] = [
       'responde las líneas más pertinentes primero, cada una con su fracción, NICO, descripción y ruta en la nomenclatura. ' +
       'Es lo mismo que GET /api/v1/buscar.',
     fields: { from: 'parameters', path: '/api/v1/buscar', names: ['q', 'limit', 'as_of'] },
-    request: (args) => getWith('/api/v1/buscar', args),
     summary: buscarSummary,
   },
   {
@@ -182,7 +192,6 @@ export const TOOLS: readonly ToolSpec[] = [
       'cupos, cuotas compensatorias, PROSEC, permisos, regulaciones, NOM, IEPS, precios estimados, fracciones anteriores y las líneas de EUA. ' +
       '`nico` y `pais` dejan solo los registros de ese NICO o país y los que aplican a todos. Es lo mismo que GET /api/v1/ficha/{fraccion}.',
     fields: { from: 'parameters', path: '/api/v1/ficha/{fraccion}', names: ['fraccion', 'nico', 'pais', 'as_of'] },
-    request: (args) => getWith('/api/v1/ficha/{fraccion}', args),
     summary: fichaSummary,
   },
   {
@@ -193,7 +202,6 @@ export const TOOLS: readonly ToolSpec[] = [
       'preferencia que aplica (tratado, ALADI, PROSEC, cupo), con base, tasa, importe y fundamento legal, y los permisos y NOM que hay que presentar. ' +
       'Importes exactos como cadenas decimales; es una estimación informativa, no sustituye al pedimento. Es lo mismo que POST /api/v1/contribuciones.',
     fields: { from: 'body', path: '/api/v1/contribuciones' },
-    request: (args) => ({ method: 'POST', url: '/api/v1/contribuciones', payload: args }),
     summary: contribucionesSummary,
   },
   {
@@ -205,7 +213,6 @@ export const TOOLS: readonly ToolSpec[] = [
       'valor máximo de materiales no originarios, totalmente obtenido, otros) y una lectura en español del proyecto; `sin_reglas` nombra los tratados ' +
       'vigentes sin reglas cargadas. `acuerdo`, `pais` y `fecha` lo acotan. Es lo mismo que GET /api/v1/reglas-origen/{fraccion}.',
     fields: { from: 'parameters', path: '/api/v1/reglas-origen/{fraccion}', names: ['fraccion', 'acuerdo', 'pais', 'fecha', 'as_of'] },
-    request: (args) => getWith('/api/v1/reglas-origen/{fraccion}', args),
     summary: reglaOrigenSummary,
   },
   {
@@ -217,7 +224,6 @@ export const TOOLS: readonly ToolSpec[] = [
       'porcentajes exactos; nombra lo que falta para decidir. Es una estimación: no aplica de minimis, acumulación, tolerancias ni transporte directo, ' +
       'ni sustituye al certificado de origen. Es lo mismo que POST /api/v1/reglas-origen/evaluar.',
     fields: { from: 'body', path: '/api/v1/reglas-origen/evaluar' },
-    request: (args) => ({ method: 'POST', url: '/api/v1/reglas-origen/evaluar', payload: args }),
     summary: evaluarOrigenSummary,
   },
   {
@@ -227,7 +233,6 @@ export const TOOLS: readonly ToolSpec[] = [
       'Qué cambió entre la versión de los datos vigente en `desde` y la vigente en `hasta` (hoy si no se da): altas, bajas y modificaciones por ' +
       'conjunto de registros, con los registros de antes y de después; `fraccion` y `conjunto` lo acotan. Es lo mismo que GET /api/v1/cambios.',
     fields: { from: 'parameters', path: '/api/v1/cambios', names: ['desde', 'hasta', 'fraccion', 'conjunto', 'skip', 'limit'] },
-    request: (args) => getWith('/api/v1/cambios', args),
     summary: cambiosSummary,
   },
   {
@@ -236,8 +241,11 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       'Las versiones de los datos que tiene el servicio, la más reciente vigente primero: desde cuándo rige cada una, su fuente, cuándo se cargó y ' +
       'cuál es la vigente hoy. Es lo mismo que GET /api/v1/versiones (la lista va en `items`).',
-    fields: { from: 'own', schema: { type: 'object', properties: {}, additionalProperties: false } },
-    request: () => ({ method: 'GET', url: '/api/v1/versiones' }),
+    fields: {
+      from: 'own',
+      schema: { type: 'object', properties: {}, additionalProperties: false },
+      request: () => ({ method: 'GET', url: '/api/v1/versiones' }),
+    },
     summary: versionesSummary,
   },
   {
@@ -261,8 +269,8 @@ export const TOOLS: readonly ToolSpec[] = [
         },
         additionalProperties: false,
       },
+      request: explorarRequest,
     },
-    request: explorarRequest,
     summary: explorarSummary,
   },
 ];

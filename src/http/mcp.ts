@@ -20,7 +20,7 @@ import { FUENTE_2012, FUENTE_2022 } from '../data/demo/index.js';
 import { CONTRIBUCIONES_BODY_LIMIT } from './contribuciones.js';
 import type { Args, ToolSpec } from './mcp-tools.js';
 import type { RateLimit } from './rate-limit.js';
-import { TOOLS, dotted, getWith } from './mcp-tools.js';
+import { TOOLS, dotted, getWith, restCall } from './mcp-tools.js';
 import { API_VERSION } from './public.js';
 import type { OpenRoute } from './route-kinds.js';
 import type { Asker } from './mcp-ask.js';
@@ -225,7 +225,7 @@ export function mcpServer(sdk: Sdk, tools: McpTools, ask: Asker): Server {
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args: Args = request.params.arguments ?? {};
     if (!tool.validate(args)) return { content: textOf(refusal(tool.name, tool.validate.errors ?? [])), isError: true };
-    const answer = await ask(tool.request(args));
+    const answer = await ask(restCall(tool.fields, args));
     if (answer.status < 200 || answer.status >= 300) {
       return { content: textOf(detailText(answer.json)), structuredContent: answer.json as Record<string, unknown>, isError: true };
     }

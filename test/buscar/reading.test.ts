@@ -113,6 +113,22 @@ const LINES: LineRow[] = [
   line('8407330100', 'Motores de gasolina', 'De cilindrada superior a 250 cm³ pero inferior o igual a 1,000 cm³', 'Motores de émbolo de encendido por chispa'),
 ];
 
+/** A search vocabulary of the test's lines alone, built as a load builds it. */
+function vocabulary(): Vocabulary {
+  const terms = new Map<string, number>();
+  for (const e of evidenceOf(LINES, new Map(), [])) terms.set(e.TERMINO, 1);
+  return new Vocabulary({
+    documents: LINES.length,
+    terms: [...terms].map(([TERMINO, DF]) => ({ TERMINO, DF })),
+    words: vocabularyOf(LINES, [], stem),
+    synonyms: [],
+    codes: [],
+    phrases: phrasesOf(LINES, [], new Map()),
+    evidence: evidenceOf(LINES, new Map(), []),
+    ranges: rangeRowsOf(LINES),
+  });
+}
+
 function line(code: string, text: string, subheading: string, heading: string): LineRow {
   return {
     FRACCION: code.slice(0, 8),
@@ -127,21 +143,6 @@ function line(code: string, text: string, subheading: string, heading: string): 
 }
 
 describe('heading first, then the line', () => {
-  const vocabulary = (): Vocabulary => {
-    const terms = new Map<string, number>();
-    for (const e of evidenceOf(LINES, new Map(), [])) terms.set(e.TERMINO, 1);
-    return new Vocabulary({
-      documents: LINES.length,
-      terms: [...terms].map(([TERMINO, DF]) => ({ TERMINO, DF })),
-      words: vocabularyOf(LINES, [], stem),
-      synonyms: [],
-      codes: [],
-      phrases: phrasesOf(LINES, [], new Map()),
-      evidence: evidenceOf(LINES, new Map(), []),
-      ranges: rangeRowsOf(LINES),
-    });
-  };
-
   test('the head names the headings; a qualifier cannot bring in one the goods are not in', () => {
     const plan = vocabulary().plan('Bolsa de polietileno tipo camiseta para supermercado 40x60 cm');
     const headings = plan.headings.map((h) => h.heading);
@@ -171,18 +172,6 @@ describe('heading evidence', () => {
 });
 
 describe('phrase suggestions after a connecting word', () => {
-  const vocabulary = (): Vocabulary =>
-    new Vocabulary({
-      documents: LINES.length,
-      terms: evidenceOf(LINES, new Map(), []).map((e) => ({ TERMINO: e.TERMINO, DF: 1 })),
-      words: vocabularyOf(LINES, [], stem),
-      synonyms: [],
-      codes: [],
-      phrases: phrasesOf(LINES, [], new Map()),
-      evidence: evidenceOf(LINES, new Map(), []),
-      ranges: rangeRowsOf(LINES),
-    });
-
   test('the word being typed is completed with the words of the headings the head names goods in', () => {
     const suggested = (q: string): string[] =>
       vocabulary()
