@@ -8,6 +8,7 @@ import type { BuscarHit, BuscarResponse } from '../http/buscar.js';
 import { explain, get } from './api.js';
 import { alertBox, dotted, fractionDigits, fractionUrl, h, link, marked, pageUrl, show } from './dom.js';
 import { englishTexts, levelText } from './english.js';
+import { MAX_QUERY_LENGTH, MAX_SUGGEST_LENGTH } from '../limites.js';
 
 const PAGE_SIZE = 20;
 const SUGGEST_DELAY_MS = 150;
@@ -101,7 +102,8 @@ function suggestWhileTyping(input: HTMLInputElement, list: HTMLDataListElement):
   input.addEventListener('input', () => {
     clearTimeout(timer);
     const q = input.value.trim();
-    if (q.length < 2) return;
+    // A pasted invoice line is longer than suggestions read: the search itself answers it.
+    if (q.length < 2 || q.length > MAX_SUGGEST_LENGTH) return;
     timer = setTimeout(() => {
       const ticket = ++asked;
       get<unknown>('/api/v1/buscar/sugerencias', { q })
@@ -149,7 +151,16 @@ export async function showSearch(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const q = (params.get('q') ?? '').trim();
   const pageNumber = Math.max(1, Number.parseInt(params.get('pagina') ?? '1', 10) || 1);
-  const input = h('input', { id: 'q', name: 'q', type: 'search', value: q, list: 'sugerencias', autocomplete: 'off', required: true, maxlength: '200' });
+  const input = h('input', {
+    id: 'q',
+    name: 'q',
+    type: 'search',
+    value: q,
+    list: 'sugerencias',
+    autocomplete: 'off',
+    required: true,
+    maxlength: String(MAX_QUERY_LENGTH),
+  });
   const suggestions = h('datalist', { id: 'sugerencias' });
   const form = h(
     'form',

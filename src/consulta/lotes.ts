@@ -9,6 +9,7 @@ import { alertBox, chosenDate, h, link, pageUrl, show } from './dom.js';
 import { enEspanol } from './codigos.js';
 import { downloads, number, reviewSection } from './lote-resultados.js';
 import type { LoteJson } from '../http/lotes.js';
+import { MAX_BATCH_BYTES, MAX_BATCH_LINES, MAX_BATCH_NAME } from '../limites.js';
 
 type Estado = LoteJson['estado'];
 
@@ -21,7 +22,8 @@ interface Page<T> {
 }
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-const MAX_BYTES = 20 * 1024 * 1024;
+/** What a batch admits, as the page says it. */
+const BOUNDS = `${MAX_BATCH_LINES.toLocaleString('en-US')} líneas y ${MAX_BATCH_BYTES / 1024 / 1024} MiB`;
 /** Batches listed per page, and lines to review shown at a time. */
 const LIST_PAGE = 20;
 /** How often a running batch is asked for its progress; it works 100 lines per slice. */
@@ -77,8 +79,7 @@ export function refusal(error: unknown, activos?: number): string {
     });
     return [...new Set(sentences)].join(' ');
   }
-  if (error.status === 413)
-    return 'El archivo es demasiado grande: un lote admite hasta 100,000 líneas y 20 MiB, y un XLSX no puede descomprimirse en mucho más.';
+  if (error.status === 413) return `El archivo es demasiado grande: un lote admite hasta ${BOUNDS}, y un XLSX no puede descomprimirse en mucho más.`;
   if (error.status === 415) return 'Solo se aceptan archivos CSV o XLSX.';
   if (error.status === 429) {
     return `Ya tiene en cola o en proceso el máximo de lotes a la vez${activos === undefined ? '' : ` (${activos})`}. Espere a que termine alguno, o cancele uno, y envíe de nuevo.`;
@@ -108,7 +109,7 @@ function labelled(id: string, label: string, input: HTMLElement, help?: string):
 
 function sendForm(): HTMLElement {
   const file = h('input', { id: 'archivo', name: 'archivo', type: 'file', accept: `.csv,.xlsx,text/csv,${XLSX_TYPE}`, required: true });
-  const name = h('input', { id: 'nombre-lote', name: 'nombre', maxlength: '100', autocomplete: 'off' });
+  const name = h('input', { id: 'nombre-lote', name: 'nombre', maxlength: String(MAX_BATCH_NAME), autocomplete: 'off' });
   const date = h('input', { id: 'fecha-lote', name: 'fecha', type: 'date', value: chosenDate() ?? undefined });
   const country = h('input', {
     id: 'pais-lote',
@@ -129,7 +130,7 @@ function sendForm(): HTMLElement {
       'archivo',
       'Archivo CSV o XLSX',
       file,
-      'Una línea por mercancía; la primera fila nombra las columnas: descripcion o fraccion (al menos una) y, si las tiene, referencia, nico, pais_origen, valor_aduana, cantidad_umt y certificado_origen. Hasta 100,000 líneas y 20 MiB.',
+      `Una línea por mercancía; la primera fila nombra las columnas: descripcion o fraccion (al menos una) y, si las tiene, referencia, nico, pais_origen, valor_aduana, cantidad_umt y certificado_origen. Hasta ${BOUNDS}.`,
     ),
     labelled('nombre-lote', 'Nombre del lote (opcional)', name, 'Sin nombre, el lote lleva la hora de envío.'),
     labelled('fecha-lote', 'Vigente al (opcional)', date, 'La tarifa vigente ese día responde todas las líneas; sin fecha, la de hoy.'),
@@ -147,7 +148,7 @@ function sendForm(): HTMLElement {
     if (chosen === undefined) return say('Elija el archivo que quiere revisar.', file);
     const type = fileType(chosen);
     if (type === null) return say('Elija un archivo CSV o XLSX.', file);
-    if (chosen.size > MAX_BYTES) return say('El archivo es demasiado grande: un lote admite hasta 100,000 líneas y 20 MiB.', file);
+    if (chosen.size > MAX_BATCH_BYTES) return say(`El archivo es demasiado grande: un lote admite hasta ${BOUNDS}.`, file);
     const pais = country.value.trim();
     if (pais !== '' && !/^[A-Za-z]{3}$/.test(pais)) return say(QUERY_PROBLEMS['pais_origen']!, country);
     const query = new URLSearchParams();

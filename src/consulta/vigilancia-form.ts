@@ -4,6 +4,7 @@
  * field (a fraction by its line number), by the code each refusal carries (src/consulta/codigos.ts).
  */
 import { typedDigits } from '../fraccion.js';
+import { MAX_WATCH_FRACTIONS, MAX_WATCH_NAME } from '../limites.js';
 import { ApiError, explain } from './api.js';
 import { dotted, h } from './dom.js';
 import { enEspanol } from './codigos.js';
@@ -93,7 +94,12 @@ export function refusals(error: unknown, lines: readonly Line[]): { fields: Map<
       const line = lines[index];
       add('fracciones', line ? `Línea ${line.number}: «${line.text}» no es una fracción. ${FRACTION_HELP}` : `Una fracción no es válida. ${FRACTION_HELP}`);
     } else if (where === 'fracciones') {
-      add('fracciones', d.type === 'too_long' ? 'Una vigilancia admite hasta 5,000 fracciones.' : 'Pegue al menos una fracción, una por línea.');
+      add(
+        'fracciones',
+        d.type === 'too_long'
+          ? `Una vigilancia admite hasta ${MAX_WATCH_FRACTIONS.toLocaleString('en-US')} fracciones.`
+          : 'Pegue al menos una fracción, una por línea.',
+      );
     } else if (where === 'conjuntos') add('conjuntos', 'Elija al menos un conjunto de datos.');
     else if (where === 'webhook') {
       if (d.type === 'string_too_short' || d.type === 'missing') add('url', 'Escriba la dirección https donde su sistema recibe los avisos.');
@@ -131,7 +137,13 @@ export interface WatchForm {
 export function watchForm(initial: Body, submitText: string, save: (body: Body, lines: readonly Line[]) => Promise<void>): WatchForm {
   const described = (id: string, help: boolean): string => [help ? `${id}-ayuda` : '', `${id}-error`].filter(Boolean).join(' ');
   const errorSpot = (id: string): HTMLElement => h('div', { class: 'error', id: `${id}-error` });
-  const nombre = h('input', { id: 'v-nombre', name: 'nombre', maxlength: '200', autocomplete: 'off', 'aria-describedby': described('v-nombre', false) });
+  const nombre = h('input', {
+    id: 'v-nombre',
+    name: 'nombre',
+    maxlength: String(MAX_WATCH_NAME),
+    autocomplete: 'off',
+    'aria-describedby': described('v-nombre', false),
+  });
   nombre.value = initial.nombre;
   const fracciones = h('textarea', {
     id: 'v-fracciones',

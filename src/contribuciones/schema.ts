@@ -10,8 +10,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { DECIMAL_PATTERNS } from './decimals.js';
+import { MAX_CONTRIBUTION_LINES } from '../limites.js';
 
-export const MAX_LINES = 500;
 export const REGIMES = ['definitivo'] as const;
 export const MAX_EXPORTER = 300;
 
@@ -43,7 +43,7 @@ export const ContribucionesBody = Type.Object(
       description:
         'Pesos per US dollar for converting specific amounts in dollars, above 0; when not given, the rate the data holds for `fecha` is used and named in `tipo_cambio_aplicado` (a 422 on this field when it holds none)',
     }),
-    partidas: Type.Array(PartidaBody, { minItems: 1, maxItems: MAX_LINES }),
+    partidas: Type.Array(PartidaBody, { minItems: 1, maxItems: MAX_CONTRIBUTION_LINES }),
   },
   {
     $id: 'ContribucionesRequest',

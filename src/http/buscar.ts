@@ -7,7 +7,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FullTextQuery } from '../store/fulltext.js';
-import { MARK_CLOSE, MARK_OPEN, MAX_QUERY_LENGTH, buscar, queryCode } from '../store/fulltext.js';
+import { MARK_CLOSE, MARK_OPEN, buscar, queryCode } from '../store/fulltext.js';
+import { MAX_QUERY_LENGTH, MAX_SUGGEST_LENGTH } from '../limites.js';
 import { MAX_SUGGESTIONS } from '../buscar/vocabulary.js';
 import { RequestValidationError } from './errors.js';
 import type { ParamSpec } from './params.js';
@@ -23,7 +24,6 @@ const Q = {
   maxLength: MAX_QUERY_LENGTH,
   description: `Words naming the goods, in Spanish or English (case, accents, plural and gender do not matter; a word also matches as a prefix: refrig finds refrigeradores; a misspelt word of five letters or more finds its goods), an invoice line, or a tariff code of up to 10 digits (a code among words ranks its lines first). Lines with all the words come first, then those with most of them, the rarer words counting more. 1 to ${MAX_QUERY_LENGTH} characters.`,
 } as const satisfies ParamSpec;
-export const MAX_SUGGEST_LENGTH = 100;
 const SUGGEST_Q = {
   name: 'q',
   in: 'query',

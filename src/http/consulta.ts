@@ -21,11 +21,11 @@ export const CONSULTA_CSP =
 /** The page's compiled modules (tsc builds src/consulta into dist/src/consulta) and its stylesheet. */
 const SCRIPTS_DIR = join(projectRoot, 'dist', 'src', 'consulta');
 /**
- * The modules the server and the page share (src/fraccion.ts), compiled into dist/src: each imports
+ * The modules the server and the page share (src/fraccion.ts, src/limites.ts), compiled into dist/src: each imports
  * nothing. The page imports them as `../fraccion.js`, which from /consulta/static/ is /consulta/fraccion.js.
  */
 const SHARED_DIR = join(projectRoot, 'dist', 'src');
-const SHARED_MODULES = ['fraccion.js'];
+const SHARED_MODULES = ['fraccion.js', 'limites.js'];
 const STYLESHEET = join(projectRoot, 'src', 'consulta', 'consulta.css');
 
 /** The HS 2022 nomenclature in English (data/sources/hs2022), the last of the texts the hierarchy falls back to. */

@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { ESTADOS } from '../lotes/tables.js';
+import { MAX_BATCH_NAME } from '../limites.js';
 import { checked } from './typed.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -14,7 +15,7 @@ export const postQuery = checked(
     nombre: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 100,
+        maxLength: MAX_BATCH_NAME,
         description: 'A name for the batch (control characters such as CR, LF and NUL are dropped); default the upload time',
       }),
     ),

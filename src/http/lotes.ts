@@ -127,7 +127,7 @@ export function lotesRoutes(ctx: LotesContext) {
           "The body is the file itself, by its Content-Type: text/csv (UTF-8, a BOM and `;` accepted), XLSX (the first sheet) or application/x-ndjson. Columns: referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen (headers in any case, accents ignored; others kept in `extra`). The batch is stored before the 202; a file that cannot be read is refused whole with a 422 naming the line; a bad value in one line is that line's error. Up to 100,000 lines and 20 MiB (413), LOTES_POR_USUARIO batches queued or running per user (429). Every other bound (columns, a line's text, NDJSON keys and nesting, expanded XLSX parts) is refused with a 413 or 422 that names it.",
         querystring: postQuery.schema,
         body: {
-          description: `The file itself (up to ${MAX_LINES} lines and 20 MiB): columns referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen; others kept in extra`,
+          description: `The file itself (up to ${MAX_LINES} lines and ${MAX_BYTES / 1024 / 1024} MiB): columns referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen; others kept in extra`,
           content: {
             [FORMATS.csv]: {
               schema: {

@@ -10,8 +10,8 @@ import type { Entrega, Vigilancia } from '../vigilancias/vigilancias.js';
 import { isoSeconds } from '../vigilancias/vigilancias.js';
 import { droppedZeros } from '../vigilancias/advertencias.js';
 import { CAMBIOS_IN_EVENT } from '../vigilancias/events.js';
+import { MAX_WATCH_FRACTIONS, MAX_WATCH_NAME } from '../limites.js';
 
-export const MAX_FRACTIONS = 5000;
 /** 5,000 fractions typed with dots and quotes, and room to spare. */
 export const BODY_LIMIT = 256 * 1024;
 export const RECORD_SET_PATHS = recordSets.map((rs) => rs.path);
@@ -22,14 +22,14 @@ export const VigilanciaBody = Type.Object(
   {
     nombre: Type.String({
       minLength: 1,
-      maxLength: 200,
+      maxLength: MAX_WATCH_NAME,
       // One line of text: CR, LF, NUL and the other control characters would break a log line, a CSV cell or an XLSX file.
       pattern: NO_CONTROL_CHARACTERS,
       description: 'A name for people: one line, no control characters (CR, LF, tab, NUL…)',
     }),
     fracciones: Type.Array(Type.String({ maxLength: 40 }), {
       minItems: 1,
-      maxItems: MAX_FRACTIONS,
+      maxItems: MAX_WATCH_FRACTIONS,
       description: 'Codes of 2 to 10 digits in any typed form (0101, 8471.30.01, 4011.10.10.01); a prefix watches everything under it, 10 digits one NICO',
     }),
     conjuntos: Type.Optional(

@@ -18,7 +18,8 @@ import { contribucionesSources, countryKeys, readRecords, rolesOf, text } from '
 import type { Tables } from '../contribuciones/tables.js';
 import type { RecordSet } from '../record-sets/define.js';
 import { searchConditions } from '../record-sets/filters.js';
-import { MAX_QUERY_LENGTH, queryCode } from '../store/fulltext.js';
+import { queryCode } from '../store/fulltext.js';
+import { MAX_QUERY_LENGTH } from '../limites.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
 import type { RawLine, ReadLine } from './columns.js';

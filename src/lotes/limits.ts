@@ -6,12 +6,13 @@
  */
 import type { ErrorCode, ErrorParams } from '../error-codes.js';
 import { errorMessage } from '../error-codes.js';
+import { MAX_BATCH_BYTES, MAX_BATCH_LINES } from '../limites.js';
 
 export const LIMITS = {
   /** Lines kept (blank lines aside): the spec's 100,000. */
-  lines: 100_000,
+  lines: MAX_BATCH_LINES,
   /** Bytes of the file as sent: the spec's 20 MiB. */
-  bytes: 20 * 1024 * 1024,
+  bytes: MAX_BATCH_BYTES,
   /** Rows read, blank ones included: a file of blank rows costs as much to read as one of lines. */
   rows: 200_000,
   /** Columns of the header (known and extra), keys of an NDJSON line, distinct keys of an NDJSON file. */

@@ -10,8 +10,6 @@ import { prefixUpperBound } from './sql.js';
 import type { Store } from './store.js';
 import { typedDigits } from '../fraccion.js';
 
-export const MAX_QUERY_LENGTH = 200;
-
 export interface FullTextQuery {
   /** The words as typed. */
   readonly text: string;
