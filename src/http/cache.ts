@@ -25,7 +25,7 @@ export const COMPRESS_THRESHOLD = 1024;
  * A serialised response and the headers that depend on it alone, computed together once. The body is
  * kept as its UTF-8 bytes: written as a string, Node would join it to the header block and encode
  * the whole again on every response, which took a bare server from 38,000 to 18,000 answers a second
- * on an 8 KB body (docs/adr/0006-hot-path.md).
+ * on an 8 KB body (docs/hot-path.md).
  */
 export interface CachedResponse extends Written {
   readonly etag: string;
