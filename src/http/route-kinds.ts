@@ -5,7 +5,8 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterface, RouteOptions, onRequestHookHandler } from 'fastify';
+import type { RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { Datasets, VersionInForce } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
@@ -67,8 +68,11 @@ declare module 'fastify' {
   }
 }
 
-/** An open route as the routing table pairs it with its URL and method. */
-export type OpenRoute = Omit<RouteOptions, 'url' | 'method'>;
+/** An open route as the routing table pairs it with its URL and method; `G` types its request's parts (src/http/contract.ts). */
+export type OpenRoute<G extends RouteGenericInterface = RouteGenericInterface> = Omit<
+  RouteOptions<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, G>,
+  'url' | 'method'
+>;
 
 /** A method the routing table gives an operation (HEAD is served with GET). */
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -83,8 +87,8 @@ export class Operations {
 
   constructor(readonly app: FastifyInstance) {}
 
-  add(method: Method, url: string, route: OpenRoute): void {
-    this.app.route({ ...route, method, url });
+  add<G extends RouteGenericInterface>(method: Method, url: string, route: OpenRoute<G>): void {
+    this.app.route<G>({ ...route, method, url });
     this.served.set(url, [...(this.served.get(url) ?? []), ...(method === 'GET' ? ['GET', 'HEAD'] : [method])]);
   }
 
