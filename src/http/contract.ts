@@ -6,20 +6,50 @@
  * rule across fields, a value that needs today's date) is one refinement function beside the schema,
  * called by the handler on the typed value.
  */
+import { KindGuard } from '@sinclair/typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifySchema, FastifySchemaCompiler, RouteGenericInterface } from 'fastify';
 import { RequestValidationError } from './errors.js';
+import type { ParamSpec, ParsedOf } from './params.js';
+import { parseParams, partSchemas } from './params.js';
 import type { OpenRoute } from './route-kinds.js';
 import { checked, parseQuery } from './typed.js';
 
-/** The parts of a request a route checks, each by its TypeBox schema. */
+/**
+ * A part read by the contract's parameter rules (src/http/params.ts: a fraction in any typed form, an
+ * integer with spaces around it, an empty value as none, `int_parsing`), which JSON Schema cannot
+ * say: `schema` documents it, `read` is the refinement that checks and normalises it.
+ */
+export interface Read<T> {
+  readonly schema: TSchema;
+  readonly read: (value: unknown) => T;
+}
+
+/** The parts of a request a route checks, each by its TypeBox schema or read by its parameter rules. */
 export interface Parts {
-  readonly params?: TSchema;
-  readonly querystring?: TSchema;
+  readonly params?: TSchema | Read<unknown>;
+  readonly querystring?: TSchema | Read<unknown>;
   readonly body?: TSchema;
 }
 
-type StaticOf<S> = S extends TSchema ? Static<S> : unknown;
+type StaticOf<S> = S extends Read<infer T> ? T : S extends TSchema ? Static<S> : unknown;
+
+/** Fastify gives a route its path parameters and query as objects of texts (arrays for a repeated name). */
+const fields = (value: unknown): Readonly<Record<string, unknown>> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+
+/** Path parameters declared as ParamSpecs, read by their rules. */
+export function pathParams<const S extends readonly ParamSpec[]>(specs: S): Read<ParsedOf<S>> {
+  const { params } = partSchemas(specs);
+  if (params === undefined || specs.some((s) => s.in !== 'path')) throw new Error('path parameters only');
+  return { schema: params, read: (value) => parseParams(specs, fields(value), {}) };
+}
+
+/** Query parameters declared as ParamSpecs, read by their rules. */
+export function queryParams<const S extends readonly ParamSpec[]>(specs: S): Read<ParsedOf<S>> {
+  const { querystring } = partSchemas(specs);
+  if (querystring === undefined || specs.some((s) => s.in !== 'query')) throw new Error('query parameters only');
+  return { schema: querystring, read: (value) => parseParams(specs, {}, fields(value)) };
+}
 
 /** Fastify's route generic for checked parts: `request.params`, `.query` and `.body` as their schemas' types. */
 export interface Checked<P extends Parts> extends RouteGenericInterface {
@@ -50,10 +80,14 @@ function checkOf(part: keyof Parts, schema: TSchema): (value: unknown) => unknow
 }
 
 /** The object the route's schema holds for a part: a reference when the schema is named (an OpenAPI component), else the schema. */
-function declared(part: keyof Parts, schema: TSchema): object {
-  const named = schema.$id;
-  const held = named === undefined ? schema : { $ref: `${named}#` };
-  checks.set(held, checkOf(part, schema));
+function declared(part: keyof Parts, given: TSchema | Read<unknown>): object {
+  if (!KindGuard.IsSchema(given)) {
+    checks.set(given.schema, given.read);
+    return given.schema;
+  }
+  const named = given.$id;
+  const held = named === undefined ? given : { $ref: `${named}#` };
+  checks.set(held, checkOf(part, given));
   return held;
 }
 
