@@ -5,7 +5,7 @@
  * version's (src/reglas-origen/indice.ts); the answers are put together in src/reglas-origen/answer.ts;
  * this module reads the request and names the version. Bearer-protected like every business route.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { loadTables } from '../contribuciones/tables.js';
 import type { Tables } from '../contribuciones/tables.js';
 import { ownFractionFilter } from '../record-sets/define.js';
@@ -25,7 +25,9 @@ import type { ParamSpec } from './params.js';
 import { parseParams } from './params.js';
 import type { OpenRoute, ProtectedGet } from './route-kinds.js';
 import { asOfIfValid } from './route-kinds.js';
-import { checked } from './typed.js';
+import type { Static } from '@sinclair/typebox';
+import type { Checked } from './contract.js';
+import { typed } from './contract.js';
 import { typedDigits } from '../fraccion.js';
 import type { ErrorCode } from '../error-codes.js';
 import { errorMessage } from '../error-codes.js';
@@ -149,7 +151,7 @@ export function reglasOrigenRoute(ctx: ReglasOrigenContext): ProtectedGet<Parame
 /** A body of 1,000 materials with long descriptions fits; a larger one is a 413. */
 export const EVALUAR_BODY_LIMIT = 1024 * 1024;
 
-const body = checked(EvaluarBody, 'body');
+const evaluarParts = { body: EvaluarBody };
 
 export interface EvaluarContext {
   readonly datasets: Datasets;
@@ -158,8 +160,11 @@ export interface EvaluarContext {
 }
 
 /** The evaluation of a bill of materials, as the MCP tool and the route answer it. */
-export async function evaluarOrigen(datasets: Datasets, tables: Tables, raw: unknown): Promise<{ answer: EvaluarOrigen; version: string | undefined }> {
-  const b = body.parse(raw);
+export async function evaluarOrigen(
+  datasets: Datasets,
+  tables: Tables,
+  b: Static<typeof EvaluarBody>,
+): Promise<{ answer: EvaluarOrigen; version: string | undefined }> {
   let digits = fraccionDe(b.fraccion, ['body', 'fraccion']);
   if (b.nico !== undefined && b.nico !== null) {
     if (digits.length === 10 && digits.slice(8) !== b.nico) throw refused('ORIGEN_NICO_MISMATCH', ['body', 'nico'], b.nico);
@@ -204,10 +209,10 @@ export async function evaluarOrigen(datasets: Datasets, tables: Tables, raw: unk
   return { answer, version: version?.version };
 }
 
-export function evaluarOrigenRoute(app: FastifyInstance, ctx: EvaluarContext): OpenRoute {
+export function evaluarOrigenRoute(app: FastifyInstance, ctx: EvaluarContext): OpenRoute<Checked<typeof evaluarParts>> {
   for (const schema of [EvaluarBody, EvaluarOrigenSchema]) app.addSchema(schema);
   const tables = ctx.tables ?? loadTables();
-  return {
+  return typed(evaluarParts, {
     onRequest: ctx.protect,
     bodyLimit: EVALUAR_BODY_LIMIT,
     config: {
@@ -238,7 +243,6 @@ export function evaluarOrigenRoute(app: FastifyInstance, ctx: EvaluarContext): O
         'tolerances, direct transport) are not applied. From the dataset version in force on `fecha`; 404 for a fraction the data does not hold.',
       tags: ['reglas-origen'],
       security: [{ HTTPBearer: [] }],
-      body: { $ref: 'EvaluarOrigenRequest#' },
       response: {
         200: { description: 'Successful Response', $ref: 'EvaluarOrigenResponse#' },
         401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
@@ -247,11 +251,11 @@ export function evaluarOrigenRoute(app: FastifyInstance, ctx: EvaluarContext): O
         422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
       },
     },
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+    handler: async (request, reply) => {
       const { answer, version } = await evaluarOrigen(ctx.datasets, tables, request.body);
       if (version !== undefined) void reply.header('x-dataset-version', version);
       // An answer about one bill of materials, computed on request: never stored by a cache on the way.
       return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(answer));
     },
-  };
+  });
 }
