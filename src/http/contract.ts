@@ -29,7 +29,7 @@ export interface Read<T> {
 export interface Parts {
   readonly params?: TSchema | Read<unknown>;
   readonly querystring?: TSchema | Read<unknown>;
-  readonly body?: TSchema;
+  readonly body?: TSchema | Read<unknown>;
 }
 
 type StaticOf<S> = S extends Read<infer T> ? T : S extends TSchema ? Static<S> : unknown;
