@@ -11,7 +11,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifySchema, FastifySchemaCompiler, RouteGenericInterface } from 'fastify';
 import { RequestValidationError } from './errors.js';
 import type { ParamSpec, ParsedOf } from './params.js';
-import { parseParams, partSchemas } from './params.js';
+import { fields, parseParams, partSchemas } from './params.js';
 import type { OpenRoute } from './route-kinds.js';
 import { checked, parseQuery } from './typed.js';
 
@@ -33,9 +33,6 @@ export interface Parts {
 }
 
 type StaticOf<S> = S extends Read<infer T> ? T : S extends TSchema ? Static<S> : unknown;
-
-/** Fastify gives a route its path parameters and query as objects of texts (arrays for a repeated name). */
-const fields = (value: unknown): Readonly<Record<string, unknown>> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
 
 /** Path parameters declared as ParamSpecs, read by their rules. */
 export function pathParams<const S extends readonly ParamSpec[]>(specs: S): Read<ParsedOf<S>> {

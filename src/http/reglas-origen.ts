@@ -122,14 +122,13 @@ export function reglasOrigenRoute(ctx: ReglasOrigenContext): ProtectedGet<Parame
     tag: 'reglas-origen',
     params: PARAMS,
     responses: { 404: { description: 'No such fraction', $ref: 'ErrorMessage#' } },
-    urlNamesParameters: (request) => {
-      const query = request.query as Record<string, unknown>;
+    urlNamesParameters: ({ query }) => {
       return [query['fecha'], query['as_of']].some((v) => typeof v === 'string' && v.trim() !== '');
     },
-    parse: (request) => {
-      const p = parseParams(PARAMS, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
+    parse: ({ path, query }) => {
+      const p = parseParams(PARAMS, path, query);
       const digits = fraccionDe(p.fraccion ?? '', ['path', 'fraccion']);
-      const asOf = asOfIfValid(request.query as Record<string, unknown>);
+      const asOf = asOfIfValid(query);
       const fecha = p.fecha ?? asOf ?? ctx.datasets.today();
       if (p.pais !== undefined && !paisValido(p.pais, tables)) throw refused('ORIGEN_UNKNOWN_COUNTRY', ['query', 'pais'], p.pais);
       return { digits, acuerdo: p.acuerdo?.trim() || undefined, pais: p.pais, fecha, asOf };
