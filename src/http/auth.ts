@@ -252,7 +252,6 @@ export function meRoute(protect: onRequestHookHandler): OpenRoute {
       security: [{ HTTPBearer: [] }],
       response: {
         200: { description: 'Successful Response', ...UserAnswer },
-        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
       },
     },
     handler: (request): Static<typeof UserAnswer> => {

@@ -104,7 +104,6 @@ export function cambiosRoute(ctx: CambiosContext): OpenRoute<Checked<typeof part
       security: [{ HTTPBearer: [] }],
       response: {
         200: { description: 'Successful Response', ...Cambios },
-        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
         404: { description: 'No dataset in force on desde', $ref: 'ErrorMessage#' },
         422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
       },

@@ -103,7 +103,6 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
       security: [{ HTTPBearer: [] }],
       response: {
         200: { description: 'Successful Response', $ref: 'ContribucionesResponse#' },
-        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
         404: { description: "A line's fraction (and NICO) is not in the data", $ref: 'ErrorMessage#' },
         413: { description: 'The body is over 1 MiB', $ref: 'ErrorMessage#' },
         422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },

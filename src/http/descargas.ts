@@ -100,7 +100,6 @@ export function descargasRoute(ctx: DescargasContext): OpenRoute<Checked<{ param
         security: [{ HTTPBearer: [] }],
         response: {
           200: { description: 'The file: text/csv, application/json (manifest.json) or text/plain (SHA256SUMS)' },
-          401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
           404: { description: 'No such version or file', $ref: 'ErrorMessage#' },
         },
       },

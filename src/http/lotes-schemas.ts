@@ -73,7 +73,6 @@ export const ResultadosPageSchema = Type.Object(
 );
 
 export const errors = {
-  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
   422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
 };
 export const notFoundResponse = { 404: { description: 'No batch of yours with this id', $ref: 'ErrorMessage#' } };

@@ -244,7 +244,6 @@ export function evaluarOrigenRoute(app: FastifyInstance, ctx: EvaluarContext): O
       security: [{ HTTPBearer: [] }],
       response: {
         200: { description: 'Successful Response', $ref: 'EvaluarOrigenResponse#' },
-        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
         404: { description: 'The fraction (and NICO) is not in the data, or no dataset is in force on `fecha`', $ref: 'ErrorMessage#' },
         413: { description: 'The body is over 1 MiB', $ref: 'ErrorMessage#' },
         422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },

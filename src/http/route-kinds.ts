@@ -22,7 +22,6 @@ export const CORS_PREFLIGHT = 'corsPreflight';
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 const errorResponses = {
-  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
   422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
 };
 
@@ -162,7 +161,7 @@ interface ProtectedGetBase<P, S extends TSchema> {
    * the OpenAPI response. One with an `$id` is added to the app's schemas and referred to by it.
    */
   readonly ok: S;
-  /** Responses besides the 200, and the 401 and 422 every protected route documents. */
+  /** Responses besides the 200 and the 422 every protected route documents (the guard's 401 is the document's, src/http/openapi.ts). */
   readonly responses?: Readonly<Record<number, Readonly<Record<string, unknown>>>>;
   /** What the route works out from the store for its parameters, before it is serialised. */
   readonly compute: (store: Store, parameters: P) => Promise<Static<S>>;

@@ -31,8 +31,6 @@ const Version = Type.Object({
 });
 export type Version = Static<typeof Version>;
 
-const unauthorised = { 401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' } };
-
 export function versionesRoute(ctx: VersionesContext): OpenRoute {
   return {
     onRequest: ctx.protect,
@@ -44,7 +42,7 @@ export function versionesRoute(ctx: VersionesContext): OpenRoute {
         'counts, and whether it is the one in force today (Mexico City), which answers requests that name no `as_of`.',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
-      response: { 200: { description: 'Successful Response', ...Type.Array(Version) }, ...unauthorised },
+      response: { 200: { description: 'Successful Response', ...Type.Array(Version) } },
     },
     handler: (): Version[] => {
       const current = ctx.datasets.current().version;
@@ -93,7 +91,6 @@ export function versionRoute(ctx: VersionesContext): OpenRoute<Checked<{ params:
         response: {
           200: { description: 'Successful Response', ...VersionDetail },
           404: { description: 'No such version', $ref: 'ErrorMessage#' },
-          ...unauthorised,
         },
       },
       handler: async (request): Promise<VersionDetail> => {

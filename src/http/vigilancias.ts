@@ -68,7 +68,6 @@ function operation<P extends Parts, R>(protect: onRequestHookHandler, spec: Oper
       security: [{ HTTPBearer: [] }],
       response: {
         [spec.status]: spec.response ? { description: 'Successful Response', $ref: `${spec.response}#` } : { description: 'No Content', type: 'null' },
-        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
         ...(spec.parts.params ? { 404: { description: 'No such watch list of this user', $ref: 'ErrorMessage#' } } : {}),
         422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
         ...spec.extra,
