@@ -1,6 +1,6 @@
 /**
  * The batches' schemas (../shared/spec/lotes.md): the queries they take and the answers they give, one
- * TypeBox schema each (src/http/typed.ts), and the pieces every batch operation's document shares.
+ * TypeBox schema each (checked by Fastify, src/http/contract.ts), and the pieces every batch operation's document shares.
  */
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';

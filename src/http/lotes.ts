@@ -4,7 +4,7 @@
  * background; `GET /api/v1/lotes[/{id}]` follows it, `DELETE` cancels or removes it,
  * `GET /api/v1/lotes/{id}/resultados` reads the results as JSON pages or streams them as a file. A
  * batch belongs to the user who sent it: another user gets 404. One TypeBox schema per query and
- * answer (src/http/typed.ts); answers are written in the schema's order by JSON.stringify.
+ * answer (src/http/contract.ts); answers are written in the schema's order by JSON.stringify.
  */
 import { randomUUID } from 'node:crypto';
 
