@@ -7,7 +7,7 @@ import cors from '@fastify/cors';
 import etag from '@fastify/etag';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { loadTables } from './contribuciones/tables.js';
 import { LineChecker } from './lotes/answer.js';
 import { LotesTables } from './lotes/tables.js';
@@ -25,7 +25,7 @@ import { COMPRESS_THRESHOLD, ResponseCache } from './http/cache.js';
 import type { LogOutput } from './http/logging.js';
 import { loggerOptions, requestLogger } from './http/logging.js';
 import { registerObservability, requestIds } from './http/observe.js';
-import { validatorCompiler } from './http/contract.js';
+import { buildValidator } from './http/contract.js';
 import { registerErrorHandling } from './http/errors.js';
 import { DirectRoutes, FastPath } from './http/fast-path.js';
 import { clientErrorHandler, closeSilentConnections, connectionLimits, frameworkError, registerProtection } from './http/protection.js';
@@ -65,11 +65,6 @@ export interface AppOptions {
    */
   internalUser?: User;
 }
-
-/** The one validator compiler for every scope (src/http/contract.ts); Fastify's type for the factory speaks of Ajv's compile only. */
-const buildValidator = (() => validatorCompiler) as unknown as NonNullable<
-  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
->;
 
 /** Outside the embedded demo the secret is the operator's own; server.ts fills in the demo's. */
 export const MIN_SECRET_BYTES = 32;

@@ -8,7 +8,7 @@
  */
 import { KindGuard } from '@sinclair/typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { FastifySchema, FastifySchemaCompiler, RouteGenericInterface } from 'fastify';
+import type { FastifySchema, FastifySchemaCompiler, FastifyServerOptions, RouteGenericInterface } from 'fastify';
 import { RequestValidationError } from './errors.js';
 import type { ParamSpec, ParsedOf } from './params.js';
 import { fields, parseParams, partSchemas } from './params.js';
@@ -120,3 +120,8 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema }) =>
     }
   };
 };
+
+/** The factory of that compiler, as Fastify's options take it for every scope; Fastify's type for the factory speaks of Ajv's compile only. */
+export const buildValidator = (() => validatorCompiler) as unknown as NonNullable<
+  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+>;
