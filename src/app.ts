@@ -7,7 +7,7 @@ import cors from '@fastify/cors';
 import etag from '@fastify/etag';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { loadTables } from './contribuciones/tables.js';
 import { LineChecker } from './lotes/answer.js';
 import { LotesTables } from './lotes/tables.js';
@@ -25,6 +25,7 @@ import { COMPRESS_THRESHOLD, ResponseCache } from './http/cache.js';
 import type { LogOutput } from './http/logging.js';
 import { loggerOptions, requestLogger } from './http/logging.js';
 import { registerObservability, requestIds } from './http/observe.js';
+import { buildValidator } from './http/contract.js';
 import { registerErrorHandling } from './http/errors.js';
 import { DirectRoutes, FastPath } from './http/fast-path.js';
 import { clientErrorHandler, closeSilentConnections, connectionLimits, frameworkError, registerProtection } from './http/protection.js';
@@ -64,11 +65,6 @@ export interface AppOptions {
    */
   internalUser?: User;
 }
-
-/** Fastify's validator factory, for every scope: each compiled check accepts (see the option's use below). */
-const NO_VALIDATION = (() => () => () => true) as unknown as NonNullable<
-  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
->;
 
 /** Outside the embedded demo the secret is the operator's own; server.ts fills in the demo's. */
 export const MIN_SECRET_BYTES = 32;
@@ -149,10 +145,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Errors before routing, in the contract's shape with the request id and security headers (src/http/protection.ts).
     frameworkErrors: (error, request, reply) => frameworkError(error, request as FastifyRequest, reply as unknown as FastifyReply),
     clientErrorHandler: clientErrorHandler(() => requestId({ headers: {} })),
-    // Parameters and bodies are read by the routes themselves, with the original's rules and error
-    // shapes (src/http/params.ts, src/http/typed.ts); the schemas document them. Given to every scope,
-    // plugins' included, as setValidatorCompiler on the root is not.
-    schemaController: { compilersFactory: { buildValidator: NO_VALIDATION, buildSerializer: sharedSerializers } },
+    // Each route's declared parts are checked by their TypeBox schemas, in the contract's error shapes
+    // (src/http/contract.ts). Given to every scope, plugins' included, as setValidatorCompiler on the root is not.
+    schemaController: { compilersFactory: { buildValidator, buildSerializer: sharedSerializers } },
   });
   closeSilentConnections(app);
   if (options.onRoute) app.addHook('onRoute', options.onRoute);

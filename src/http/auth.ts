@@ -12,6 +12,8 @@ import type { Store, User } from '../store/store.js';
 import type { ValidationDetail, HttpError } from './errors.js';
 import { RequestValidationError, refusal } from './errors.js';
 import { bearerOf, bearerToken } from './rate-limit.js';
+import type { Checked } from './contract.js';
+import { typed } from './contract.js';
 import type { OpenRoute } from './route-kinds.js';
 import { nullableText } from './schemas.js';
 
@@ -145,8 +147,9 @@ const UserAnswer = Type.Object(
 
 /**
  * The login body as FastAPI validates a Pydantic model: every problem listed, in Pydantic's words,
- * each repeating the whole body as its input (the schema's check, src/http/typed.ts, names a large
- * input instead of repeating it: the original's 422s here repeat it).
+ * each repeating the whole body as its input, and no body a `missing` one (the schema's check,
+ * src/http/typed.ts, names a large input instead of repeating it: the original's 422s here repeat it).
+ * The login route's refinement of its schema (src/http/contract.ts).
  */
 function parseLoginBody(body: unknown): LoginRequest {
   if (body === undefined || body === null || body === '') {
@@ -157,16 +160,20 @@ function parseLoginBody(body: unknown): LoginRequest {
       { type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: body },
     ]);
   }
-  const record = body as Record<string, unknown>;
+  const record = new Map<string, unknown>(Object.entries(body));
   const errors: ValidationDetail[] = [];
   for (const name of Object.keys(LoginRequest.properties)) {
-    const value = record[name];
+    const value = record.get(name);
     if (value === undefined) errors.push({ type: 'missing', loc: ['body', name], msg: 'Field required', input: body });
     else if (typeof value !== 'string') errors.push({ type: 'string_type', loc: ['body', name], msg: 'Input should be a valid string', input: value });
   }
-  if (errors.length > 0) throw new RequestValidationError(errors);
-  return { username: record['username'] as string, password: record['password'] as string };
+  const username = record.get('username');
+  const password = record.get('password');
+  if (errors.length > 0 || typeof username !== 'string' || typeof password !== 'string') throw new RequestValidationError(errors);
+  return { username, password };
 }
+
+const loginParts = { body: { schema: LoginRequest, read: parseLoginBody } };
 
 async function checkCredentials(store: Store, username: string, password: string): Promise<User | null> {
   const plausible = username.length <= MAX_USERNAME && password.length <= MAX_PASSWORD;
@@ -196,8 +203,8 @@ export function acceptAnyBody(app: FastifyInstance): void {
   });
 }
 
-export function loginRoute(ctx: LoginContext): OpenRoute {
-  return {
+export function loginRoute(ctx: LoginContext): OpenRoute<Checked<typeof loginParts>> {
+  return typed(loginParts, {
     schema: {
       operationId: 'login',
       summary: 'Exchange a username and password for a bearer access token',
@@ -206,7 +213,6 @@ export function loginRoute(ctx: LoginContext): OpenRoute {
         '`Authorization: Bearer <access_token>` to every business operation. Wrong credentials give 401; repeated failures for a ' +
         'username or from an address give 429 with Retry-After, even with the right password, until the wait is over.',
       tags: ['auth'],
-      body: LoginRequest,
       response: {
         200: { description: 'Successful Response', ...Token },
         401: { description: 'Incorrect username or password', $ref: 'ErrorMessage#' },
@@ -214,8 +220,8 @@ export function loginRoute(ctx: LoginContext): OpenRoute {
         429: { description: 'Too many failed attempts for this username or address; see Retry-After', $ref: 'ErrorMessage#' },
       },
     },
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const { username, password } = parseLoginBody(request.body);
+    handler: async (request, reply) => {
+      const { username, password } = request.body;
       const wait = ctx.throttle.retryAfter(username, request.ip);
       if (wait > 0) {
         throw refusal('LOGIN_THROTTLED', {}, { 'retry-after': String(wait) });
@@ -231,7 +237,7 @@ export function loginRoute(ctx: LoginContext): OpenRoute {
       const token: Static<typeof Token> = await ctx.tokens.issue(user.username);
       return reply.header('cache-control', 'no-store').send(token);
     },
-  };
+  });
 }
 
 /** The user the bearer token names, behind the same guard as the business routes. */
@@ -246,7 +252,6 @@ export function meRoute(protect: onRequestHookHandler): OpenRoute {
       security: [{ HTTPBearer: [] }],
       response: {
         200: { description: 'Successful Response', ...UserAnswer },
-        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
       },
     },
     handler: (request): Static<typeof UserAnswer> => {

@@ -116,8 +116,7 @@ export function buscarRoute(): ProtectedGet<FullTextQuery, typeof BuscarResponse
     tag: 'buscar',
     params: PARAMS,
     ok: BuscarResponse,
-    parse: (request): FullTextQuery => {
-      const query = request.query as Record<string, unknown>;
+    parse: ({ query }): FullTextQuery => {
       const q = checkQuery(query['q'], Q);
       const { skip, limit } = parseParams(PAGING, {}, query);
       return { text: q, code: queryCode(q), skip, limit };
@@ -138,7 +137,7 @@ export function sugerenciasRoute(): ProtectedGet<string, typeof SugerenciasRespo
     tag: 'buscar',
     params: [SUGGEST_Q],
     ok: SugerenciasResponse,
-    parse: (request): string => checkQuery((request.query as Record<string, unknown>)['q'], SUGGEST_Q),
+    parse: ({ query }): string => checkQuery(query['q'], SUGGEST_Q),
     compute: async (store, q) => ({ items: await store.suggest(q) }),
   };
 }

@@ -16,7 +16,9 @@ import type { Datasets } from '../store/datasets.js';
 import type { VersionInfo } from '../store/versions.js';
 import { RequestValidationError, refusal, valueError } from './errors.js';
 import type { ParamSpec } from './params.js';
-import { PAGING, parseParams, partSchemas } from './params.js';
+import { PAGING } from './params.js';
+import type { Checked } from './contract.js';
+import { queryParams, typed } from './contract.js';
 import type { OpenRoute } from './route-kinds.js';
 import { nullableText } from './schemas.js';
 
@@ -85,8 +87,11 @@ function hastaBeforeDesde(desde: string, given: string | undefined, hasta: strin
   return new RequestValidationError([valueError('CAMBIOS_DESDE_AFTER_TODAY', ['query', 'desde'], desde, { hasta })]);
 }
 
-export function cambiosRoute(ctx: CambiosContext): OpenRoute {
-  return {
+/** The query, read by the parameters' rules; `desde` being required and `hasta` not before it are the handler's refinements. */
+const parts = { querystring: queryParams(PARAMS) };
+
+export function cambiosRoute(ctx: CambiosContext): OpenRoute<Checked<typeof parts>> {
+  return typed(parts, {
     onRequest: ctx.protect,
     schema: {
       operationId: 'cambios',
@@ -97,16 +102,14 @@ export function cambiosRoute(ctx: CambiosContext): OpenRoute {
         'with the total; 404 when no version is in force on `desde`.',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
-      ...partSchemas(PARAMS),
       response: {
         200: { description: 'Successful Response', ...Cambios },
-        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
         404: { description: 'No dataset in force on desde', $ref: 'ErrorMessage#' },
         422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
       },
     },
     handler: async (request): Promise<Cambios> => {
-      const p = parseParams(PARAMS, {}, request.query as Record<string, unknown>);
+      const p = request.query;
       const desde = p.desde;
       if (desde === undefined) throw new RequestValidationError([{ type: 'missing', loc: ['query', 'desde'], msg: 'Field required', input: null }]);
       const given = p.hasta;
@@ -127,5 +130,5 @@ export function cambiosRoute(ctx: CambiosContext): OpenRoute {
       const name = (v: VersionInfo): string => v.version;
       return { desde_version: name(from.version), hasta_version: name(to.version), items, total, skip, limit };
     },
-  };
+  });
 }

@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { FastifyReply } from 'fastify';
 import { projectRoot } from '../config-values.js';
+import { Type } from '@sinclair/typebox';
+import type { Checked } from './contract.js';
+import { typed } from './contract.js';
 import type { OpenRoute } from './route-kinds.js';
 
 /**
@@ -182,15 +185,20 @@ export function consultaPages(): OpenRoute {
 }
 
 /** `/consulta/static/:file`: the page's modules and stylesheet, read once, and the English HS texts. */
-export function consultaFiles(): OpenRoute {
+const FilePath = Type.Object({ file: Type.String() });
+
+export function consultaFiles(): OpenRoute<Checked<{ params: typeof FilePath }>> {
   const assets = loadAssets();
-  return {
-    schema: { hide: true },
-    handler: (request, reply) => {
-      const file = (request.params as { file: string }).file;
-      const asset = assets.get(file) ?? englishAsset(file);
-      if (asset === undefined) return reply.code(404).send({ detail: 'Not Found' });
-      return pageHeaders(reply).type(asset.type).send(asset.body);
+  return typed(
+    { params: FilePath },
+    {
+      schema: { hide: true },
+      handler: (request, reply) => {
+        const { file } = request.params;
+        const asset = assets.get(file) ?? englishAsset(file);
+        if (asset === undefined) return reply.code(404).send({ detail: 'Not Found' });
+        return pageHeaders(reply).type(asset.type).send(asset.body);
+      },
     },
-  };
+  );
 }

@@ -6,7 +6,7 @@
  * every line are read in one batch per record set; the computation is pure (src/contribuciones/).
  * Bearer-protected like every business route, checked before the body is read.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import pLimit from 'p-limit';
 import { contribucionesResult } from '../contribuciones/answer.js';
 import { answerJson, paced } from '../contribuciones/compute.js';
@@ -20,8 +20,9 @@ import { conNotasDeOrigen } from '../reglas-origen/contribuciones.js';
 import { indiceDeStore } from '../reglas-origen/indice.js';
 import { mexicoCityDate } from '../store/versions.js';
 import type { Store } from '../store/store.js';
+import type { Checked } from './contract.js';
+import { typed } from './contract.js';
 import type { OpenRoute } from './route-kinds.js';
-import { checked } from './typed.js';
 
 /** A body of 500 lines fits with room to spare; a larger one is a 413. */
 export const CONTRIBUCIONES_BODY_LIMIT = 1024 * 1024;
@@ -66,8 +67,6 @@ const REQUEST_EXAMPLES = {
   },
 } satisfies Record<string, { summary: string; value: ContribucionesBody }>;
 
-const body = checked(ContribucionesBody, 'body');
-
 /**
  * Estimates computed at once; the others wait their turn, without holding the event loop. Each one
  * gives the loop a turn every TURN_BUDGET_MS, but every estimate in progress takes its budget on each
@@ -78,7 +77,9 @@ const body = checked(ContribucionesBody, 'body');
 const ESTIMATES_AT_ONCE = 2;
 
 /** The route, for the routing table (routes.ts); its schemas are added to `app` for the responses to refer to. */
-export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesContext): OpenRoute {
+const parts = { body: ContribucionesBody };
+
+export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesContext): OpenRoute<Checked<typeof parts>> {
   for (const schema of [ContribucionesBody, ...ANSWER_SCHEMAS]) app.addSchema(schema);
   const sources = contribucionesSources(ctx.recordSets);
   const tables = ctx.tables ?? loadTables();
@@ -86,7 +87,7 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
   const ratesStore = ctx.ratesStore ?? ctx.store;
   const today = ctx.today ?? (() => mexicoCityDate(new Date()));
   const inTurn = pLimit(ESTIMATES_AT_ONCE);
-  return {
+  return typed(parts, {
     onRequest: ctx.protect,
     bodyLimit: CONTRIBUCIONES_BODY_LIMIT,
     config: { requestExamples: REQUEST_EXAMPLES },
@@ -100,10 +101,8 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
         'from the dataset version in force on `fecha` (Ley Aduanera art. 56); 404 when a fraction is not in it.',
       tags: ['contribuciones'],
       security: [{ HTTPBearer: [] }],
-      body: { $ref: 'ContribucionesRequest#' },
       response: {
         200: { description: 'Successful Response', $ref: 'ContribucionesResponse#' },
-        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
         404: { description: "A line's fraction (and NICO) is not in the data", $ref: 'ErrorMessage#' },
         413: { description: 'The body is over 1 MiB', $ref: 'ErrorMessage#' },
         422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
@@ -111,8 +110,8 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
     },
     // Serialised here rather than by the response schema, which would put optional fields (tasa, cuota,
     // acuerdo) after the required ones: the answer keeps the contract's order; the schema documents it.
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const parameters = contribucionesParameters(body.parse(request.body), today());
+    handler: async (request, reply) => {
+      const parameters = contribucionesParameters(request.body, today());
       const { store, version } = storeOn(parameters.fecha);
       if (version !== undefined) void reply.header('x-dataset-version', version);
       const json = await inTurn(async () => {
@@ -124,5 +123,5 @@ export function contribucionesRoute(app: FastifyInstance, ctx: ContribucionesCon
       // An answer about one shipment, computed on request: never stored by a cache on the way.
       return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(json);
     },
-  };
+  });
 }

@@ -199,8 +199,8 @@ export function fichaRoute(recordSets: Registry, today: () => string = () => mex
     tag: 'ficha',
     params: PARAMS,
     responses: { 404: { description: 'No such fraction', $ref: 'ErrorMessage#' } },
-    parse: (request) => {
-      const p = parseParams(PARAMS, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
+    parse: ({ path, query }) => {
+      const p = parseParams(PARAMS, path, query);
       // A blank fraction (spaces, dots) parses as none, and is refused below as any other wrong length.
       const digits = String(p.fraccion);
       if (digits.length !== 8 && digits.length !== 10) {
@@ -209,12 +209,12 @@ export function fichaRoute(recordSets: Registry, today: () => string = () => mex
             type: 'string_pattern_mismatch',
             loc: ['path', 'fraccion'],
             msg: 'A ficha is for one fraction: 8 digits, or 10 for fraction + NICO',
-            input: (request.params as Record<string, string>)['fraccion'],
+            input: path['fraccion'],
             ctx: { pattern: '^[0-9]{8}([0-9]{2})?$' },
           },
         ]);
       }
-      return { digits, nico: p.nico, pais: p.pais, fecha: asOfIfValid(request.query as Record<string, unknown>) ?? today() };
+      return { digits, nico: p.nico, pais: p.pais, fecha: asOfIfValid(query) ?? today() };
     },
     // The answer is put together record set by record set, from the same list the schema is built
     // from; TypeScript cannot follow that loop, so this is the one place its type is asserted.

@@ -1,53 +1,46 @@
 /**
  * The batches' schemas (../shared/spec/lotes.md): the queries they take and the answers they give, one
- * TypeBox schema each (src/http/typed.ts), and the pieces every batch operation's document shares.
+ * TypeBox schema each (checked by Fastify, src/http/contract.ts), and the pieces every batch operation's document shares.
  */
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { ESTADOS } from '../lotes/tables.js';
 import { MAX_BATCH_NAME } from '../limites.js';
-import { checked } from './typed.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const postQuery = checked(
-  Type.Object({
-    nombre: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: MAX_BATCH_NAME,
-        description: 'A name for the batch (control characters such as CR, LF and NUL are dropped); default the upload time',
-      }),
-    ),
-    fecha: Type.Optional(
-      Type.String({ format: 'date', description: 'The version in force that day answers every line (YYYY-MM-DD); default today in Mexico City' }),
-    ),
-    pais_origen: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Country of origin (Anexo 22 key) of the lines that give none' })),
-  }),
-  'query',
-);
+export const PostQuery = Type.Object({
+  nombre: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_BATCH_NAME,
+      description: 'A name for the batch (control characters such as CR, LF and NUL are dropped); default the upload time',
+    }),
+  ),
+  fecha: Type.Optional(
+    Type.String({ format: 'date', description: 'The version in force that day answers every line (YYYY-MM-DD); default today in Mexico City' }),
+  ),
+  pais_origen: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Country of origin (Anexo 22 key) of the lines that give none' })),
+});
 
 const paging = {
   skip: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Number of items to skip' }),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Maximum number of items returned' }),
 };
-export const listQuery = checked(Type.Object(paging), 'query');
+export const ListQuery = Type.Object(paging);
 
 export const FORMATOS = ['json', 'csv', 'xlsx', 'ndjson'] as const;
 export type Formato = (typeof FORMATOS)[number];
-export const resultsQuery = checked(
-  Type.Object({
-    formato: Type.Optional(
-      Type.Union(
-        FORMATOS.map((f) => Type.Literal(f)),
-        { description: 'json (pages), or a whole file: csv, xlsx, ndjson; else the Accept header decides' },
-      ),
+export const ResultsQuery = Type.Object({
+  formato: Type.Optional(
+    Type.Union(
+      FORMATOS.map((f) => Type.Literal(f)),
+      { description: 'json (pages), or a whole file: csv, xlsx, ndjson; else the Accept header decides' },
     ),
-    solo_revisar: Type.Optional(Type.Boolean({ description: 'Only the lines to review' })),
-    ...paging,
-  }),
-  'query',
-);
+  ),
+  solo_revisar: Type.Optional(Type.Boolean({ description: 'Only the lines to review' })),
+  ...paging,
+});
 
 export const LoteSchema = Type.Object(
   {
@@ -81,9 +74,8 @@ export const ResultadosPageSchema = Type.Object(
 );
 
 export const errors = {
-  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
   422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
 };
 export const notFoundResponse = { 404: { description: 'No batch of yours with this id', $ref: 'ErrorMessage#' } };
-export const idParam = { type: 'object', properties: { id: { type: 'string', description: 'The batch id (a UUID)' } }, required: ['id'] };
+export const IdParam = Type.Object({ id: Type.String({ description: 'The batch id (a UUID)' }) });
 export const common = { tags: ['lotes'], security: [{ HTTPBearer: [] }] };

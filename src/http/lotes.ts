@@ -4,7 +4,7 @@
  * background; `GET /api/v1/lotes[/{id}]` follows it, `DELETE` cancels or removes it,
  * `GET /api/v1/lotes/{id}/resultados` reads the results as JSON pages or streams them as a file. A
  * batch belongs to the user who sent it: another user gets 404. One TypeBox schema per query and
- * answer (src/http/typed.ts); answers are written in the schema's order by JSON.stringify.
+ * answer (src/http/contract.ts); answers are written in the schema's order by JSON.stringify.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -22,9 +22,9 @@ import { csvChunks, ndjsonChunks, xlsxStream } from '../lotes/write.js';
 import type { Datasets } from '../store/datasets.js';
 import type { HttpError } from './errors.js';
 import { RequestValidationError, refusal } from './errors.js';
-import type { OpenRoute } from './route-kinds.js';
-import { parseQuery } from './typed.js';
-import type { Formato } from './lotes-schemas.js';
+import type { Checked } from './contract.js';
+import { typed } from './contract.js';
+import type { Formato, LoteJson } from './lotes-schemas.js';
 import {
   LoteSchema,
   LotesPageSchema,
@@ -32,11 +32,11 @@ import {
   ResultadosPageSchema,
   common,
   errors,
-  idParam,
-  listQuery,
+  IdParam,
+  ListQuery,
   notFoundResponse,
-  postQuery,
-  resultsQuery,
+  PostQuery,
+  ResultsQuery,
 } from './lotes-schemas.js';
 import { readToFile, spooled, storedChunks } from './lotes-upload.js';
 export type { LoteJson } from './lotes-schemas.js';
@@ -60,8 +60,13 @@ const RETRY_AFTER_SECONDS = 30;
  */
 const PAGE_LINES = 50;
 
+/** The parts each batch operation checks (src/http/contract.ts). */
+const postParts = { querystring: PostQuery };
+const byId = { params: IdParam };
+const resultsParts = { params: IdParam, querystring: ResultsQuery };
+
 /** The state a client follows. */
-function state(lote: Lote): Record<string, unknown> {
+function state(lote: Lote): LoteJson {
   return {
     id: lote.id,
     nombre: lote.nombre,
@@ -116,8 +121,13 @@ export function lotesBodies(app: FastifyInstance): void {
 /** The batch operations by operation id; src/http/routes.ts gives each its method and path. */
 export function lotesRoutes(ctx: LotesContext) {
   return {
-    post_lote: {
+    post_lote: typed(postParts, {
       onRequest: ctx.protect,
+      // An unsupported file is refused before its query is checked.
+      preValidation: (request, _reply, done) => {
+        formatOrRefuse(request);
+        done();
+      },
       bodyLimit: MAX_BYTES,
       schema: {
         ...common,
@@ -125,7 +135,6 @@ export function lotesRoutes(ctx: LotesContext) {
         summary: 'Send a batch: a CSV, XLSX or NDJSON file of lines to check, worked in the background',
         description:
           "The body is the file itself, by its Content-Type: text/csv (UTF-8, a BOM and `;` accepted), XLSX (the first sheet) or application/x-ndjson. Columns: referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen (headers in any case, accents ignored; others kept in `extra`). The batch is stored before the 202; a file that cannot be read is refused whole with a 422 naming the line; a bad value in one line is that line's error. Up to 100,000 lines and 20 MiB (413), LOTES_POR_USUARIO batches queued or running per user (429). Every other bound (columns, a line's text, NDJSON keys and nesting, expanded XLSX parts) is refused with a 413 or 422 that names it.",
-        querystring: postQuery.schema,
         body: {
           description: `The file itself (up to ${MAX_LINES} lines and ${MAX_BYTES / 1024 / 1024} MiB): columns referencia, descripcion, fraccion, nico, pais_origen, valor_aduana, cantidad_umt, certificado_origen; others kept in extra`,
           content: {
@@ -161,24 +170,26 @@ export function lotesRoutes(ctx: LotesContext) {
         },
       },
       handler: (request, reply) => send(ctx, request, reply),
-    } satisfies OpenRoute,
-    list_lotes: {
-      onRequest: ctx.protect,
-      schema: {
-        ...common,
-        operationId: 'list_lotes',
-        summary: 'Your batches, newest first',
-        description: "The batches of the user who asks, newest first, in the paginated wrapper (skip, limit). Another user's batches are never listed.",
-        querystring: listQuery.schema,
-        response: { 200: { description: 'Successful Response', $ref: 'LotesResponse#' }, ...errors },
+    }),
+    list_lotes: typed(
+      { querystring: ListQuery },
+      {
+        onRequest: ctx.protect,
+        schema: {
+          ...common,
+          operationId: 'list_lotes',
+          summary: 'Your batches, newest first',
+          description: "The batches of the user who asks, newest first, in the paginated wrapper (skip, limit). Another user's batches are never listed.",
+          response: { 200: { description: 'Successful Response', $ref: 'LotesResponse#' }, ...errors },
+        },
+        handler: async (request, reply) => {
+          const { skip, limit } = request.query;
+          const { items, total } = await ctx.tables.list(account(request), skip, limit);
+          return json(reply, 200, JSON.stringify({ items: items.map(state), total, skip, limit }));
+        },
       },
-      handler: async (request, reply) => {
-        const { skip, limit } = parseQuery(listQuery, request.query);
-        const { items, total } = await ctx.tables.list(account(request), skip, limit);
-        return json(reply, 200, JSON.stringify({ items: items.map(state), total, skip, limit }));
-      },
-    } satisfies OpenRoute,
-    get_lote: {
+    ),
+    get_lote: typed(byId, {
       onRequest: ctx.protect,
       schema: {
         ...common,
@@ -186,12 +197,11 @@ export function lotesRoutes(ctx: LotesContext) {
         summary: "A batch's state and progress",
         description:
           "estado (en_cola, procesando, terminado, cancelado, fallido), lineas, procesadas, revisar, errores, progreso (floor of 100 × procesadas / lineas), the date and the dataset version that answers every line. Another user's batch is a 404.",
-        params: idParam,
         response: { 200: { description: 'Successful Response', $ref: 'Lote#' }, ...notFoundResponse, ...errors },
       },
       handler: async (request, reply) => json(reply, 200, JSON.stringify(state(await owned(ctx, request)))),
-    } satisfies OpenRoute,
-    delete_lote: {
+    }),
+    delete_lote: typed(byId, {
       onRequest: ctx.protect,
       schema: {
         ...common,
@@ -199,16 +209,15 @@ export function lotesRoutes(ctx: LotesContext) {
         summary: 'Cancel a batch queued or running (its processed lines stay readable), or remove a finished one with its results',
         description:
           'A batch queued or running is cancelled and its processed lines stay readable (estado cancelado); a finished one is removed with its results. 204.',
-        params: idParam,
         response: { 204: { description: 'Cancelled or removed', type: 'null' }, ...notFoundResponse, ...errors },
       },
       handler: async (request, reply) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         if (!(await ctx.tables.cancelOrRemove(id, account(request), ctx.now().toISOString()))) throw refusal('LOTE_NOT_FOUND');
         return reply.code(204).send();
       },
-    } satisfies OpenRoute,
-    get_lote_resultados: {
+    }),
+    get_lote_resultados: typed(resultsParts, {
       onRequest: ctx.protect,
       schema: {
         ...common,
@@ -216,8 +225,6 @@ export function lotesRoutes(ctx: LotesContext) {
         summary: 'The results so far, in file order: JSON pages, or the whole table as CSV, XLSX or NDJSON',
         description:
           "One result per input line, in file order, also while the batch runs: the fraction as understood and its state (vigente, nico_requerido, nico_inexistente, reemplazada, inexistente, sin_fraccion), what replaced it, the first search hits for the description and whether the declared fraction is among them, the IGI, the best preference, the requirements and the contributions, each as the single calls answer them. `formato` (json, csv, xlsx, ndjson) or the Accept header chooses the format; CSV and XLSX never turn a client's text into a formula; `solo_revisar=true` keeps the lines to review.",
-        params: idParam,
-        querystring: resultsQuery.schema,
         response: {
           200: {
             description: 'JSON pages, or the file (Content-Disposition: attachment)',
@@ -241,12 +248,12 @@ export function lotesRoutes(ctx: LotesContext) {
         },
       },
       handler: (request, reply) => results(ctx, request, reply),
-    } satisfies OpenRoute,
+    }),
   };
 }
 
-async function owned(ctx: LotesContext, request: FastifyRequest): Promise<Lote> {
-  const { id } = request.params as { id: string };
+async function owned(ctx: LotesContext, request: FastifyRequest<Checked<typeof byId>>): Promise<Lote> {
+  const { id } = request.params;
   const lote = await ctx.tables.get(id, account(request));
   if (lote === undefined) throw refusal('LOTE_NOT_FOUND');
   return lote;
@@ -260,10 +267,16 @@ export const cleanName = (nombre: string): string => nombre.replace(/\p{Cc}/gu, 
 
 const tooManyBatches = (ctx: LotesContext): HttpError => refusal('LOTE_TOO_MANY_BATCHES', { max: ctx.perUser }, { 'retry-after': String(RETRY_AFTER_SECONDS) });
 
-async function send(ctx: LotesContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+/** The file's format by its type, or the 415 naming those taken. */
+function formatOrRefuse(request: FastifyRequest): NonNullable<ReturnType<typeof formatOf>> {
   const format = formatOf(request.headers['content-type']);
   if (format === undefined) throw refusal('LOTE_UNSUPPORTED_TYPE', { types: Object.values(FORMATS).join(', ') });
-  const query = parseQuery(postQuery, request.query);
+  return format;
+}
+
+async function send(ctx: LotesContext, request: FastifyRequest<Checked<typeof postParts>>, reply: FastifyReply): Promise<FastifyReply> {
+  const format = formatOrRefuse(request);
+  const query = request.query;
   const fecha = query.fecha ?? ctx.datasets.today();
   if (ctx.datasets.on(fecha) === undefined) throw refusal('NO_DATASET_ON', { fecha });
   const usuario = request.user!.username;
@@ -318,8 +331,8 @@ function formatoOf(request: FastifyRequest, formato: Formato | undefined): Forma
   return (chosen && byType[chosen]) || 'json';
 }
 
-async function results(ctx: LotesContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const query = parseQuery(resultsQuery, request.query);
+async function results(ctx: LotesContext, request: FastifyRequest<Checked<typeof resultsParts>>, reply: FastifyReply): Promise<FastifyReply> {
+  const query = request.query;
   const lote = await owned(ctx, request);
   const soloRevisar = query.solo_revisar ?? false;
   const formato = formatoOf(request, query.formato);

@@ -379,7 +379,6 @@ const mcpRouteSchema = {
     200: { description: 'The JSON-RPC response(s)', type: 'object', additionalProperties: true },
     202: { description: 'Accepted: the body held only notifications or responses', type: 'null' },
     400: { description: 'Not a JSON-RPC message of MCP, or a batch of more than 20 messages (a JSON-RPC error)', type: 'object', additionalProperties: true },
-    401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
     406: { description: 'The client does not accept both application/json and text/event-stream', type: 'object', additionalProperties: true },
     413: { description: 'The body is over its limit', $ref: 'ErrorMessage#' },
     429: { description: 'The tool calls of the request are past the rate limit; see Retry-After (none was made)', $ref: 'ErrorMessage#' },

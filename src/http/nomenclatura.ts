@@ -8,13 +8,12 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import type { RecordSet } from '../record-sets/define.js';
 import type { Row, Store } from '../store/store.js';
 import type { Condition } from '../store/sql.js';
 import { RequestValidationError, refusal } from './errors.js';
 import { searchConditions } from '../record-sets/filters.js';
-import type { ProtectedGet } from './route-kinds.js';
+import type { Given, ProtectedGet } from './route-kinds.js';
 import { nullableText } from './schemas.js';
 import { typedDigits } from '../fraccion.js';
 
@@ -152,8 +151,9 @@ export async function headingLevel(store: Store, rs: RecordSet, heading: string)
 }
 
 /** A chapter (2 digits) or heading (4 digits) code from the path, dots and spaces dropped; else a 422 on it. */
-function levelCode(request: FastifyRequest, name: string, digits: number): string {
-  const raw = (request.params as Record<string, string>)[name] ?? '';
+function levelCode(path: Given['path'], name: string, digits: number): string {
+  const value = path[name];
+  const raw = typeof value === 'string' ? value : '';
   const code = typedDigits(raw);
   if (new RegExp(`^[0-9]{${digits}}$`).test(code)) return code;
   throw new RequestValidationError([
@@ -205,7 +205,7 @@ export function nomenclaturaLevelRoute(
     params: [{ name, in: 'path', kind: 'text', description: `${level.digits} digits (${level.example}); dots and spaces are ignored` }],
     ok: level.schema,
     responses: notFoundResponse,
-    parse: (request) => levelCode(request, name, level.digits),
+    parse: ({ path }) => levelCode(path, name, level.digits),
     compute: (store, code) => level.compute(store, rs, code),
   };
 }

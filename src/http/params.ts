@@ -103,6 +103,10 @@ export function partSchemas(specs: readonly ParamSpec[]): { querystring?: TObjec
   return { ...(querystring && { querystring }), ...(params && { params }) };
 }
 
+/** Fastify gives a route its path parameters and query as objects of texts (arrays for a repeated name). */
+export const fields = (value: unknown): Readonly<Record<string, unknown>> =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+
 /** The last value when a parameter is repeated, as FastAPI takes it for a scalar. */
 function single(value: unknown): string | undefined {
   if (Array.isArray(value)) return single(value[value.length - 1]);

@@ -5,7 +5,7 @@
  * version's (src/reglas-origen/indice.ts); the answers are put together in src/reglas-origen/answer.ts;
  * this module reads the request and names the version. Bearer-protected like every business route.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { loadTables } from '../contribuciones/tables.js';
 import type { Tables } from '../contribuciones/tables.js';
 import { ownFractionFilter } from '../record-sets/define.js';
@@ -25,7 +25,9 @@ import type { ParamSpec } from './params.js';
 import { parseParams } from './params.js';
 import type { OpenRoute, ProtectedGet } from './route-kinds.js';
 import { asOfIfValid } from './route-kinds.js';
-import { checked } from './typed.js';
+import type { Static } from '@sinclair/typebox';
+import type { Checked } from './contract.js';
+import { typed } from './contract.js';
 import { typedDigits } from '../fraccion.js';
 import type { ErrorCode } from '../error-codes.js';
 import { errorMessage } from '../error-codes.js';
@@ -120,14 +122,13 @@ export function reglasOrigenRoute(ctx: ReglasOrigenContext): ProtectedGet<Parame
     tag: 'reglas-origen',
     params: PARAMS,
     responses: { 404: { description: 'No such fraction', $ref: 'ErrorMessage#' } },
-    urlNamesParameters: (request) => {
-      const query = request.query as Record<string, unknown>;
+    urlNamesParameters: ({ query }) => {
       return [query['fecha'], query['as_of']].some((v) => typeof v === 'string' && v.trim() !== '');
     },
-    parse: (request) => {
-      const p = parseParams(PARAMS, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
+    parse: ({ path, query }) => {
+      const p = parseParams(PARAMS, path, query);
       const digits = fraccionDe(p.fraccion ?? '', ['path', 'fraccion']);
-      const asOf = asOfIfValid(request.query as Record<string, unknown>);
+      const asOf = asOfIfValid(query);
       const fecha = p.fecha ?? asOf ?? ctx.datasets.today();
       if (p.pais !== undefined && !paisValido(p.pais, tables)) throw refused('ORIGEN_UNKNOWN_COUNTRY', ['query', 'pais'], p.pais);
       return { digits, acuerdo: p.acuerdo?.trim() || undefined, pais: p.pais, fecha, asOf };
@@ -149,7 +150,7 @@ export function reglasOrigenRoute(ctx: ReglasOrigenContext): ProtectedGet<Parame
 /** A body of 1,000 materials with long descriptions fits; a larger one is a 413. */
 export const EVALUAR_BODY_LIMIT = 1024 * 1024;
 
-const body = checked(EvaluarBody, 'body');
+const evaluarParts = { body: EvaluarBody };
 
 export interface EvaluarContext {
   readonly datasets: Datasets;
@@ -158,8 +159,11 @@ export interface EvaluarContext {
 }
 
 /** The evaluation of a bill of materials, as the MCP tool and the route answer it. */
-export async function evaluarOrigen(datasets: Datasets, tables: Tables, raw: unknown): Promise<{ answer: EvaluarOrigen; version: string | undefined }> {
-  const b = body.parse(raw);
+export async function evaluarOrigen(
+  datasets: Datasets,
+  tables: Tables,
+  b: Static<typeof EvaluarBody>,
+): Promise<{ answer: EvaluarOrigen; version: string | undefined }> {
   let digits = fraccionDe(b.fraccion, ['body', 'fraccion']);
   if (b.nico !== undefined && b.nico !== null) {
     if (digits.length === 10 && digits.slice(8) !== b.nico) throw refused('ORIGEN_NICO_MISMATCH', ['body', 'nico'], b.nico);
@@ -204,10 +208,10 @@ export async function evaluarOrigen(datasets: Datasets, tables: Tables, raw: unk
   return { answer, version: version?.version };
 }
 
-export function evaluarOrigenRoute(app: FastifyInstance, ctx: EvaluarContext): OpenRoute {
+export function evaluarOrigenRoute(app: FastifyInstance, ctx: EvaluarContext): OpenRoute<Checked<typeof evaluarParts>> {
   for (const schema of [EvaluarBody, EvaluarOrigenSchema]) app.addSchema(schema);
   const tables = ctx.tables ?? loadTables();
-  return {
+  return typed(evaluarParts, {
     onRequest: ctx.protect,
     bodyLimit: EVALUAR_BODY_LIMIT,
     config: {
@@ -238,20 +242,18 @@ export function evaluarOrigenRoute(app: FastifyInstance, ctx: EvaluarContext): O
         'tolerances, direct transport) are not applied. From the dataset version in force on `fecha`; 404 for a fraction the data does not hold.',
       tags: ['reglas-origen'],
       security: [{ HTTPBearer: [] }],
-      body: { $ref: 'EvaluarOrigenRequest#' },
       response: {
         200: { description: 'Successful Response', $ref: 'EvaluarOrigenResponse#' },
-        401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
         404: { description: 'The fraction (and NICO) is not in the data, or no dataset is in force on `fecha`', $ref: 'ErrorMessage#' },
         413: { description: 'The body is over 1 MiB', $ref: 'ErrorMessage#' },
         422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
       },
     },
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+    handler: async (request, reply) => {
       const { answer, version } = await evaluarOrigen(ctx.datasets, tables, request.body);
       if (version !== undefined) void reply.header('x-dataset-version', version);
       // An answer about one bill of materials, computed on request: never stored by a cache on the way.
       return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(answer));
     },
-  };
+  });
 }

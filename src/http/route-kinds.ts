@@ -5,14 +5,15 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterface, RouteOptions, onRequestHookHandler } from 'fastify';
+import type { RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { Datasets, VersionInForce } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
 import { sendCached } from './cache.js';
 import { RequestValidationError, methodNotAllowed, refusal } from './errors.js';
 import type { ParamSpec, Parsed } from './params.js';
-import { parseParams, partSchemas } from './params.js';
+import { fields, parseParams, partSchemas } from './params.js';
 import { serializerOf } from './serializers.js';
 
 /** Decorated on the app when CORS is configured. */
@@ -21,7 +22,6 @@ export const CORS_PREFLIGHT = 'corsPreflight';
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 const errorResponses = {
-  401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' },
   422: { description: 'Validation Error', $ref: 'HTTPValidationError#' },
 };
 
@@ -67,8 +67,11 @@ declare module 'fastify' {
   }
 }
 
-/** An open route as the routing table pairs it with its URL and method. */
-export type OpenRoute = Omit<RouteOptions, 'url' | 'method'>;
+/** An open route as the routing table pairs it with its URL and method; `G` types its request's parts (src/http/contract.ts). */
+export type OpenRoute<G extends RouteGenericInterface = RouteGenericInterface> = Omit<
+  RouteOptions<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, G>,
+  'url' | 'method'
+>;
 
 /** A method the routing table gives an operation (HEAD is served with GET). */
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -83,8 +86,8 @@ export class Operations {
 
   constructor(readonly app: FastifyInstance) {}
 
-  add(method: Method, url: string, route: OpenRoute): void {
-    this.app.route({ ...route, method, url });
+  add<G extends RouteGenericInterface>(method: Method, url: string, route: OpenRoute<G>): void {
+    this.app.route<G>({ ...route, method, url });
     this.served.set(url, [...(this.served.get(url) ?? []), ...(method === 'GET' ? ['GET', 'HEAD'] : [method])]);
   }
 
@@ -112,15 +115,28 @@ export async function scoped(app: FastifyInstance, bodies: (scope: FastifyInstan
   });
 }
 
+/** A protected GET's request as its parameters' reading sees it: its path parameters and its query, as Fastify gives them. */
+export interface Given {
+  readonly path: Readonly<Record<string, unknown>>;
+  readonly query: Readonly<Record<string, unknown>>;
+}
+
+const given = (request: FastifyRequest): Given => ({ path: fields(request.params), query: fields(request.query) });
+
 /**
  * A protected, cached GET: what differs from one such route to another (its URL is in the routing
  * table). `P` is its normalised parameters, `S` its 200's schema, whose type its computation answers.
+ *
+ * Its parameters are read by the route itself (`parse`, `fromPath`), not by Fastify's validation
+ * (src/http/contract.ts): the fast path answers it before Fastify with the same reading, and FastAPI
+ * reports a bad path parameter and a bad query in one 422, which Fastify's checks, part by part and
+ * stopping at the first failing part, cannot give.
  */
 export type ProtectedGet<P, S extends TSchema> = ProtectedGetBase<P, S> &
   (
     | {
         /** The request's normalised parameters: equal parameters share a cached response. */
-        readonly parse: (request: FastifyRequest) => P;
+        readonly parse: (given: Given) => P;
         readonly fromPath?: undefined;
       }
     | {
@@ -145,7 +161,7 @@ interface ProtectedGetBase<P, S extends TSchema> {
    * the OpenAPI response. One with an `$id` is added to the app's schemas and referred to by it.
    */
   readonly ok: S;
-  /** Responses besides the 200, and the 401 and 422 every protected route documents. */
+  /** Responses besides the 200 and the 422 every protected route documents (the guard's 401 is the document's, src/http/openapi.ts). */
   readonly responses?: Readonly<Record<number, Readonly<Record<string, unknown>>>>;
   /** What the route works out from the store for its parameters, before it is serialised. */
   readonly compute: (store: Store, parameters: P) => Promise<Static<S>>;
@@ -155,24 +171,24 @@ interface ProtectedGetBase<P, S extends TSchema> {
    * Whether the request's URL alone names its parameters (when not given: it does). Parameters that
    * take today's date when the URL names none must not be found again by their URL on another day.
    */
-  readonly urlNamesParameters?: (request: FastifyRequest) => boolean;
+  readonly urlNamesParameters?: (given: Given) => boolean;
 }
 
 /** `as_of`, which every business GET takes (../shared/spec/versiones.md). */
-export const AS_OF: ParamSpec = {
+export const AS_OF = {
   name: 'as_of',
   in: 'query',
   kind: 'date',
   description: 'Answer from the dataset version in force on this date (YYYY-MM-DD); the current version when not given.',
-};
+} as const satisfies ParamSpec;
 
 /**
  * The `as_of` a query names, checked: undefined when not given, a RequestValidationError (422) when
  * not a calendar date. The one check of `as_of`, for Fastify's path and the fast path alike.
  */
-export const asOfOf = (query: Readonly<Record<string, unknown>>): string | undefined => parseParams([AS_OF], {}, query)['as_of'] as string | undefined;
+export const asOfOf = (query: Readonly<Record<string, unknown>>): string | undefined => parseParams([AS_OF], {}, query).as_of;
 
-const parseAsOf = (request: FastifyRequest): string | undefined => asOfOf(request.query as Record<string, unknown>);
+const parseAsOf = (request: FastifyRequest): string | undefined => asOfOf(fields(request.query));
 
 /** The `as_of` a query names when it is a date, for a route's own parsing; a bad one is left to versionInForce's one 422. */
 export function asOfIfValid(query: Readonly<Record<string, unknown>>): string | undefined {
@@ -191,11 +207,11 @@ export function versionInForce<P>(
   request: FastifyRequest,
   reply: FastifyReply,
   datasets: Datasets,
-  parse: (request: FastifyRequest) => P,
+  parse: (given: Given) => P,
 ): { parameters: P; inForce: VersionInForce } {
   let parameters: P;
   try {
-    parameters = parse(request);
+    parameters = parse(given(request));
   } catch (error) {
     if (!(error instanceof RequestValidationError)) throw error;
     try {
@@ -222,7 +238,7 @@ export function protectedGet<P, S extends TSchema>(operations: Operations, ctx: 
   const named = route.ok.$id;
   if (named !== undefined) app.addSchema(route.ok);
   const fromPath = route.fromPath;
-  const parse = fromPath === undefined ? route.parse : (request: FastifyRequest): P => fromPath(request.params as Record<string, unknown>);
+  const parse = fromPath === undefined ? route.parse : ({ path }: Given): P => fromPath(path);
   // The 200's schema finds the serialiser Fastify compiled for it when the app became ready, used by both paths.
   const ok = { description: 'Successful Response', ...(named === undefined ? route.ok : { $ref: `${named}#` }) };
   let serializer: ((result: Static<S>) => string) | undefined;
@@ -260,7 +276,7 @@ export function protectedGet<P, S extends TSchema>(operations: Operations, ctx: 
       const failed = direct?.failures.get(request.raw);
       if (failed !== undefined) throw failed;
       const key = cacheKey(route.operationId, parameters);
-      const byUrl = route.urlNamesParameters?.(request) ?? true;
+      const byUrl = route.urlNamesParameters?.(given(request)) ?? true;
       return sendCached(reply, ctx.cache, store, key, () => compute(store, parameters), version?.version, byUrl);
     },
   });
@@ -269,5 +285,5 @@ export function protectedGet<P, S extends TSchema>(operations: Operations, ctx: 
 /** Path and query parameters parsed by their declarations (src/http/params.ts). */
 export const parseDeclared =
   (params: readonly ParamSpec[]) =>
-  (request: FastifyRequest): Parsed =>
-    parseParams(params, request.params as Record<string, unknown>, request.query as Record<string, unknown>);
+  ({ path, query }: Given): Parsed =>
+    parseParams(params, path, query);

@@ -8,7 +8,7 @@
  */
 import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from '@sinclair/typebox';
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, RouteGenericInterface, onRequestHookHandler } from 'fastify';
 import type { LoginThrottle } from '../auth/throttle.js';
 import type { TokenService } from '../auth/tokens.js';
 import { recordSets, registry } from '../record-sets/index.js';
@@ -62,8 +62,8 @@ export interface Services {
 
 export async function registerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const operations = new Operations(app);
-  const get = (url: string, route: OpenRoute): void => operations.add('GET', url, route);
-  const post = (url: string, route: OpenRoute): void => operations.add('POST', url, route);
+  const get = <G extends RouteGenericInterface>(url: string, route: OpenRoute<G>): void => operations.add('GET', url, route);
+  const post = <G extends RouteGenericInterface>(url: string, route: OpenRoute<G>): void => operations.add('POST', url, route);
   const protectedAt = <P, S extends TSchema>(url: string, route: ProtectedGet<P, S>): void => protectedGet(operations, services, url, route);
   registerSchemas(app);
 

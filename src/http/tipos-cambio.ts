@@ -54,12 +54,12 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
       },
     },
     // Without `fecha` the parameters take today's date: the same URL asks for another rate tomorrow.
-    urlNamesParameters: (request) => {
-      const fecha = (request.query as Record<string, unknown>)['fecha'];
+    urlNamesParameters: ({ query }) => {
+      const fecha = query['fecha'];
       return typeof fecha === 'string' && fecha.trim() !== '';
     },
-    parse: (request) => {
-      const { fecha } = parseParams([FECHA], {}, request.query as Record<string, unknown>);
+    parse: ({ query }) => {
+      const { fecha } = parseParams([FECHA], {}, query);
       return { fecha: fecha ?? datasets.today() };
     },
     compute: async (store, { fecha }) => {

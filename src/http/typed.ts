@@ -1,7 +1,7 @@
 /**
- * One TypeBox schema per route: the schema is the request's TypeScript type (`Static`), the OpenAPI
- * operation's schema, and the check the handler runs, whose failures come out in Pydantic's error
- * shapes (the contract's 422). Routes added from batches on declare their bodies and queries this way.
+ * A TypeBox schema's check in Pydantic's error shapes (the contract's 422): what Fastify runs for a
+ * route's declared parts (src/http/contract.ts), the schema being also the request's TypeScript type
+ * (`Static`) and the OpenAPI operation's schema.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { FormatRegistry } from '@sinclair/typebox';

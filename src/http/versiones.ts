@@ -6,6 +6,8 @@ import type { Datasets } from '../store/datasets.js';
 import { versionJson } from '../store/versions.js';
 import { indiceDeStore } from '../reglas-origen/indice.js';
 import { refusal } from './errors.js';
+import type { Checked } from './contract.js';
+import { typed } from './contract.js';
 import type { OpenRoute } from './route-kinds.js';
 
 export interface VersionesContext {
@@ -29,8 +31,6 @@ const Version = Type.Object({
 });
 export type Version = Static<typeof Version>;
 
-const unauthorised = { 401: { description: 'Not authenticated, or the token is not valid', $ref: 'ErrorMessage#' } };
-
 export function versionesRoute(ctx: VersionesContext): OpenRoute {
   return {
     onRequest: ctx.protect,
@@ -42,7 +42,7 @@ export function versionesRoute(ctx: VersionesContext): OpenRoute {
         'counts, and whether it is the one in force today (Mexico City), which answers requests that name no `as_of`.',
       tags: ['versiones'],
       security: [{ HTTPBearer: [] }],
-      response: { 200: { description: 'Successful Response', ...Type.Array(Version) }, ...unauthorised },
+      response: { 200: { description: 'Successful Response', ...Type.Array(Version) } },
     },
     handler: (): Version[] => {
       const current = ctx.datasets.current().version;
@@ -77,31 +77,32 @@ export type VersionDetail = Static<typeof VersionDetail>;
 
 const VersionPath = Type.Object({ version: Type.String() });
 
-export function versionRoute(ctx: VersionesContext): OpenRoute {
-  return {
-    onRequest: ctx.protect,
-    schema: {
-      operationId: 'version',
-      summary: 'One dataset version',
-      description: 'One dataset version by its identifier, as the list gives it; 404 when the service holds no such version.',
-      tags: ['versiones'],
-      security: [{ HTTPBearer: [] }],
-      params: VersionPath,
-      response: {
-        200: { description: 'Successful Response', ...VersionDetail },
-        404: { description: 'No such version', $ref: 'ErrorMessage#' },
-        ...unauthorised,
+export function versionRoute(ctx: VersionesContext): OpenRoute<Checked<{ params: typeof VersionPath }>> {
+  return typed(
+    { params: VersionPath },
+    {
+      onRequest: ctx.protect,
+      schema: {
+        operationId: 'version',
+        summary: 'One dataset version',
+        description: 'One dataset version by its identifier, as the list gives it; 404 when the service holds no such version.',
+        tags: ['versiones'],
+        security: [{ HTTPBearer: [] }],
+        response: {
+          200: { description: 'Successful Response', ...VersionDetail },
+          404: { description: 'No such version', $ref: 'ErrorMessage#' },
+        },
+      },
+      handler: async (request): Promise<VersionDetail> => {
+        const { version } = request.params;
+        const found = ctx.datasets.versions().find((v) => v.version === version);
+        if (!found) throw refusal('NO_VERSION', { version });
+        const store = ctx.datasets.storeFor(found.version);
+        const reglas = store === undefined ? [] : (await indiceDeStore(store)).acuerdos;
+        // The record sets' counts and the rules' list side by side, as the schema above declares them.
+        const cobertura = { ...(await ctx.datasets.coverage(found)), reglas_origen: [...reglas] } as VersionDetail['cobertura'];
+        return { ...versionJson(found, ctx.datasets.current().version), cobertura };
       },
     },
-    handler: async (request): Promise<VersionDetail> => {
-      const { version } = request.params as Static<typeof VersionPath>;
-      const found = ctx.datasets.versions().find((v) => v.version === version);
-      if (!found) throw refusal('NO_VERSION', { version });
-      const store = ctx.datasets.storeFor(found.version);
-      const reglas = store === undefined ? [] : (await indiceDeStore(store)).acuerdos;
-      // The record sets' counts and the rules' list side by side, as the schema above declares them.
-      const cobertura = { ...(await ctx.datasets.coverage(found)), reglas_origen: [...reglas] } as VersionDetail['cobertura'];
-      return { ...versionJson(found, ctx.datasets.current().version), cobertura };
-    },
-  };
+  );
 }

@@ -10,11 +10,8 @@ import type { ValidationDetail } from './errors.js';
 import { RequestValidationError, valueError } from './errors.js';
 import type { ParamSpec } from './params.js';
 import { parseParams } from './params.js';
-import { checked } from './typed.js';
 import type { Body } from './vigilancias-schemas.js';
-import { RECORD_SET_PATHS, VigilanciaBody } from './vigilancias-schemas.js';
-
-const body = checked(VigilanciaBody, 'body');
+import { RECORD_SET_PATHS } from './vigilancias-schemas.js';
 
 const FRACTION_PARAM = [{ name: 'fraccion', in: 'query', kind: 'fraction', description: 'A fraction code' }] as const satisfies readonly ParamSpec[];
 
@@ -46,8 +43,8 @@ function normaliseFractions(typed: readonly string[]): { digits: string[]; error
   return { digits, errors };
 }
 
-export async function readInput(raw: unknown, service: VigilanciasService): Promise<VigilanciaInput> {
-  const parsed: Body = body.parse(raw);
+/** The refinement of a body its schema has checked (src/http/contract.ts): what JSON Schema cannot say about it. */
+export async function readInput(parsed: Body, service: VigilanciasService): Promise<VigilanciaInput> {
   const { digits, errors } = normaliseFractions(parsed.fracciones);
   const conjuntos = parsed.conjuntos === undefined ? RECORD_SET_PATHS : [...new Set(parsed.conjuntos)];
   const expected = RECORD_SET_PATHS.map((p) => `'${p}'`).join(', ');

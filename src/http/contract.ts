@@ -1,0 +1,127 @@
+/**
+ * One contract per route: a route declares its path parameters, query and body as TypeBox schemas
+ * (`typed`), Fastify checks each part by its schema before the handler runs (`validatorCompiler`),
+ * failures come out in Pydantic's shapes (src/http/typed.ts), and the handler's request is typed by
+ * the same schemas (`Static`), so no handler casts what it was sent. What a schema cannot say (a
+ * rule across fields, a value that needs today's date) is one refinement function beside the schema,
+ * called by the handler on the typed value.
+ */
+import { KindGuard } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { FastifySchema, FastifySchemaCompiler, FastifyServerOptions, RouteGenericInterface } from 'fastify';
+import { RequestValidationError } from './errors.js';
+import type { ParamSpec, ParsedOf } from './params.js';
+import { fields, parseParams, partSchemas } from './params.js';
+import type { OpenRoute } from './route-kinds.js';
+import { checked, parseQuery } from './typed.js';
+
+/**
+ * A part read by the contract's parameter rules (src/http/params.ts: a fraction in any typed form, an
+ * integer with spaces around it, an empty value as none, `int_parsing`), which JSON Schema cannot
+ * say: `schema` documents it, `read` is the refinement that checks and normalises it.
+ */
+export interface Read<T> {
+  readonly schema: TSchema;
+  readonly read: (value: unknown) => T;
+}
+
+/** The parts of a request a route checks, each by its TypeBox schema or read by its parameter rules. */
+export interface Parts {
+  readonly params?: TSchema | Read<unknown>;
+  readonly querystring?: TSchema | Read<unknown>;
+  readonly body?: TSchema | Read<unknown>;
+}
+
+type StaticOf<S> = S extends Read<infer T> ? T : S extends TSchema ? Static<S> : unknown;
+
+/** Path parameters declared as ParamSpecs, read by their rules. */
+export function pathParams<const S extends readonly ParamSpec[]>(specs: S): Read<ParsedOf<S>> {
+  const { params } = partSchemas(specs);
+  if (params === undefined || specs.some((s) => s.in !== 'path')) throw new Error('path parameters only');
+  return { schema: params, read: (value) => parseParams(specs, fields(value), {}) };
+}
+
+/** Query parameters declared as ParamSpecs, read by their rules. */
+export function queryParams<const S extends readonly ParamSpec[]>(specs: S): Read<ParsedOf<S>> {
+  const { querystring } = partSchemas(specs);
+  if (querystring === undefined || specs.some((s) => s.in !== 'query')) throw new Error('query parameters only');
+  return { schema: querystring, read: (value) => parseParams(specs, {}, fields(value)) };
+}
+
+/** Fastify's route generic for checked parts: `request.params`, `.query` and `.body` as their schemas' types. */
+export interface Checked<P extends Parts> extends RouteGenericInterface {
+  Params: StaticOf<P['params']>;
+  Querystring: StaticOf<P['querystring']>;
+  Body: StaticOf<P['body']>;
+}
+
+/** The check of each declared part, by the object Fastify is given for it (the schema, or a reference to it). */
+const checks = new WeakMap<object, (value: unknown) => unknown>();
+
+/** How each part's failures are placed (`loc`) and how its raw value is read before the check. */
+function checkOf(part: keyof Parts, schema: TSchema): (value: unknown) => unknown {
+  switch (part) {
+    case 'params': {
+      const check = checked(schema, 'path');
+      return (value) => check.parse(value);
+    }
+    case 'querystring': {
+      const check = checked(schema, 'query');
+      return (value) => parseQuery(check, value);
+    }
+    case 'body': {
+      const check = checked(schema, 'body');
+      return (value) => check.parse(value);
+    }
+  }
+}
+
+/** The object the route's schema holds for a part: a reference when the schema is named (an OpenAPI component), else the schema. */
+function declared(part: keyof Parts, given: TSchema | Read<unknown>): object {
+  if (!KindGuard.IsSchema(given)) {
+    checks.set(given.schema, given.read);
+    return given.schema;
+  }
+  const named = given.$id;
+  const held = named === undefined ? given : { $ref: `${named}#` };
+  checks.set(held, checkOf(part, given));
+  return held;
+}
+
+/**
+ * A route whose parts Fastify checks by their schemas: `parts` go into the route's schema (a named
+ * schema as a reference to its component) and type its handler's request.
+ */
+export function typed<const P extends Parts>(parts: P, route: OpenRoute<Checked<P>>): OpenRoute<Checked<P>> {
+  const schema: FastifySchema = { ...route.schema };
+  for (const part of ['params', 'querystring', 'body'] as const) {
+    const given = parts[part];
+    if (given !== undefined) schema[part] = declared(part, given);
+  }
+  return { ...route, schema };
+}
+
+/**
+ * Fastify's validator compiler, for every scope: a part declared through `typed` is checked by its
+ * schema, its value replaced by the checked one (defaults filled in, query texts read as numbers and
+ * booleans), a failure being the contract's 422. Any other schema a route holds only documents a
+ * request the route reads by itself (the batches' file, MCP's message, the protected GETs' parameters,
+ * see route-kinds.ts), and is not checked here.
+ */
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => {
+  const check = typeof schema === 'object' && schema !== null ? checks.get(schema) : undefined;
+  if (check === undefined) return () => true;
+  return (value: unknown) => {
+    try {
+      return { value: check(value) };
+    } catch (error) {
+      if (error instanceof RequestValidationError) return { error };
+      throw error;
+    }
+  };
+};
+
+/** The factory of that compiler, as Fastify's options take it for every scope; Fastify's type for the factory speaks of Ajv's compile only. */
+export const buildValidator = (() => validatorCompiler) as unknown as NonNullable<
+  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+>;
