@@ -24,21 +24,13 @@ import { buildCount, buildSearch, sqliteDialect } from '../src/store/sql.js';
 import { startBuild } from '../src/store/drivers.js';
 import { cpuSeconds } from '../bench/load.js';
 import type { DatasetInfo } from '../src/store/store.js';
-import type { Outcome, Running } from './helpers.js';
-import {
-  TEST_ENV,
-  TEST_PASSWORD,
-  TEST_USER,
-  cliInProcess,
-  copyOfBuiltDemo,
-  defer,
-  login,
-  outcomeOf,
-  startServer,
-  tempDir,
-  waitFor,
-  writeFixtureDatabase,
-} from './helpers.js';
+import type { Running } from './servers.js';
+import type { Outcome } from './commands.js';
+import { defer, tempDir, waitFor } from './lifetime.js';
+import { copyOfBuiltDemo, writeFixtureDatabase } from './databases.js';
+import { TEST_ENV, startServer } from './servers.js';
+import { TEST_PASSWORD, TEST_USER, login } from './clients.js';
+import { cliInProcess, outcomeOf } from './commands.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const tmp = tempDir('tariff-import-');
