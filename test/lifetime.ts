@@ -34,10 +34,12 @@ export function defer(t: TestContext, undo: () => unknown): void {
 
 /**
  * Polls `condition` until it holds, and fails naming `what` when it has not held by the deadline.
- * The deadline is generous (a busy machine is slow, not wrong); a test never sleeps a fixed time
- * and then asserts.
+ * The deadline is generous (a busy machine is slow, not wrong): it only turns a hang into a failure,
+ * and costs nothing while the condition comes true. Two minutes: with 20 s, a three-line batch of
+ * consulta-views.test.ts did not end in time on a machine whose load average was 17 (its worker
+ * thread still starting). A test never sleeps a fixed time and then asserts.
  */
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
