@@ -14,7 +14,12 @@ import { closeAccount, reopenAccount } from '../src/store/accounts.js';
 import { openWorkDb } from '../src/store/work.js';
 import { Sender } from '../src/vigilancias/deliveries.js';
 import { Vigilancias } from '../src/vigilancias/vigilancias.js';
-import { TEST_PASSWORD, TEST_USER, addUser, cliInProcess, clientFor, database, defer, serve, storeKinds, testConfig, tokenFor, waitFor } from './helpers.js';
+import { defer, waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { database } from './databases.js';
+import { addUser, serve, testConfig } from './servers.js';
+import { TEST_PASSWORD, TEST_USER, clientFor, tokenFor } from './clients.js';
+import { cliInProcess } from './commands.js';
 
 const ENV = { VIGILANCIAS_HOSTS_PERMITIDOS: '127.0.0.1', AUTH_USER_CACHE_SECONDS: '0', LOG_LEVEL: 'silent' };
 const CSV = 'fraccion,descripcion\n01012101,caballos\n01013001,asnos\n';

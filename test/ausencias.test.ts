@@ -16,8 +16,10 @@ import { recordSets } from '../src/record-sets/index.js';
 import { writeDatabase } from '../src/data/write.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { CONTRIBUCIONES_RECORDS } from './contribuciones-fixture.js';
-import type { Running } from './helpers.js';
-import { serveFixture, storeKinds, waitFor } from './helpers.js';
+import type { Running } from './servers.js';
+import { waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { serveFixture } from './servers.js';
 
 type Records = Record<string, Record<string, string | number | null>[]>;
 

@@ -4,8 +4,12 @@ import { describe, test } from 'node:test';
 import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { recordSets } from '../src/record-sets/index.js';
 import { openUserAdmin } from '../src/store/drivers.js';
-import type { Running, TestDatabase } from './helpers.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, defer, login, serve, serveFixture, storeKinds, tokenFor, waitFor } from './helpers.js';
+import type { TestDatabase } from './databases.js';
+import type { Running } from './servers.js';
+import { defer, waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { TEST_SECRET, addUser, serve, serveFixture } from './servers.js';
+import { TEST_PASSWORD, TEST_USER, login, tokenFor } from './clients.js';
 
 let server: Running;
 let db: TestDatabase;

@@ -7,8 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Running } from './helpers.js';
-import { TEST_PASSWORD, TEST_USER, serveFixture } from './helpers.js';
+import type { Running } from './servers.js';
+import { serveFixture } from './servers.js';
+import { TEST_PASSWORD, TEST_USER } from './clients.js';
 
 /** Read as JSON by FastAPI; `undefined` is a request with no Content-Type at all. */
 const JSON_TYPES = [

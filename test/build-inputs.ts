@@ -1,5 +1,5 @@
 /**
- * What the test originals (test/helpers.ts, originalsKey) are built from: the compiled modules of the
+ * What the test originals (test/databases.ts, originalsKey) are built from: the compiled modules of the
  * service that building a dataset reaches, and the data files those modules read. Only a change to one
  * of them gives the originals a new name; a change to the HTTP routes, the batches, the watch lists or
  * the pages (81 of 187 modules reach the build) keeps them, where every change to any module used to
@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
-/** The modules test/helpers.ts and the kept fills build originals with (writeDatabase, buildDemoDatabase, their fills). */
+/** The modules test/databases.ts and the kept fills build originals with (writeDatabase, buildDemoDatabase, their fills). */
 const BUILD_ENTRIES = [
   'data/write.js',
   'data/startup.js',

@@ -9,7 +9,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { TEST_PASSWORD, TEST_USER, addUser, database, fillDemo, testConfig, tokenFor } from './helpers.js';
+import { database, fillDemo } from './databases.js';
+import { addUser, testConfig } from './servers.js';
+import { TEST_PASSWORD, TEST_USER, tokenFor } from './clients.js';
 import { runService } from './process.js';
 
 /** Every shape (1 to 10 words by 0 to 3 codes) ten times over, each query a new mix of words. */

@@ -4,8 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Running } from './helpers.js';
-import { fillDemo, serveFixture, storeKinds } from './helpers.js';
+import type { Running } from './servers.js';
+import { storeKinds } from './stores.js';
+import { fillDemo } from './databases.js';
+import { serveFixture } from './servers.js';
 import { fold } from '../src/buscar/analysis.js';
 
 let server: Running;

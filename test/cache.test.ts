@@ -10,8 +10,13 @@ import { recordToRow } from '../src/data/record-row.js';
 import { writeDatabase } from '../src/data/write.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { fixtureRecords } from './fixtures.js';
-import type { Running } from './helpers.js';
-import { TEST_ENV, TEST_PASSWORD, TEST_USER, cliInProcess, database, login, serve, serveWithLog, storeKinds, temporary, waitFor } from './helpers.js';
+import type { Running } from './servers.js';
+import { temporary, waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { database } from './databases.js';
+import { TEST_ENV, serve, serveWithLog } from './servers.js';
+import { TEST_PASSWORD, TEST_USER, login } from './clients.js';
+import { cliInProcess } from './commands.js';
 
 /** The fixture with only its first `n` records in every record set. */
 const firstRecords =

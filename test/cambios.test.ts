@@ -18,7 +18,10 @@ import type { VersionInfo } from '../src/store/versions.js';
 import { newestImport } from '../src/store/versions.js';
 import { fixtureRecords } from './fixtures.js';
 import type { FixtureRecord } from './fixtures.js';
-import { database, serve, storeKinds, defer } from './helpers.js';
+import { defer } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { database } from './databases.js';
+import { serve } from './servers.js';
 
 /**
  * The fixture changed in every record set, differently for each `seed`: one record gone, one with the

@@ -10,8 +10,14 @@ import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { writeAll } from '../src/cli/io.js';
-import type { Outcome, Running, TestDatabase } from './helpers.js';
-import { cliInProcess, login, outcomeOf, serveFixture, storeKinds, tempDir } from './helpers.js';
+import type { TestDatabase } from './databases.js';
+import type { Running } from './servers.js';
+import type { Outcome } from './commands.js';
+import { tempDir } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { serveFixture } from './servers.js';
+import { login } from './clients.js';
+import { cliInProcess, outcomeOf } from './commands.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const tmp = tempDir();

@@ -11,8 +11,10 @@ import type { Browser, Page } from 'playwright-core';
 import { TOKEN_KEY, sessionRecord } from '../src/consulta/api.js';
 import type { Watched } from './browser.js';
 import { browserMissing, launch, newPage, seriousViolations, signIn } from './browser.js';
-import type { Running } from './helpers.js';
-import { TEST_PASSWORD, TEST_USER, fillDemo, serveFixture } from './helpers.js';
+import type { Running } from './servers.js';
+import { fillDemo } from './databases.js';
+import { serveFixture } from './servers.js';
+import { TEST_PASSWORD, TEST_USER } from './clients.js';
 
 const missing = browserMissing();
 

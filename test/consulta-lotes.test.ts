@@ -13,8 +13,11 @@ import ExcelJS from 'exceljs';
 import type { Browser, Page } from 'playwright-core';
 import type { Watched } from './browser.js';
 import { axeViolations, browserMissing, launch, newPage, signIn } from './browser.js';
-import type { Running, TestDatabase } from './helpers.js';
-import { clientFor, createTestDatabase, fillDemo, serveFixture, startServer, tokenFor } from './helpers.js';
+import type { TestDatabase } from './databases.js';
+import type { Running } from './servers.js';
+import { createTestDatabase, fillDemo } from './databases.js';
+import { serveFixture, startServer } from './servers.js';
+import { clientFor, tokenFor } from './clients.js';
 
 const missing = browserMissing();
 

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { browserMissing, launch, newPage, seriousViolations, signIn } from './browser.js';
-import type { Running } from './helpers.js';
-import { serveFixture } from './helpers.js';
+import type { Running } from './servers.js';
+import { serveFixture } from './servers.js';
 import { fillReglasOrigen } from './reglas-origen-fixture.js';
 
 const missing = browserMissing();

@@ -23,8 +23,11 @@ import type { Column } from '../src/consulta/sections.js';
 import { SUBJECTS } from '../src/consulta/sections.js';
 import type { Body } from '../src/consulta/vigilancias.js';
 import { codeDigits, missing, pastedLines, refusals, showVigilancia, showVigilancias } from '../src/consulta/vigilancias.js';
-import type { Running } from './helpers.js';
-import { TEST_PASSWORD, TEST_USER, fillDemo, serveFixture, waitFor } from './helpers.js';
+import type { Running } from './servers.js';
+import { waitFor } from './lifetime.js';
+import { fillDemo } from './databases.js';
+import { serveFixture } from './servers.js';
+import { TEST_PASSWORD, TEST_USER } from './clients.js';
 
 /** The page's address: what the views read (`pathname`, `search`) and where they send the person (`assign`). */
 class Address {

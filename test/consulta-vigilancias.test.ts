@@ -17,8 +17,9 @@ import { Webhook } from 'standardwebhooks';
 import { recordSets } from '../src/record-sets/index.js';
 import type { Watched } from './browser.js';
 import { browserMissing, launch, newPage, seriousViolations, signIn } from './browser.js';
-import type { Running } from './helpers.js';
-import { serveFixture, waitFor } from './helpers.js';
+import type { Running } from './servers.js';
+import { waitFor } from './lifetime.js';
+import { serveFixture } from './servers.js';
 
 const missing = browserMissing();
 const PHONE = { width: 390, height: 844 };

@@ -1,8 +1,10 @@
 /** The page for people as HTTP sees it: its addresses, its strict CSP, its own files only, its size; and /api/v1/nomenclatura. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Running } from './helpers.js';
-import { fillDemo, serveFixture, storeKinds } from './helpers.js';
+import type { Running } from './servers.js';
+import { storeKinds } from './stores.js';
+import { fillDemo } from './databases.js';
+import { serveFixture } from './servers.js';
 
 let server: Running;
 /** Asked before any suite starts: a suite filling the demo dataset keeps the event loop busy for seconds. */

@@ -8,8 +8,10 @@ import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import fc from 'fast-check';
 import { ESTIMATE_WARNING } from '../src/contribuciones/compute.js';
-import type { Running } from './helpers.js';
-import { fillDemo, serveFixture, storeKinds } from './helpers.js';
+import type { Running } from './servers.js';
+import { storeKinds } from './stores.js';
+import { fillDemo } from './databases.js';
+import { serveFixture } from './servers.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 
 interface Line {

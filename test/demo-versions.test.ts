@@ -13,8 +13,10 @@ import type { DemoVersion } from '../src/data/demo/index.js';
 import { buildDemoDatabase } from '../src/data/startup.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { fixtureRecords } from './fixtures.js';
-import type { Running } from './helpers.js';
-import { copyOfBuiltDemo, startServer, tempDir } from './helpers.js';
+import type { Running } from './servers.js';
+import { tempDir } from './lifetime.js';
+import { copyOfBuiltDemo } from './databases.js';
+import { startServer } from './servers.js';
 
 type Json = Record<string, unknown>;
 interface Page {
@@ -50,7 +52,7 @@ describe('the embedded demo ships history', () => {
   let server: Running;
 
   before(async () => {
-    // The demo as the first start builds it (buildDemoDatabase), built once per run (helpers.ts).
+    // The demo as the first start builds it (buildDemoDatabase), built once per run (databases.ts).
     await copyOfBuiltDemo(path);
     server = await startServer({ DATABASE_URL: `sqlite:${path}` });
   });

@@ -18,7 +18,11 @@ import { acceptsGzip } from '../src/http/descargas.js';
 import { recordSets } from '../src/record-sets/index.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
-import { TEST_PASSWORD, TEST_USER, addUser, database, defer, keepOriginal, serve, storeKinds, temporary, testConfig, tokenFor, waitFor } from './helpers.js';
+import { defer, temporary, waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { database, keepOriginal } from './databases.js';
+import { addUser, serve, testConfig } from './servers.js';
+import { TEST_PASSWORD, TEST_USER, tokenFor } from './clients.js';
 import { runService } from './process.js';
 
 const run = promisify(execFile);

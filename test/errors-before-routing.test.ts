@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { SECURITY_HEADERS } from '../src/http/protection.js';
-import type { Running } from './helpers.js';
-import { serveFixture, waitFor } from './helpers.js';
+import type { Running } from './servers.js';
+import { waitFor } from './lifetime.js';
+import { serveFixture } from './servers.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

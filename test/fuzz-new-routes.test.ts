@@ -7,8 +7,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { Running } from './helpers.js';
-import { assertNoInternals, startServer, tempDir, writeFixtureDatabase } from './helpers.js';
+import type { Running } from './servers.js';
+import { tempDir } from './lifetime.js';
+import { writeFixtureDatabase } from './databases.js';
+import { startServer } from './servers.js';
+import { assertNoInternals } from './clients.js';
 
 let server: Running;
 const tmp = tempDir();

@@ -9,8 +9,11 @@ import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { recordSets } from '../src/record-sets/index.js';
-import type { Running } from './helpers.js';
-import { assertNoInternals, startServer, tempDir, writeFixtureDatabase } from './helpers.js';
+import type { Running } from './servers.js';
+import { tempDir } from './lifetime.js';
+import { writeFixtureDatabase } from './databases.js';
+import { startServer } from './servers.js';
+import { assertNoInternals } from './clients.js';
 
 let server: Running;
 const tmp = tempDir();

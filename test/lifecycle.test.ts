@@ -12,7 +12,10 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { TEST_PASSWORD, TEST_SECRET, TEST_USER, addUser, startServer, tempDir, tokenFor, within, writeFixtureDatabase } from './helpers.js';
+import { tempDir, within } from './lifetime.js';
+import { writeFixtureDatabase } from './databases.js';
+import { TEST_SECRET, addUser, startServer } from './servers.js';
+import { TEST_PASSWORD, TEST_USER, tokenFor } from './clients.js';
 import type { Service } from './process.js';
 import { runService, spawnService, waitFor } from './process.js';
 

@@ -10,8 +10,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
-import type { Outcome } from './helpers.js';
-import { cliInProcess, database, outcomeOf, storeKinds, temporary } from './helpers.js';
+import type { Outcome } from './commands.js';
+import { temporary } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { database } from './databases.js';
+import { cliInProcess, outcomeOf } from './commands.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 

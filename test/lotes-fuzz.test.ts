@@ -12,8 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { createTestDatabase, startServer, storeKinds } from './helpers.js';
-import type { Running, TestDatabase } from './helpers.js';
+import { storeKinds } from './stores.js';
+import { createTestDatabase } from './databases.js';
+import { startServer } from './servers.js';
+import type { TestDatabase } from './databases.js';
+import type { Running } from './servers.js';
 import { cellRef, xlsx, xmlText } from './hostile-files.js';
 
 process.env['TMPDIR'] = mkdtempSync(join(tmpdir(), 'lotes-fuzz-'));

@@ -16,8 +16,12 @@ import ExcelJS from 'exceljs';
 import { LIMITS } from '../src/lotes/limits.js';
 import { LotesTables } from '../src/lotes/tables.js';
 import { openWorkDb } from '../src/store/work.js';
-import type { Running, TestDatabase } from './helpers.js';
-import { createTestDatabase, startServer, storeKinds, waitFor } from './helpers.js';
+import type { TestDatabase } from './databases.js';
+import type { Running } from './servers.js';
+import { waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { createTestDatabase } from './databases.js';
+import { startServer } from './servers.js';
 import { crafted, textRow, xlsx } from './hostile-files.js';
 
 // The uploads' spool directories go to a directory of this test's own, which must stay empty of them.

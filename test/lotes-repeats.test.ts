@@ -14,7 +14,10 @@ import type { Resultado } from '../src/lotes/answer.js';
 import type { RawLine } from '../src/lotes/columns.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { openStore } from '../src/store/drivers.js';
-import { TEST_SECRET, database, fillDemo, serve, storeKinds, waitFor } from './helpers.js';
+import { waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { database, fillDemo } from './databases.js';
+import { TEST_SECRET, serve } from './servers.js';
 
 const COLUMNS = ['referencia', 'descripcion', 'fraccion', 'pais_origen', 'valor_aduana'] as const;
 

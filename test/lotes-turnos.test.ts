@@ -5,7 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { TEST_PASSWORD, addUser, database, serve, storeKinds, tokenFor, waitFor } from './helpers.js';
+import { waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { database } from './databases.js';
+import { addUser, serve } from './servers.js';
+import { TEST_PASSWORD, tokenFor } from './clients.js';
 
 interface Lote {
   id: string;

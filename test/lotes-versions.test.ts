@@ -5,8 +5,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Running } from './helpers.js';
-import { copyOfBuiltDemo, startServer, tempDir, waitFor } from './helpers.js';
+import type { Running } from './servers.js';
+import { tempDir, waitFor } from './lifetime.js';
+import { copyOfBuiltDemo } from './databases.js';
+import { startServer } from './servers.js';
 
 interface Resultado {
   referencia: string;

@@ -12,8 +12,14 @@ import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
 import type { Resultado as ServiceResultado } from '../src/lotes/answer.js';
 import { FILE_COLUMNS, RESULT_COLUMNS } from '../src/lotes/result-columns.js';
-import type { Client, Running, TestDatabase } from './helpers.js';
-import { TEST_PASSWORD, addUser, clientFor, createTestDatabase, fillDemo, startServer, storeKinds, waitFor } from './helpers.js';
+import type { TestDatabase } from './databases.js';
+import type { Running } from './servers.js';
+import type { Client } from './clients.js';
+import { waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { createTestDatabase, fillDemo } from './databases.js';
+import { addUser, startServer } from './servers.js';
+import { TEST_PASSWORD, clientFor } from './clients.js';
 
 const CSV = 'text/csv';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -36,7 +42,7 @@ interface Brief {
   descripcion: string | null;
 }
 
-/** A line's result: the type of the result columns' table (src/lotes/result-columns.ts); test/lotes-columns.test.ts holds the table to the spec. */
+/** A line's result: the type of the result columns' table (src/lotes/result-columns.ts); test/lotes/result-columns.test.ts holds the table to the spec. */
 type Resultado = ServiceResultado;
 
 interface Page<T> {

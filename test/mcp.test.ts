@@ -18,8 +18,14 @@ import { writeDatabase } from '../src/data/write.js';
 import { MCP_MAX_ANSWER_BYTES, budgeted } from '../src/http/mcp.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 import { fillFixture } from './fixtures.js';
-import type { Running, TestDatabase } from './helpers.js';
-import { TEST_ENV, TEST_USER, cliInProcess, createTestDatabase, database, defer, serve, serveWithLog, startServer, storeKinds, tokenFor } from './helpers.js';
+import type { TestDatabase } from './databases.js';
+import type { Running } from './servers.js';
+import { defer } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { createTestDatabase, database } from './databases.js';
+import { TEST_ENV, serve, serveWithLog, startServer } from './servers.js';
+import { TEST_USER, tokenFor } from './clients.js';
+import { cliInProcess } from './commands.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 

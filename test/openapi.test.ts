@@ -7,8 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { where } from '../tools/openapi-lint.js';
-import type { Running, TestDatabase } from './helpers.js';
-import { createTestDatabase, serve, startServer } from './helpers.js';
+import type { TestDatabase } from './databases.js';
+import type { Running } from './servers.js';
+import { createTestDatabase } from './databases.js';
+import { serve, startServer } from './servers.js';
 
 interface Response {
   $ref?: string;

@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { serve, tempDir, writeFixtureDatabase } from './helpers.js';
+import { tempDir } from './lifetime.js';
+import { writeFixtureDatabase } from './databases.js';
+import { serve } from './servers.js';
 
 const tmp = tempDir();
 let dbPath: string;

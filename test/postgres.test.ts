@@ -21,22 +21,12 @@ import { Connection, NAMED_MAX, createPostgresPool, ensurePostgresSchema, poolSi
 import { StoreUnavailableError } from '../src/store/store.js';
 import { openWorkDb } from '../src/store/work.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
-import type { Running, TestDatabase } from './helpers.js';
-import {
-  TEST_ENV,
-  TEST_PASSWORD,
-  TEST_SECRET,
-  TEST_USER,
-  addUser,
-  createPostgresDatabase,
-  defer,
-  login,
-  serve,
-  serveFixture,
-  startServer,
-  storeKinds,
-  waitFor,
-} from './helpers.js';
+import type { TestDatabase } from './databases.js';
+import type { Running } from './servers.js';
+import { defer, waitFor } from './lifetime.js';
+import { createPostgresDatabase, storeKinds } from './stores.js';
+import { TEST_ENV, TEST_SECRET, addUser, serve, serveFixture, startServer } from './servers.js';
+import { TEST_PASSWORD, TEST_USER, login } from './clients.js';
 
 const SECRET_PASSWORD = 'hunter2-do-not-show';
 const UNREACHABLE = `postgres://tariff:${SECRET_PASSWORD}@127.0.0.1:1/nowhere`;

@@ -10,7 +10,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
-import { TEST_ENV, defer, waitFor } from './helpers.js';
+import { defer, waitFor } from './lifetime.js';
+import { TEST_ENV } from './servers.js';
 
 export { waitFor };
 

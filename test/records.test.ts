@@ -10,8 +10,9 @@ import type { Filter, RecordSet } from '../src/record-sets/define.js';
 import { recordSets } from '../src/record-sets/index.js';
 import type { FixtureRecord } from './fixtures.js';
 import { fixtureRecords } from './fixtures.js';
-import type { Running } from './helpers.js';
-import { serveFixture, storeKinds } from './helpers.js';
+import type { Running } from './servers.js';
+import { storeKinds } from './stores.js';
+import { serveFixture } from './servers.js';
 
 const byKey =
   (rs: RecordSet) =>

@@ -9,7 +9,7 @@ import { recordToRow } from '../src/data/record-row.js';
 import { fracciones } from '../src/record-sets/fracciones.js';
 import { tlcs } from '../src/record-sets/tlcs.js';
 import type { DatasetWriter } from '../src/store/store.js';
-import { keepOriginal } from './helpers.js';
+import { keepOriginal } from './databases.js';
 
 export const REGLAS_ORIGEN_FRACTIONS = ['01012101', '03044901', '35051001', '48232001', '73181599', '84219901'];
 

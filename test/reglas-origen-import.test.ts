@@ -11,8 +11,10 @@ import { describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { runImport } from '../src/data/import.js';
 import { SHIPPED, shippedDir } from '../src/reglas-origen/archivos.js';
-import type { Running } from './helpers.js';
-import { serveFixture, storeKinds, temporary, waitFor } from './helpers.js';
+import type { Running } from './servers.js';
+import { temporary, waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { serveFixture } from './servers.js';
 
 interface Cobertura {
   reglas_origen: { acuerdo: string; archivo: string; conjuntos: number }[];

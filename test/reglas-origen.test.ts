@@ -12,9 +12,11 @@ import fc from 'fast-check';
 import { SHIPPED, shippedDir } from '../src/reglas-origen/archivos.js';
 import { normalizarTexto } from '../src/reglas-origen/parse.js';
 import type { EvaluarOrigen, ReglasOrigen } from '../src/reglas-origen/schema.js';
-import type { Running } from './helpers.js';
+import type { Running } from './servers.js';
 import { REGLAS_ORIGEN_FRACTIONS, fillReglasOrigen } from './reglas-origen-fixture.js';
-import { assertNoInternals, serveFixture, storeKinds } from './helpers.js';
+import { storeKinds } from './stores.js';
+import { serveFixture } from './servers.js';
+import { assertNoInternals } from './clients.js';
 
 const FRACTIONS = REGLAS_ORIGEN_FRACTIONS;
 

@@ -14,22 +14,11 @@ import autocannon from 'autocannon';
 import type { TestContext } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { recordSets } from '../src/record-sets/index.js';
-import type { Running } from './helpers.js';
-import {
-  TEST_PASSWORD,
-  TEST_USER,
-  addUser,
-  captureLog,
-  defer,
-  login,
-  serveWithLog,
-  startServer,
-  tempDir,
-  testConfig,
-  tokenFor,
-  waitFor,
-  writeFixtureDatabase,
-} from './helpers.js';
+import type { Running } from './servers.js';
+import { defer, tempDir, waitFor } from './lifetime.js';
+import { writeFixtureDatabase } from './databases.js';
+import { addUser, captureLog, serveWithLog, startServer, testConfig } from './servers.js';
+import { TEST_PASSWORD, TEST_USER, login, tokenFor } from './clients.js';
 import type { LogLine } from './process.js';
 import { runService } from './process.js';
 

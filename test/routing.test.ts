@@ -6,8 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { RouteOptions } from 'fastify';
-import type { Running, TestDatabase } from './helpers.js';
-import { createTestDatabase, startServer } from './helpers.js';
+import type { TestDatabase } from './databases.js';
+import type { Running } from './servers.js';
+import { createTestDatabase } from './databases.js';
+import { startServer } from './servers.js';
 
 /** Routes deliberately absent from the document, by `METHOD url` (HEAD goes with GET), and why. */
 const UNDOCUMENTED: Readonly<Record<string, string>> = {

@@ -15,7 +15,9 @@ async function retake(): Promise<void> {
   // Imported here, not above: under `node --test` this file loads nothing of the service (seconds of loading for nothing).
   const { projectRoot } = await import('../src/config-values.js');
   const { launch, newPage } = await import('./browser.js');
-  const { TEST_PASSWORD, TEST_USER, createTestDatabase, fillDemo, startServer } = await import('./helpers.js');
+  const { TEST_PASSWORD, TEST_USER } = await import('./clients.js');
+  const { createTestDatabase, fillDemo } = await import('./databases.js');
+  const { startServer } = await import('./servers.js');
   const db = await createTestDatabase('sqlite', fillDemo);
   const server = await startServer({ DATABASE_URL: db.url, MAX_EVENT_LOOP_DELAY_MS: '0' });
   const browser = await launch();

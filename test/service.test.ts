@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { recordSets } from '../src/record-sets/index.js';
-import type { Running } from './helpers.js';
-import { serveFixture, storeKinds } from './helpers.js';
+import type { Running } from './servers.js';
+import { storeKinds } from './stores.js';
+import { serveFixture } from './servers.js';
 
 let server: Running;
 

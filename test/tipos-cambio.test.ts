@@ -21,8 +21,11 @@ import { parseTiposCambio } from '../src/tipos-cambio/series.js';
 import { addDays, tipoCambioAplicable } from '../src/tipos-cambio/rule.js';
 import { fillContribuciones } from './contribuciones-fixture.js';
 import { withAladi2 } from './fixtures.js';
-import type { Running } from './helpers.js';
-import { createTestDatabase, defer, serveFixture, startServer, storeKinds, temporary } from './helpers.js';
+import type { Running } from './servers.js';
+import { defer, temporary } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { createTestDatabase } from './databases.js';
+import { serveFixture, startServer } from './servers.js';
 
 interface Rate {
   fecha: string;

@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Running } from './helpers.js';
-import { serveFixture } from './helpers.js';
+import type { Running } from './servers.js';
+import { serveFixture } from './servers.js';
 
 const ORIGIN = 'http://elsewhere.test';
 

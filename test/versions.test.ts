@@ -16,7 +16,10 @@ import { writeDatabase } from '../src/data/write.js';
 import { inForce, mexicoCityDate, nextVersionId } from '../src/store/versions.js';
 import type { VersionInfo } from '../src/store/versions.js';
 import { fixtureRecords, withAladi2 } from './fixtures.js';
-import { createTestDatabase, defer, startServer, storeKinds, waitFor } from './helpers.js';
+import { defer, waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { createTestDatabase } from './databases.js';
+import { startServer } from './servers.js';
 
 const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
 

@@ -9,7 +9,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { openWorkDb } from '../src/store/work.js';
-import { TEST_PASSWORD, addUser, database, defer, testConfig, tokenFor } from './helpers.js';
+import { defer } from './lifetime.js';
+import { database } from './databases.js';
+import { addUser, testConfig } from './servers.js';
+import { TEST_PASSWORD, tokenFor } from './clients.js';
 import { runService, waitFor } from './process.js';
 
 test('a delivery in flight at kill -9 is sent again as soon as the next process starts, with the same webhook-id (sqlite)', async (t) => {

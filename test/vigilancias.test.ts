@@ -22,7 +22,11 @@ import type { WebhookPolicy } from '../src/vigilancias/outbound.js';
 import { checkedLookup, isPublicAddress, post, refuseUrl } from '../src/vigilancias/outbound.js';
 import { Vigilancias } from '../src/vigilancias/vigilancias.js';
 import { withAladi2 } from './fixtures.js';
-import { TEST_PASSWORD, TEST_USER, addUser, captureLog, clientFor, database, defer, serve, storeKinds, temporary, testConfig, waitFor } from './helpers.js';
+import { defer, temporary, waitFor } from './lifetime.js';
+import { storeKinds } from './stores.js';
+import { database } from './databases.js';
+import { addUser, captureLog, serve, testConfig } from './servers.js';
+import { TEST_PASSWORD, TEST_USER, clientFor } from './clients.js';
 import { runService } from './process.js';
 
 interface Received {

@@ -14,7 +14,7 @@ import { REFERENCES_FILE, parseReferences } from '../../src/buscar/references.js
 import { PhraseIndex, textPhrases } from '../../src/buscar/phrases.js';
 import { Vocabulary } from '../../src/buscar/vocabulary.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../lifetime.js';
 
 describe('analysis', () => {
   test('accents, case, plural and gender fold to one term', () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ResponseCache, cachedResponse } from '../../src/http/cache.js';
 import type { Store } from '../../src/store/store.js';
-import { waitFor } from '../helpers.js';
+import { waitFor } from '../lifetime.js';
 
 /** A store as the cache sees it: only which dataset it holds. */
 function storeHolding(hash: () => string): Store {

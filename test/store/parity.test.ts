@@ -16,8 +16,10 @@ import { openStore } from '../../src/store/drivers.js';
 import type { Condition } from '../../src/store/sql.js';
 import type { DatasetWriter } from '../../src/store/store.js';
 import type { Store } from '../../src/store/store.js';
-import type { TestDatabase } from '../helpers.js';
-import { createTestDatabase, defer, fillDemo, storeKinds } from '../helpers.js';
+import type { TestDatabase } from '../databases.js';
+import { defer } from '../lifetime.js';
+import { storeKinds } from '../stores.js';
+import { createTestDatabase, fillDemo } from '../databases.js';
 
 const TEXTS = [
   '01012101',
@@ -211,7 +213,7 @@ if (kinds.includes('postgres')) {
   });
 
   describe('the demo dataset', () => {
-    // Each store's copy of the demo database the run wrote once with that store's own writer (helpers.ts).
+    // Each store's copy of the demo database the run wrote once with that store's own writer (databases.ts).
     test('is stored identically: the same content hash and counts', async (t) => {
       const answers = [];
       for (const kind of kinds) {

@@ -13,7 +13,10 @@ import { driverFor, openStore } from '../../src/store/drivers.js';
 import { writeDatabase } from '../../src/data/write.js';
 import { newestImport } from '../../src/store/versions.js';
 import { fillFixture, withAladi2 } from '../fixtures.js';
-import { database, storeKinds, testConfig, defer } from '../helpers.js';
+import { defer } from '../lifetime.js';
+import { storeKinds } from '../stores.js';
+import { database } from '../databases.js';
+import { testConfig } from '../servers.js';
 
 /** Every version the database holds, with a hash of all its rows as read back. */
 async function versionsAndContents(config: Config): Promise<Map<string, string>> {

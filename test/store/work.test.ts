@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { openWorkDb, workFilePath } from '../../src/store/work.js';
 import type { WorkDb } from '../../src/store/work.js';
-import { database, defer, storeKinds, testConfig } from '../helpers.js';
+import { defer } from '../lifetime.js';
+import { storeKinds } from '../stores.js';
+import { database } from '../databases.js';
+import { testConfig } from '../servers.js';
 
 const kinds = await storeKinds();
 

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
 import ExcelJS from 'exceljs';
-import type { Resultado } from '../src/lotes/answer.js';
-import type { RawLine } from '../src/lotes/columns.js';
-import type { FileFormat } from '../src/lotes/read.js';
-import { CHUNK_LINES, FileError, readAllLines, readFile } from '../src/lotes/read.js';
-import { csvChunks, xlsxStream } from '../src/lotes/write.js';
+import type { Resultado } from '../../src/lotes/answer.js';
+import type { RawLine } from '../../src/lotes/columns.js';
+import type { FileFormat } from '../../src/lotes/read.js';
+import { CHUNK_LINES, FileError, readAllLines, readFile } from '../../src/lotes/read.js';
+import { csvChunks, xlsxStream } from '../../src/lotes/write.js';
 
 async function xlsx(rows: string[][]): Promise<Buffer> {
   const workbook = new ExcelJS.Workbook();

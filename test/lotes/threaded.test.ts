@@ -6,11 +6,13 @@
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
-import { loadConfig } from '../src/config.js';
-import { lotesThreads } from '../src/config-values.js';
-import type { RawLine } from '../src/lotes/columns.js';
-import { ThreadChecker } from '../src/lotes/threaded.js';
-import { TEST_SECRET, database, fillDemo, waitFor } from './helpers.js';
+import { loadConfig } from '../../src/config.js';
+import { lotesThreads } from '../../src/config-values.js';
+import type { RawLine } from '../../src/lotes/columns.js';
+import { ThreadChecker } from '../../src/lotes/threaded.js';
+import { waitFor } from '../lifetime.js';
+import { database, fillDemo } from '../databases.js';
+import { TEST_SECRET } from '../servers.js';
 
 test('an idle thread ends, and the next slice starts it again with the same answers', { timeout: 300_000 }, async (t) => {
   const db = await database(t, 'sqlite', fillDemo);

@@ -6,9 +6,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { recordSets } from '../src/record-sets/index.js';
-import { checkKeepable, shapeProblem } from '../src/store/core.js';
-import { createTestDatabase, startServer, storeKinds, defer } from './helpers.js';
+import { recordSets } from '../../src/record-sets/index.js';
+import { checkKeepable, shapeProblem } from '../../src/store/core.js';
+import { defer } from '../lifetime.js';
+import { storeKinds } from '../stores.js';
+import { createTestDatabase } from '../databases.js';
+import { startServer } from '../servers.js';
 
 const aladi2 = recordSets.find((rs) => rs.path === 'aladi2')!;
 

@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ETIQUETAS } from '../src/consulta/lote-columnas.js';
-import { FILE_COLUMNS, RESULT_COLUMNS } from '../src/lotes/result-columns.js';
-import { ResultadoSchema } from '../src/lotes/result-schema.js';
+import { ETIQUETAS } from '../../src/consulta/lote-columnas.js';
+import { FILE_COLUMNS, RESULT_COLUMNS } from '../../src/lotes/result-columns.js';
+import { ResultadoSchema } from '../../src/lotes/result-schema.js';
 
 /** The spec's field table, row by row (`sin_datos_preferencia` is told in `preferencia`'s row). */
 const SPEC_FIELDS = [
