@@ -12,7 +12,8 @@ import { isSpecialTreatment } from './analysis.js';
 import type { TermField } from './documents.js';
 import { TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './plan.js';
-import { CODE_WEIGHT, HEADING_SLOTS, QUANTITY_MATCH } from './plan.js';
+import { CODE_WEIGHT, HEADING_SLOTS, MATERIAL_CONTRADICTION, QUANTITY_MATCH } from './plan.js';
+import { MATERIAL_STEMS, contradicts } from './materials.js';
 import { lowerBound } from './phrases.js';
 
 /**
@@ -41,7 +42,7 @@ const CASE_ORDER = TERM_FIELDS.flatMap((field) => [
  * reading have the same hits, in the same order, with the same relevance. A batch asks each reading once.
  */
 export function planReading(plan: QueryPlan): string {
-  return JSON.stringify([plan.groups, plan.codes, plan.headings, plan.quantityCodes]);
+  return JSON.stringify([plan.groups, plan.codes, plan.headings, plan.quantityCodes, plan.materials ?? 0]);
 }
 
 /** One ranked line of a page: its code and relevance. */
@@ -66,6 +67,8 @@ export class PostingIndex {
   private readonly byTerm = new Map<string, number>();
   /** 1 for the lines of chapters 98 and 99, which words never find (analysis.ts). */
   private readonly special: Uint8Array;
+  /** Per document, the kinds of material its head, line and hierarchy texts state (materials.ts). */
+  private readonly materials: Uint16Array;
   private scratch: { score: Float64Array; candidate: Uint8Array; claimed: Int32Array } | undefined;
 
   constructor(rows: Iterable<{ CODIGO: string; TERMINOS: string | null }>) {
@@ -84,6 +87,13 @@ export class PostingIndex {
     this.terms = [...building.keys()].sort();
     this.lists = this.terms.map((t) => Int32Array.from(building.get(t)!));
     for (const [i, t] of this.terms.entries()) this.byTerm.set(t, i);
+    // What the goods are made of, as their own texts say it (not a reference's words, a purpose or English).
+    this.materials = new Uint16Array(this.codes.length);
+    const stating = new Set([fieldTag('T_CABEZA'), fieldTag('T_LINEA'), fieldTag('T_JERARQUIA')]);
+    for (const [i, t] of this.terms.entries()) {
+      const kind = stating.has(t[0]!) ? MATERIAL_STEMS.get(t.slice(1)) : undefined;
+      if (kind !== undefined) for (const doc of this.lists[i]!) this.materials[doc] = this.materials[doc]! | kind;
+    }
   }
 
   get size(): number {
@@ -151,9 +161,11 @@ export class PostingIndex {
       const bonus = new Map<string, number>();
       for (const h of plan.headings.slice(0, HEADING_SLOTS)) if (!bonus.has(h.heading)) bonus.set(h.heading, h.bonus);
       const inRange = new Set(plan.quantityCodes.split(' ').filter(Boolean));
+      const materials = plan.materials ?? 0;
       for (const doc of found) {
         const code = this.codes[doc]!;
-        score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0);
+        const contradiction = contradicts(materials, this.materials[doc]!) ? MATERIAL_CONTRADICTION : 0;
+        score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) - contradiction;
       }
     }
     const page = topOf(found, score, skip + limit).slice(skip);

@@ -1,0 +1,66 @@
+/**
+ * Materials read against the texts (issue 44), as quantities are: a material a description states
+ * ("CAJA DE ACERO INOXIDABLE", "100% ALGODON", "LEATHER BELT") counts against a line whose texts
+ * state only materials of other kinds (a watch "con caja de metal precioso", towels "de papel",
+ * footwear "de caucho o plástico"). Lines that state no material are left as they are: the texts of
+ * most lines do not say what the goods are made of.
+ */
+import { fold, stem } from './analysis.js';
+
+/**
+ * The kinds of material, each with the words a description uses (Spanish and invoice English, matched
+ * as typed, singular or plural) and the words of the tariff's texts that state it (matched by stem in
+ * the documents; the demo's hierarchy is partly in English). A kind is one bit of a mask.
+ */
+const KINDS: readonly { typed: string; texts: string }[] = [
+  { typed: 'algodon cotton', texts: 'algodon cotton' },
+  {
+    typed: 'poliester polyester nailon nylon acrilico acrilica acrylic sintetico sintetica synthetic viscosa rayon elastano spandex lycra',
+    texts: 'poliester nailon acrilico sintetico viscosa elastano synthetic',
+  },
+  { typed: 'lana wool', texts: 'lana wool' },
+  { typed: 'seda silk', texts: 'seda silk' },
+  // Not the English "paper" among the texts: its stem is the Spanish "papa"'s.
+  { typed: 'papel carton paper paperboard cardboard', texts: 'papel carton paperboard' },
+  {
+    typed: 'plastico plastica plastic polietileno polyethylene polipropileno polypropylene pvc poliestireno polystyrene',
+    texts: 'plastico polietileno polipropileno polimeros plastics',
+  },
+  { typed: 'caucho hule latex rubber', texts: 'caucho hule latex rubber' },
+  { typed: 'cuero piel leather', texts: 'cuero piel leather' },
+  { typed: 'madera wood wooden', texts: 'madera wood' },
+  { typed: 'vidrio glass', texts: 'vidrio glass' },
+  { typed: 'ceramica ceramico porcelana loza ceramic porcelain stoneware', texts: 'ceramica porcelana loza ceramic porcelain' },
+  { typed: 'acero hierro inoxidable steel iron stainless', texts: 'acero hierro fundicion inoxidable steel iron' },
+  { typed: 'aluminio aluminum aluminium', texts: 'aluminio aluminum' },
+  { typed: 'cobre laton bronce copper brass bronze', texts: 'cobre laton bronce copper brass bronze' },
+  { typed: 'oro plata platino gold silver platinum', texts: 'precioso oro platino plaque precious gold silver platinum' },
+];
+
+const TYPED = new Map<string, number>();
+/** Stems of the tariff's texts, each with the bit of its kind. */
+export const MATERIAL_STEMS = new Map<string, number>();
+for (const [i, kind] of KINDS.entries()) {
+  for (const w of kind.typed.split(' ')) TYPED.set(w, (TYPED.get(w) ?? 0) | (1 << i));
+  for (const w of kind.texts.split(' ')) MATERIAL_STEMS.set(stem(w), 1 << i);
+}
+
+/** Words after which a material says what the goods are for, not what they are made of ("tornillos para madera"). */
+const PURPOSE = new Set(['para', 'p', 'for']);
+
+/** The kinds of material a description states (a mask; 0 for none), leaving out those it names as a purpose. */
+export function materialsOf(text: string): number {
+  const typed = fold(text).match(/[\p{L}\p{N}]+/gu) ?? [];
+  let mask = 0;
+  for (const [i, w] of typed.entries()) {
+    const kind = TYPED.get(w) ?? TYPED.get(w.replace(/e?s$/, '')) ?? 0;
+    if (kind === 0) continue;
+    const before = typed[i - 1] ?? '';
+    const purpose = PURPOSE.has(before) || (['la', 'el', 'uso', 'usar'].includes(before) && PURPOSE.has(typed[i - 2] ?? ''));
+    if (!purpose) mask |= kind;
+  }
+  return mask;
+}
+
+/** Whether a line whose texts state the materials `line` contradicts a description stating `typed`. */
+export const contradicts = (typed: number, line: number): boolean => typed !== 0 && line !== 0 && (typed & line) === 0;
