@@ -2,8 +2,9 @@
  * Materials read against the texts (issue 44), as quantities are: a material a description states
  * ("CAJA DE ACERO INOXIDABLE", "100% ALGODON", "LEATHER BELT") counts against a line whose texts
  * state only materials of other kinds (a watch "con caja de metal precioso", towels "de papel",
- * footwear "de caucho o plástico"). Lines that state no material are left as they are: the texts of
- * most lines do not say what the goods are made of.
+ * footwear "de caucho o plástico") and, less, for a line whose texts state it (bags "de polímeros de
+ * etileno" for "bolsa de polietileno"). Lines that state no material are left as they are: the texts
+ * of most lines do not say what the goods are made of.
  */
 import { fold, stem } from './analysis.js';
 
@@ -62,5 +63,11 @@ export function materialsOf(text: string): number {
   return mask;
 }
 
-/** Whether a line whose texts state the materials `line` contradicts a description stating `typed`. */
-export const contradicts = (typed: number, line: number): boolean => typed !== 0 && line !== 0 && (typed & line) === 0;
+/**
+ * How a line whose texts state the materials `line` reads against a description stating `typed`: it
+ * states one of them, only others, or nothing to compare.
+ */
+export function materialReading(typed: number, line: number): 'agrees' | 'contradicts' | 'none' {
+  if (typed === 0 || line === 0) return 'none';
+  return (typed & line) === 0 ? 'contradicts' : 'agrees';
+}

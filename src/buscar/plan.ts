@@ -28,7 +28,7 @@ export interface QueryPlan {
   readonly quantityCodes: string;
   /**
    * The kinds of material the description states (materials.ts, a mask; 0 or absent: none): a line whose
-   * texts state only other kinds loses MATERIAL_CONTRADICTION.
+   * texts state only other kinds loses MATERIAL_CONTRADICTION, one stating one of them gains MATERIAL_AGREEMENT.
    */
   readonly materials?: number;
   /** Codes typed among the words (4 to 10 digits): their lines rank first. */
@@ -67,6 +67,8 @@ export const HEADING_SLOTS = 8;
 export const QUANTITY_MATCH = MATCHED_WORD;
 /** What a line loses when its texts state only materials other than those the description states: one matched word. */
 export const MATERIAL_CONTRADICTION = MATCHED_WORD;
+/** What a line gains when its texts state a material the description states: it orders siblings, less than a word. */
+export const MATERIAL_AGREEMENT = MATCHED_WORD / 4;
 /** The first position in a sorted list whose key is not below `key`. */
 export function lowerBound<T>(sorted: readonly T[], key: string, of: (t: T) => string): number {
   let lo = 0;

@@ -12,8 +12,8 @@ import { isSpecialTreatment } from './analysis.js';
 import type { TermField } from './documents.js';
 import { TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './plan.js';
-import { CODE_WEIGHT, HEADING_SLOTS, MATERIAL_CONTRADICTION, QUANTITY_MATCH } from './plan.js';
-import { MATERIAL_STEMS, contradicts } from './materials.js';
+import { CODE_WEIGHT, HEADING_SLOTS, MATERIAL_AGREEMENT, MATERIAL_CONTRADICTION, QUANTITY_MATCH } from './plan.js';
+import { MATERIAL_STEMS, materialReading } from './materials.js';
 import { lowerBound } from './phrases.js';
 
 /**
@@ -164,8 +164,9 @@ export class PostingIndex {
       const materials = plan.materials ?? 0;
       for (const doc of found) {
         const code = this.codes[doc]!;
-        const contradiction = contradicts(materials, this.materials[doc]!) ? MATERIAL_CONTRADICTION : 0;
-        score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) - contradiction;
+        const reading = materialReading(materials, this.materials[doc]!);
+        const material = reading === 'agrees' ? MATERIAL_AGREEMENT : reading === 'contradicts' ? -MATERIAL_CONTRADICTION : 0;
+        score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material;
       }
     }
     const page = topOf(found, score, skip + limit).slice(skip);
