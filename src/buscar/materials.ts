@@ -65,9 +65,11 @@ export function materialsOf(text: string): number {
 
 /**
  * How a line whose texts state the materials `line` reads against a description stating `typed`: it
- * states one of them, only others, or nothing to compare.
+ * states one of them, only others, a material the description does not state at all ("relojes de
+ * pulsera": the watches of 9101 have a precious-metal case, those of 9102 any), or nothing to compare.
  */
-export function materialReading(typed: number, line: number): 'agrees' | 'contradicts' | 'none' {
-  if (typed === 0 || line === 0) return 'none';
+export function materialReading(typed: number, line: number): 'agrees' | 'contradicts' | 'unstated' | 'none' {
+  if (line === 0) return 'none';
+  if (typed === 0) return 'unstated';
   return (typed & line) === 0 ? 'contradicts' : 'agrees';
 }

@@ -12,7 +12,7 @@ import { isSpecialTreatment } from './analysis.js';
 import type { TermField } from './documents.js';
 import { TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './plan.js';
-import { CODE_WEIGHT, HEADING_SLOTS, MATERIAL_AGREEMENT, MATERIAL_CONTRADICTION, QUANTITY_MATCH } from './plan.js';
+import { CODE_WEIGHT, HEADING_SLOTS, MATERIAL_AGREEMENT, MATERIAL_CONTRADICTION, MATERIAL_UNSTATED, QUANTITY_MATCH } from './plan.js';
 import { MATERIAL_STEMS, materialReading } from './materials.js';
 import { lowerBound } from './phrases.js';
 
@@ -52,6 +52,9 @@ export interface RankedCode {
 }
 
 const EMPTY = new Int32Array(0);
+
+/** What a line's materials add, by how they read against the description's (materials.ts). */
+const MATERIAL_SCORE = { agrees: MATERIAL_AGREEMENT, contradicts: -MATERIAL_CONTRADICTION, unstated: -MATERIAL_UNSTATED, none: 0 } as const;
 
 /**
  * The documents of the loaded dataset in code order and, for each field-tagged term (`1automovil`: a
@@ -165,7 +168,7 @@ export class PostingIndex {
       for (const doc of found) {
         const code = this.codes[doc]!;
         const reading = materialReading(materials, this.materials[doc]!);
-        const material = reading === 'agrees' ? MATERIAL_AGREEMENT : reading === 'contradicts' ? -MATERIAL_CONTRADICTION : 0;
+        const material = MATERIAL_SCORE[reading];
         score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material;
       }
     }
