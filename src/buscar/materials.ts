@@ -38,6 +38,20 @@ const KINDS: readonly { typed: string; texts: string }[] = [
   { typed: 'oro plata platino gold silver platinum', texts: 'precioso oro platino plaque precious gold silver platinum' },
 ];
 
+/**
+ * The states goods are traded in, read the same way as a second, separate mask: fish "en lata" are
+ * preserved (1604), not the fresh or frozen fillets of 0304; "FROZEN SHRIMP" are 0306.1x, not the live,
+ * fresh or chilled ones of 0306.3x.
+ */
+const STATES: readonly { typed: string; texts: string }[] = [
+  { typed: 'fresco fresca frescos frescas fresh chilled', texts: 'fresco' },
+  { typed: 'congelado congelada congelados congeladas frozen', texts: 'congelado' },
+  { typed: 'lata latas enlatado enlatada enlatados enlatadas conserva conservas canned tinned preserved almibar', texts: 'conserva' },
+];
+/** The bits of the materials' mask and of the states'. */
+export const MATERIAL_BITS = 0xffff;
+export const STATE_BITS = 0xffff0000;
+
 const TYPED = new Map<string, number>();
 /** Stems of the tariff's texts, each with the bit of its kind. */
 export const MATERIAL_STEMS = new Map<string, number>();
@@ -45,11 +59,16 @@ for (const [i, kind] of KINDS.entries()) {
   for (const w of kind.typed.split(' ')) TYPED.set(w, (TYPED.get(w) ?? 0) | (1 << i));
   for (const w of kind.texts.split(' ')) MATERIAL_STEMS.set(stem(w), 1 << i);
 }
+for (const [i, state] of STATES.entries()) {
+  const bit = (1 << (16 + i)) >>> 0;
+  for (const w of state.typed.split(' ')) TYPED.set(w, ((TYPED.get(w) ?? 0) | bit) >>> 0);
+  for (const w of state.texts.split(' ')) MATERIAL_STEMS.set(stem(w), bit);
+}
 
 /** Words after which a material says what the goods are for, not what they are made of ("tornillos para madera"). */
 const PURPOSE = new Set(['para', 'p', 'for']);
 
-/** The kinds of material a description states (a mask; 0 for none), leaving out those it names as a purpose. */
+/** The kinds of material and the states a description states (a mask; 0 for none), leaving out those it names as a purpose. */
 export function materialsOf(text: string): number {
   const typed = fold(text).match(/[\p{L}\p{N}]+/gu) ?? [];
   let mask = 0;
@@ -58,7 +77,7 @@ export function materialsOf(text: string): number {
     if (kind === 0) continue;
     const before = typed[i - 1] ?? '';
     const purpose = PURPOSE.has(before) || (['la', 'el', 'uso', 'usar'].includes(before) && PURPOSE.has(typed[i - 2] ?? ''));
-    if (!purpose) mask |= kind;
+    if (!purpose) mask = (mask | kind) >>> 0;
   }
   return mask;
 }
@@ -67,9 +86,17 @@ export function materialsOf(text: string): number {
  * How a line whose texts state the materials `line` reads against a description stating `typed`: it
  * states one of them, only others, a material the description does not state at all ("relojes de
  * pulsera": the watches of 9101 have a precious-metal case, those of 9102 any), or nothing to compare.
+ * States read alike, except that a state the description does not state says nothing.
  */
 export function materialReading(typed: number, line: number): 'agrees' | 'contradicts' | 'unstated' | 'none' {
-  if (line === 0) return 'none';
-  if (typed === 0) return 'unstated';
-  return (typed & line) === 0 ? 'contradicts' : 'agrees';
+  if ((line & MATERIAL_BITS) === 0) return 'none';
+  if ((typed & MATERIAL_BITS) === 0) return 'unstated';
+  return (typed & line & MATERIAL_BITS) === 0 ? 'contradicts' : 'agrees';
+}
+
+export function stateReading(typed: number, line: number): 'agrees' | 'contradicts' | 'none' {
+  const t = (typed & STATE_BITS) >>> 0;
+  const l = (line & STATE_BITS) >>> 0;
+  if (t === 0 || l === 0) return 'none';
+  return (t & l) === 0 ? 'contradicts' : 'agrees';
 }

@@ -13,7 +13,7 @@ import type { TermField } from './documents.js';
 import { TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './plan.js';
 import { CODE_WEIGHT, HEADING_SLOTS, MATERIAL_AGREEMENT, MATERIAL_CONTRADICTION, MATERIAL_UNSTATED, QUANTITY_MATCH } from './plan.js';
-import { MATERIAL_STEMS, materialReading } from './materials.js';
+import { MATERIAL_STEMS, materialReading, stateReading } from './materials.js';
 import { lowerBound } from './phrases.js';
 
 /**
@@ -70,8 +70,8 @@ export class PostingIndex {
   private readonly byTerm = new Map<string, number>();
   /** 1 for the lines of chapters 98 and 99, which words never find (analysis.ts). */
   private readonly special: Uint8Array;
-  /** Per document, the kinds of material its head, line and hierarchy texts state (materials.ts). */
-  private readonly materials: Uint16Array;
+  /** Per document, the kinds of material and the states its head, line and hierarchy texts state (materials.ts). */
+  private readonly materials: Uint32Array;
   private scratch: { score: Float64Array; candidate: Uint8Array; claimed: Int32Array } | undefined;
 
   constructor(rows: Iterable<{ CODIGO: string; TERMINOS: string | null }>) {
@@ -91,11 +91,11 @@ export class PostingIndex {
     this.lists = this.terms.map((t) => Int32Array.from(building.get(t)!));
     for (const [i, t] of this.terms.entries()) this.byTerm.set(t, i);
     // What the goods are made of, as their own texts say it (not a reference's words, a purpose or English).
-    this.materials = new Uint16Array(this.codes.length);
+    this.materials = new Uint32Array(this.codes.length);
     const stating = new Set([fieldTag('T_CABEZA'), fieldTag('T_LINEA'), fieldTag('T_JERARQUIA')]);
     for (const [i, t] of this.terms.entries()) {
       const kind = stating.has(t[0]!) ? MATERIAL_STEMS.get(t.slice(1)) : undefined;
-      if (kind !== undefined) for (const doc of this.lists[i]!) this.materials[doc] = this.materials[doc]! | kind;
+      if (kind !== undefined) for (const doc of this.lists[i]!) this.materials[doc] = (this.materials[doc]! | kind) >>> 0;
     }
   }
 
@@ -168,7 +168,7 @@ export class PostingIndex {
       for (const doc of found) {
         const code = this.codes[doc]!;
         const reading = materialReading(materials, this.materials[doc]!);
-        const material = MATERIAL_SCORE[reading];
+        const material = MATERIAL_SCORE[reading] + MATERIAL_SCORE[stateReading(materials, this.materials[doc]!)];
         score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material;
       }
     }
