@@ -90,7 +90,9 @@ export function queryQuantities(text: string): Quantity[] {
     if (!unit) continue;
     for (const n of [m[1], m[2], m[3]]) {
       const value = n === undefined ? NaN : numberOf(n);
-      if (Number.isFinite(value)) found.push({ unit: unit[0], value: value * unit[1] });
+      const quantity = { unit: unit[0], value: value * unit[1] };
+      // The last number with its unit ("60 CM") was read already.
+      if (Number.isFinite(value) && !found.some((f) => f.unit === quantity.unit && f.value === quantity.value)) found.push(quantity);
     }
   }
   return found;
