@@ -7,6 +7,7 @@
  * of most lines do not say what the goods are made of.
  */
 import { fold, stem } from './analysis.js';
+import { fieldTag } from './documents.js';
 
 /**
  * The kinds of material, each with the words a description uses (Spanish and invoice English, matched
@@ -48,21 +49,40 @@ const STATES: readonly { typed: string; texts: string }[] = [
   { typed: 'congelado congelada congelados congeladas frozen', texts: 'congelado' },
   { typed: 'lata latas enlatado enlatada enlatados enlatadas conserva conservas canned tinned preserved almibar', texts: 'conserva' },
 ];
-/** The bits of the materials' mask and of the states'. */
+/** The bits of the materials' mask, the states' and the constructions'. */
 export const MATERIAL_BITS = 0xffff;
-export const STATE_BITS = 0xffff0000;
+export const STATE_BITS = 0x00ff0000;
+export const CONSTRUCTION_BITS = 0xff000000;
+/**
+ * A garment or fabric is knitted ("de punto", chapters 60 and 61, whose chapter texts say so) or not
+ * (chapter 62's say "excepto los de punto", a clause the documents keep apart): a third dimension,
+ * typed "de punto", "knit", "tejido plano", "woven".
+ */
+const KNIT = (1 << 24) >>> 0;
+const WOVEN = (1 << 25) >>> 0;
 
 const TYPED = new Map<string, number>();
-/** Stems of the tariff's texts, each with the bit of its kind. */
-export const MATERIAL_STEMS = new Map<string, number>();
+/** The tagged terms of the documents (field and stem) that state a kind, each with its bit. */
+export const LINE_TERMS = new Map<string, number>();
+const ownTexts = [fieldTag('T_CABEZA'), fieldTag('T_LINEA'), fieldTag('T_JERARQUIA')];
 for (const [i, kind] of KINDS.entries()) {
   for (const w of kind.typed.split(' ')) TYPED.set(w, (TYPED.get(w) ?? 0) | (1 << i));
-  for (const w of kind.texts.split(' ')) MATERIAL_STEMS.set(stem(w), 1 << i);
+  for (const w of kind.texts.split(' ')) for (const f of ownTexts) LINE_TERMS.set(f + stem(w), 1 << i);
 }
 for (const [i, state] of STATES.entries()) {
   const bit = (1 << (16 + i)) >>> 0;
   for (const w of state.typed.split(' ')) TYPED.set(w, ((TYPED.get(w) ?? 0) | bit) >>> 0);
-  for (const w of state.texts.split(' ')) MATERIAL_STEMS.set(stem(w), bit);
+  for (const w of state.texts.split(' ')) for (const f of ownTexts) LINE_TERMS.set(f + stem(w), bit);
+}
+for (const w of ['knit', 'knitted', 'crochet', 'crocheted', 'ganchillo']) TYPED.set(w, KNIT);
+TYPED.set('woven', WOVEN);
+LINE_TERMS.set(fieldTag('T_CAPITULO') + stem('punto'), KNIT);
+
+/** "de punto" is knitted, "tejido plano" or "tela plana" woven; "punto de venta" neither. */
+function construction(word: string, before: string): number {
+  if (word === 'punto' && before === 'de') return KNIT;
+  if ((word === 'plano' || word === 'plana') && (before === 'tejido' || before === 'tela')) return WOVEN;
+  return 0;
 }
 
 /** Words after which a material says what the goods are for, not what they are made of ("tornillos para madera"). */
@@ -73,7 +93,7 @@ export function materialsOf(text: string): number {
   const typed = fold(text).match(/[\p{L}\p{N}]+/gu) ?? [];
   let mask = 0;
   for (const [i, w] of typed.entries()) {
-    const kind = TYPED.get(w) ?? TYPED.get(w.replace(/e?s$/, '')) ?? 0;
+    const kind = TYPED.get(w) ?? TYPED.get(w.replace(/e?s$/, '')) ?? construction(w, typed[i - 1] ?? '');
     if (kind === 0) continue;
     const before = typed[i - 1] ?? '';
     const purpose = PURPOSE.has(before) || (['la', 'el', 'uso', 'usar'].includes(before) && PURPOSE.has(typed[i - 2] ?? ''));
@@ -98,5 +118,14 @@ export function stateReading(typed: number, line: number): 'agrees' | 'contradic
   const t = (typed & STATE_BITS) >>> 0;
   const l = (line & STATE_BITS) >>> 0;
   if (t === 0 || l === 0) return 'none';
+  return (t & l) === 0 ? 'contradicts' : 'agrees';
+}
+
+/** Knitted or not, read as materials are: with none typed, a knitted line is the less likely sibling (a "camisa" is woven). */
+export function constructionReading(typed: number, line: number): 'agrees' | 'contradicts' | 'unstated' | 'none' {
+  const t = (typed & CONSTRUCTION_BITS) >>> 0;
+  const l = (line & CONSTRUCTION_BITS) >>> 0;
+  if (l === 0) return 'none';
+  if (t === 0) return 'unstated';
   return (t & l) === 0 ? 'contradicts' : 'agrees';
 }

@@ -13,7 +13,7 @@ import type { TermField } from './documents.js';
 import { TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './plan.js';
 import { CODE_WEIGHT, HEADING_SLOTS, MATERIAL_AGREEMENT, MATERIAL_CONTRADICTION, MATERIAL_UNSTATED, QUANTITY_MATCH } from './plan.js';
-import { MATERIAL_STEMS, materialReading, stateReading } from './materials.js';
+import { LINE_TERMS, constructionReading, materialReading, stateReading } from './materials.js';
 import { lowerBound } from './phrases.js';
 
 /**
@@ -92,9 +92,8 @@ export class PostingIndex {
     for (const [i, t] of this.terms.entries()) this.byTerm.set(t, i);
     // What the goods are made of, as their own texts say it (not a reference's words, a purpose or English).
     this.materials = new Uint32Array(this.codes.length);
-    const stating = new Set([fieldTag('T_CABEZA'), fieldTag('T_LINEA'), fieldTag('T_JERARQUIA')]);
     for (const [i, t] of this.terms.entries()) {
-      const kind = stating.has(t[0]!) ? MATERIAL_STEMS.get(t.slice(1)) : undefined;
+      const kind = LINE_TERMS.get(t);
       if (kind !== undefined) for (const doc of this.lists[i]!) this.materials[doc] = (this.materials[doc]! | kind) >>> 0;
     }
   }
@@ -168,7 +167,8 @@ export class PostingIndex {
       for (const doc of found) {
         const code = this.codes[doc]!;
         const reading = materialReading(materials, this.materials[doc]!);
-        const material = MATERIAL_SCORE[reading] + MATERIAL_SCORE[stateReading(materials, this.materials[doc]!)];
+        const line = this.materials[doc]!;
+        const material = MATERIAL_SCORE[reading] + MATERIAL_SCORE[stateReading(materials, line)] + MATERIAL_SCORE[constructionReading(materials, line)];
         score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material;
       }
     }

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { materialReading, materialsOf, stateReading } from '../../src/buscar/materials.js';
+import { constructionReading, materialReading, materialsOf, stateReading } from '../../src/buscar/materials.js';
 import type { QueryPlan } from '../../src/buscar/plan.js';
 import { MATCHED_WORD } from '../../src/buscar/plan.js';
 import { queryQuantities } from '../../src/buscar/quantities.js';
@@ -43,6 +43,28 @@ describe('materials', () => {
     assert.equal(stateReading(canned, materialsOf('conservas')), 'agrees');
     assert.equal(stateReading(0, materialsOf('congelado')), 'none');
     assert.equal(materialReading(canned, materialsOf('congelado')), 'none');
+  });
+
+  test('knitted or not: "de punto" and "tejido plano" are read, "punto de venta" is not; none typed, the knitted line is the less likely', () => {
+    const knit = materialsOf('SUETER DE PUNTO');
+    const woven = materialsOf('BLUSA TEJIDO PLANO');
+    assert.equal(constructionReading(knit, knit), 'agrees');
+    assert.equal(constructionReading(woven, knit), 'contradicts');
+    assert.equal(constructionReading(0, knit), 'unstated');
+    assert.equal(materialsOf('TERMINAL PUNTO DE VENTA'), 0);
+    // Chapter 61's chapter text says "de punto" (5: the chapter field).
+    const index = new PostingIndex([
+      { CODIGO: '6105100100', TERMINOS: ' 2camis 5punt ' },
+      { CODIGO: '6205200100', TERMINOS: ' 2camis ' },
+    ]);
+    assert.deepEqual(
+      index.rank(planOf('camis', 'camisas de algodón'), 0, 10).page.map((p) => p.CODIGO),
+      ['6205200100', '6105100100'],
+    );
+    assert.deepEqual(
+      index.rank(planOf('camis', 'camisa de punto'), 0, 10).page.map((p) => p.CODIGO),
+      ['6105100100', '6205200100'],
+    );
   });
 
   test('the line whose texts state another material ranks below its sibling; the generic sibling first when none is typed', () => {
