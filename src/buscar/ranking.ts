@@ -166,9 +166,14 @@ export class PostingIndex {
       const materials = plan.materials ?? 0;
       for (const doc of found) {
         const code = this.codes[doc]!;
-        const reading = materialReading(materials, this.materials[doc]!);
+        // Most lines state no material, state or construction: nothing to read.
         const line = this.materials[doc]!;
-        const material = MATERIAL_SCORE[reading] + MATERIAL_SCORE[stateReading(materials, line)] + MATERIAL_SCORE[constructionReading(materials, line)];
+        const material =
+          line === 0
+            ? 0
+            : MATERIAL_SCORE[materialReading(materials, line)] +
+              MATERIAL_SCORE[stateReading(materials, line)] +
+              MATERIAL_SCORE[constructionReading(materials, line)];
         score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material;
       }
     }
