@@ -61,12 +61,16 @@ type Engine = (q: string) => Promise<string[]>;
 const queries: Query[] = parse<Record<string, string>>(readFileSync(new URL('../../bench/buscar-queries.csv', import.meta.url), 'utf8'), {
   columns: true,
   skip_empty_lines: true,
-}).map((r) => {
-  const group = r['group'] as Group;
-  if (!GROUPS.includes(group)) throw new Error(`bench/buscar-queries.csv: ${r['query']}: unknown group ${r['group']}`);
-  const query = r['query'] ?? '';
-  return { section: r['section'] ?? '', query, expected: (r['expected'] ?? '').split(';').filter(Boolean), group, half: halfOf(query) };
-});
+})
+  .map((r) => {
+    const group = r['group'] as Group;
+    if (!GROUPS.includes(group)) throw new Error(`bench/buscar-queries.csv: ${r['query']}: unknown group ${r['group']}`);
+    const query = r['query'] ?? '';
+    return { section: r['section'] ?? '', query, expected: (r['expected'] ?? '').split(';').filter(Boolean), group, half: halfOf(query) };
+  })
+  // BENCH_FROM / BENCH_TO: only the queries of those rows (1 is the first query), to measure the newest
+  // queries alone (fresh text) with the same bench; each still falls in its half by its own text.
+  .filter((_, i) => i + 1 >= Number(process.env['BENCH_FROM'] ?? 1) && i + 1 <= Number(process.env['BENCH_TO'] ?? Infinity));
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 

@@ -113,7 +113,11 @@ export class HeadingEvidence {
       [...c.found.values()].some((s) => s >= (groups[c.g]!.primary.length > 0 ? EVIDENCE.head : EVIDENCE.head / 2));
     // The head is the first candidate the index knows that heads some tariff text (names goods there);
     // failing that, the first it knows at all, then the first it has a correction for.
-    const heading = candidates.filter((c) => c.known && heads(c));
+    // English invoices name goods with words the US tariff's texts do not use ("KETTLE", "STROLLER"): an
+    // unknown English word is read as such, not as a typo, and its corrections ("cattle") head the phrase
+    // only when no word the index knows as typed does.
+    const exact = (c: { g: number }): boolean => groups[c.g]!.primary.length > 0;
+    const heading = candidates.filter((c) => c.known && heads(c)).sort((a, b) => (language === 'en' ? Number(exact(b)) - Number(exact(a)) : 0));
     const chosen = heading[0] ?? candidates.find((c) => c.known && c.found.size > 0) ?? candidates.find((c) => c.found.size > 0);
     if (!chosen) return [];
     let best = this.scoreHeadings(chosen.g, chosen.found, groups, language);

@@ -26,6 +26,12 @@ export interface QueryPlan {
   readonly headings: readonly { readonly heading: string; readonly bonus: number }[];
   /** Codes whose texts state a range holding a quantity of the query, as ` code code ` (empty: none). */
   readonly quantityCodes: string;
+  /**
+   * The kinds of material the description states (materials.ts, a mask; 0 or absent: none): a line whose
+   * texts state only other kinds loses MATERIAL_CONTRADICTION, one stating one of them gains MATERIAL_AGREEMENT; with none
+   * stated, a line whose texts state one loses MATERIAL_UNSTATED.
+   */
+  readonly materials?: number;
   /** Codes typed among the words (4 to 10 digits): their lines rank first. */
   readonly codes: readonly string[];
   /** Stems to mark in the hits' texts. */
@@ -60,6 +66,15 @@ export const HEADING_SPREAD = 3_000_000;
 export const HEADING_SLOTS = 8;
 /** A line whose texts state a range holding a quantity of the query gains as much as one more word. */
 export const QUANTITY_MATCH = MATCHED_WORD;
+/** What a line loses when its texts state only materials other than those the description states: one matched word. */
+export const MATERIAL_CONTRADICTION = MATCHED_WORD;
+/** What a line gains when its texts state a material the description states: it orders siblings, less than a word. */
+export const MATERIAL_AGREEMENT = MATCHED_WORD / 4;
+/**
+ * What a line loses when its texts require a material and the description states none: a tie-breaker
+ * only (the generic sibling first: 9102 before 9101's precious-metal watches for "relojes de pulsera").
+ */
+export const MATERIAL_UNSTATED = MATCHED_WORD / 10;
 /** The first position in a sorted list whose key is not below `key`. */
 export function lowerBound<T>(sorted: readonly T[], key: string, of: (t: T) => string): number {
   let lo = 0;

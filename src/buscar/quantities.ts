@@ -72,9 +72,30 @@ export function quantitiesOf(text: string): { quantity: Quantity; index: number;
   return found;
 }
 
-/** The quantities a query states ("MOTOCICLETA 150 CC 12V" → 150 cm3, 12 V); a bare "a" or "m" after a number counts only in a line with other words. */
+/** Sizes as invoices write them, two or three numbers crossed and one unit after the last ("70x140 cm", "30 X 60 CM"). */
+const DIMENSIONS = new RegExp(
+  `(?<![\\p{L}\\d.,])${NUMBER}\\s?[x×*]\\s?${NUMBER}(?:\\s?[x×*]\\s?${NUMBER})?\\s?(mm|cm|m|pulgadas?|pulg|in|inch(?:es)?|"|”)(?![\\p{L}\\d²³/])`,
+  'gu',
+);
+
+/**
+ * The quantities a query states ("MOTOCICLETA 150 CC 12V" → 150 cm3, 12 V). A size written crossed
+ * ("70x140 cm") states each of its numbers in the unit written once after them: a towel of 70 by 140
+ * cm falls in the line whose width and length both hold them.
+ */
 export function queryQuantities(text: string): Quantity[] {
-  return quantitiesOf(text).map((q) => q.quantity);
+  const found = quantitiesOf(text).map((q) => q.quantity);
+  for (const m of fold(text).matchAll(DIMENSIONS)) {
+    const unit = unitOf(m[4]!);
+    if (!unit) continue;
+    for (const n of [m[1], m[2], m[3]]) {
+      const value = n === undefined ? NaN : numberOf(n);
+      const quantity = { unit: unit[0], value: value * unit[1] };
+      // The last number with its unit ("60 CM") was read already.
+      if (Number.isFinite(value) && !found.some((f) => f.unit === quantity.unit && f.value === quantity.value)) found.push(quantity);
+    }
+  }
+  return found;
 }
 
 type Bound = 'min' | 'minIncluded' | 'max' | 'maxIncluded' | 'between';

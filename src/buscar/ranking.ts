@@ -12,7 +12,8 @@ import { isSpecialTreatment } from './analysis.js';
 import type { TermField } from './documents.js';
 import { TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './plan.js';
-import { CODE_WEIGHT, HEADING_SLOTS, QUANTITY_MATCH } from './plan.js';
+import { CODE_WEIGHT, HEADING_SLOTS, MATERIAL_AGREEMENT, MATERIAL_CONTRADICTION, MATERIAL_UNSTATED, QUANTITY_MATCH } from './plan.js';
+import { LINE_TERMS, constructionReading, materialReading, stateReading } from './materials.js';
 import { lowerBound } from './phrases.js';
 
 /**
@@ -41,7 +42,7 @@ const CASE_ORDER = TERM_FIELDS.flatMap((field) => [
  * reading have the same hits, in the same order, with the same relevance. A batch asks each reading once.
  */
 export function planReading(plan: QueryPlan): string {
-  return JSON.stringify([plan.groups, plan.codes, plan.headings, plan.quantityCodes]);
+  return JSON.stringify([plan.groups, plan.codes, plan.headings, plan.quantityCodes, plan.materials ?? 0]);
 }
 
 /** One ranked line of a page: its code and relevance. */
@@ -51,6 +52,9 @@ export interface RankedCode {
 }
 
 const EMPTY = new Int32Array(0);
+
+/** What a line's materials add, by how they read against the description's (materials.ts). */
+const MATERIAL_SCORE = { agrees: MATERIAL_AGREEMENT, contradicts: -MATERIAL_CONTRADICTION, unstated: -MATERIAL_UNSTATED, none: 0 } as const;
 
 /**
  * The documents of the loaded dataset in code order and, for each field-tagged term (`1automovil`: a
@@ -66,6 +70,8 @@ export class PostingIndex {
   private readonly byTerm = new Map<string, number>();
   /** 1 for the lines of chapters 98 and 99, which words never find (analysis.ts). */
   private readonly special: Uint8Array;
+  /** Per document, the kinds of material and the states its head, line and hierarchy texts state (materials.ts). */
+  private readonly materials: Uint32Array;
   private scratch: { score: Float64Array; candidate: Uint8Array; claimed: Int32Array } | undefined;
 
   constructor(rows: Iterable<{ CODIGO: string; TERMINOS: string | null }>) {
@@ -84,6 +90,12 @@ export class PostingIndex {
     this.terms = [...building.keys()].sort();
     this.lists = this.terms.map((t) => Int32Array.from(building.get(t)!));
     for (const [i, t] of this.terms.entries()) this.byTerm.set(t, i);
+    // What the goods are made of, as their own texts say it (not a reference's words, a purpose or English).
+    this.materials = new Uint32Array(this.codes.length);
+    for (const [i, t] of this.terms.entries()) {
+      const kind = LINE_TERMS.get(t);
+      if (kind !== undefined) for (const doc of this.lists[i]!) this.materials[doc] = (this.materials[doc]! | kind) >>> 0;
+    }
   }
 
   get size(): number {
@@ -151,9 +163,18 @@ export class PostingIndex {
       const bonus = new Map<string, number>();
       for (const h of plan.headings.slice(0, HEADING_SLOTS)) if (!bonus.has(h.heading)) bonus.set(h.heading, h.bonus);
       const inRange = new Set(plan.quantityCodes.split(' ').filter(Boolean));
+      const materials = plan.materials ?? 0;
       for (const doc of found) {
         const code = this.codes[doc]!;
-        score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0);
+        // Most lines state no material, state or construction: nothing to read.
+        const line = this.materials[doc]!;
+        const material =
+          line === 0
+            ? 0
+            : MATERIAL_SCORE[materialReading(materials, line)] +
+              MATERIAL_SCORE[stateReading(materials, line)] +
+              MATERIAL_SCORE[constructionReading(materials, line)];
+        score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material;
       }
     }
     const page = topOf(found, score, skip + limit).slice(skip);

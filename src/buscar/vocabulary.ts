@@ -13,6 +13,7 @@ import { PhraseIndex } from './phrases.js';
 import type { QueryGroup, QueryPlan } from './plan.js';
 import { ATTRIBUTE_SHARE, LONG_QUERY, MATCHED_WORD, MAX_CODES, MAX_GROUPS, MAX_SECONDARY, MAX_SUGGESTIONS, lowerBound } from './plan.js';
 import { languageOf } from './reading.js';
+import { materialsOf } from './materials.js';
 import { typedDigits } from '../fraccion.js';
 
 export type { QueryGroup, QueryPlan } from './plan.js';
@@ -257,6 +258,7 @@ export class Vocabulary {
       marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())),
       headings,
       quantityCodes: this.headings.quantityCodes(q, headings),
+      materials: materialsOf(q),
     };
   }
 
