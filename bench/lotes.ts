@@ -12,7 +12,7 @@
 import type { BenchProcess } from './serve.js';
 import { spawnForBench } from './serve.js';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { defaultDatabasePath } from '../src/config-values.js';
@@ -31,6 +31,10 @@ interface Result {
   store: string;
   lines: number;
   seconds: number;
+  /** The service's CPU seconds (every thread) from the POST to the last line: wall time's measure on a busy machine. */
+  cpuSeconds: number;
+  /** The machine's load average (1 minute) when the batch ended: how far the wall time is to be trusted. */
+  load: number;
   linesPerSecond: number;
   rssBeforeMb: number;
   rssPeakMb: number;
@@ -105,6 +109,7 @@ async function run(label: string, url: string, size: number): Promise<Result> {
     const sampler = setInterval(() => (peak = Math.max(peak, service.rss())), 100);
     const headers = { authorization: `Bearer ${token}` };
     const started = performance.now();
+    const cpuBefore = service.cpuSeconds();
     const sent = await fetch(`${base}/api/v1/lotes`, { method: 'POST', headers: { ...headers, 'content-type': 'text/csv' }, body });
     if (sent.status !== 202) throw new Error(`POST answered ${sent.status}: ${await sent.text()}`);
     const afterUpload = Math.max(peak, service.rss());
@@ -117,6 +122,8 @@ async function run(label: string, url: string, size: number): Promise<Result> {
       if (state.estado === 'fallido' || state.estado === 'cancelado') throw new Error(`batch ${state.estado}`);
     }
     const seconds = (performance.now() - started) / 1000;
+    const cpuSeconds = service.cpuSeconds() - cpuBefore;
+    const load = loadavg()[0]!;
     const afterWork = Math.max(peak, service.rss());
     const busy = await during;
     const download = await fetch(`${base}${location}/resultados?formato=csv`, { headers });
@@ -128,6 +135,8 @@ async function run(label: string, url: string, size: number): Promise<Result> {
       store: label,
       lines: size,
       seconds: Math.round(seconds * 10) / 10,
+      cpuSeconds: Math.round(cpuSeconds * 10) / 10,
+      load: Math.round(load * 10) / 10,
       linesPerSecond: Math.round(size / seconds),
       rssBeforeMb: mb(before),
       rssPeakMb: mb(peak),
@@ -168,10 +177,10 @@ async function main(): Promise<void> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  console.log('store     lines   seconds  lines/s  RSS before  RSS peak  growth  (upload/work/download)  lookup p99 idle  lookup p99 during');
+  console.log('store     lines   seconds  CPU s  load  lines/s  RSS before  RSS peak  growth  (upload/work/download)  lookup p99 idle  lookup p99 during');
   for (const r of results) {
     console.log(
-      `${r.store.padEnd(9)} ${String(r.lines).padStart(6)} ${String(r.seconds).padStart(9)} ${String(r.linesPerSecond).padStart(8)} ${`${r.rssBeforeMb} MB`.padStart(11)} ${`${r.rssPeakMb} MB`.padStart(9)} ${`${r.rssGrowthMb} MB`.padStart(7)} ${`(${r.rssGrowthByPhaseMb.upload}/${r.rssGrowthByPhaseMb.work}/${r.rssGrowthByPhaseMb.download})`.padStart(23)} ${`${r.lookupP99Idle} ms`.padStart(16)} ${`${r.lookupP99During} ms`.padStart(18)}`,
+      `${r.store.padEnd(9)} ${String(r.lines).padStart(6)} ${String(r.seconds).padStart(9)} ${String(r.cpuSeconds).padStart(6)} ${String(r.load).padStart(5)} ${String(r.linesPerSecond).padStart(8)} ${`${r.rssBeforeMb} MB`.padStart(11)} ${`${r.rssPeakMb} MB`.padStart(9)} ${`${r.rssGrowthMb} MB`.padStart(7)} ${`(${r.rssGrowthByPhaseMb.upload}/${r.rssGrowthByPhaseMb.work}/${r.rssGrowthByPhaseMb.download})`.padStart(23)} ${`${r.lookupP99Idle} ms`.padStart(16)} ${`${r.lookupP99During} ms`.padStart(18)}`,
     );
   }
   console.log(JSON.stringify({ lotes: results }));

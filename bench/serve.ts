@@ -45,6 +45,8 @@ export interface ServiceProcess {
   readonly base: string;
   /** The process's resident memory now, in bytes. */
   rss(): number;
+  /** The CPU time the process has used so far (user and system, all its threads), in seconds: beside wall time, a figure a busy machine barely moves. */
+  cpuSeconds(): number;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,9 @@ export interface ServiceProcess {
 export interface BenchProcess extends ServiceProcess {
   readonly token: string;
 }
+
+/** Linux's clock ticks per second (USER_HZ), in which /proc reports CPU time: 100 on every common build. */
+const CLOCK_TICKS = 100;
 
 const server = fileURLToPath(new URL('../src/server.js', import.meta.url));
 
@@ -76,6 +81,11 @@ export async function spawnService(env: Record<string, string>): Promise<Service
   return {
     base,
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) * 1024,
+    cpuSeconds: () => {
+      // utime and stime, the 14th and 15th fields, after the command name in parentheses (which may hold spaces).
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    },
     close: async () => {
       child.kill('SIGTERM');
       await exited;

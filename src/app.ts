@@ -19,7 +19,7 @@ import { openWorkDb } from './store/work.js';
 import { LoginThrottle } from './auth/throttle.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
-import { ConfigError, lotesThreads, storeKind, trustProxy } from './config-values.js';
+import { ConfigError, lotesThreads, trustProxy } from './config-values.js';
 import { bearerGuard } from './http/auth.js';
 import { COMPRESS_THRESHOLD, ResponseCache } from './http/cache.js';
 import type { LogOutput } from './http/logging.js';
@@ -74,9 +74,11 @@ const ROUTER_OPTIONS = { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true
 
 /**
  * The batches' tables (in the working tables of ADR 10) and their worker, over the versions the service
- * serves. On SQLite, whose reads are synchronous, lines are answered in worker threads (LOTES_HILOS,
- * one per core by default) with stores of their own (docs/adr/0011-lotes.md); on PostgreSQL, whose reads wait without holding the event loop, and
- * when the app was given a store object (a test's or a benchmark's), on the main store itself.
+ * serves. Lines are answered in worker threads (LOTES_HILOS) with stores of their own
+ * (docs/adr/0011-lotes.md): on SQLite its reads are synchronous, and on either store a search is planned
+ * and ranked in the service's memory (issue 44), work that would hold lookups back in the main thread,
+ * and whose memo would grow the main heap. When the app was given a store object (a test's or a
+ * benchmark's), on that store itself.
  */
 function lotesParts(
   config: Config,
@@ -88,9 +90,8 @@ function lotesParts(
   const tables = new LotesTables(openWorkDb(config));
   let check: CheckSlice;
   let close = (): Promise<void> => Promise.resolve();
-  if (options.store || storeKind(config) === 'postgres') {
-    // On PostgreSQL the server ranks a slice's searches two at a time (its two cores on a small machine), leaving the pool's other connections to lookups.
-    const checker = new LineChecker(recordSets, loadTables(), options.store ? 1 : 2);
+  if (options.store) {
+    const checker = new LineChecker(recordSets, loadTables());
     check = (_version, store, parameters, lines) => checker.check(store, parameters, lines);
   } else {
     const thread = new ThreadChecker(config, lotesThreads(config));

@@ -183,7 +183,7 @@ export const ConfigSchema = Type.Object({
     default: 'auto',
     pattern: '^(auto|[1-9][0-9]?)$',
     description:
-      'Threads answering batch lines on SQLite, each with a reading connection of its own: a number, or auto for the cores the process may use divided among the WORKERS processes, less one for the event loop of each process (at least 1)',
+      'Threads answering batch lines, each with a store connection of its own: a number, or auto for the cores the process may use divided among the WORKERS processes, less one for the event loop of each process (at least 1)',
   }),
   LOTES_LEASE_S: Type.Integer({
     default: 20,

@@ -34,6 +34,13 @@ function packEvidence(text: string): Int32Array {
 /** How much more the head's evidence counts in a heading's score than a qualifier's. */
 const HEAD_FACTOR = 3;
 
+const HEADING_NAMES: string[] = [];
+
+/** A heading's four digits from its number, each written once: planning a phrase reads thousands. */
+function headingName(heading: number): string {
+  return (HEADING_NAMES[heading] ??= String(heading).padStart(4, '0'));
+}
+
 export class HeadingEvidence {
   /** Per term: its heading evidence, Spanish and English (`8421:13 8409:8`), and the language of the texts holding it. */
   private readonly evidence = new Map<string, { es: Int32Array; en: Int32Array; language: string }>();
@@ -65,7 +72,7 @@ export class HeadingEvidence {
   /** The headings a term names goods in, with the strength of the evidence, in the phrase's language. */
   headingsOf(term: string, language: Language): Map<string, number> {
     const found = new Map<string, number>();
-    for (const packed of this.packedOf(term, language)) found.set(String(packed >> 4).padStart(4, '0'), packed & 15);
+    for (const packed of this.packedOf(term, language)) found.set(headingName(packed >> 4), packed & 15);
     return found;
   }
 
@@ -104,9 +111,12 @@ export class HeadingEvidence {
   headingsNamed(q: string, language: Language, groups: readonly QueryGroup[], groupOfWord: ReadonlyMap<string, number>): { heading: string; bonus: number }[] {
     if (this.evidence.size === 0) return [];
     // Known: not an attribute (in a long line a word the index does not know is a brand; in a short one, a typo of the goods).
+    // Each group's headings worked out once for the whole phrase: the candidates and every scoring read them.
+    const named: (Map<string, number> | undefined)[] = [];
+    const headingsOfGroup = (g: number): Map<string, number> => (named[g] ??= this.groupHeadings(groups[g]!, language));
     const candidates = headCandidates(q, language).flatMap((word) => {
       const g = groupOfWord.get(word);
-      return g === undefined ? [] : [{ g, found: this.groupHeadings(groups[g]!, language), known: groups[g]!.matched !== 0 }];
+      return g === undefined ? [] : [{ g, found: headingsOfGroup(g), known: groups[g]!.matched !== 0 }];
     });
     // A typo's corrections count half (groupHeadings): their evidence heads at half the strength.
     const heads = (c: { g: number; found: Map<string, number> }): boolean =>
@@ -120,13 +130,13 @@ export class HeadingEvidence {
     const heading = candidates.filter((c) => c.known && heads(c)).sort((a, b) => (language === 'en' ? Number(exact(b)) - Number(exact(a)) : 0));
     const chosen = heading[0] ?? candidates.find((c) => c.known && c.found.size > 0) ?? candidates.find((c) => c.found.size > 0);
     if (!chosen) return [];
-    let best = this.scoreHeadings(chosen.g, chosen.found, groups, language);
+    let best = this.scoreHeadings(chosen.g, chosen.found, groups, headingsOfGroup);
     // English puts adjectives after the noun too ("CHICKEN BREAST BONELESS", "CAUSTIC SODA FLAKES"): of
     // the first candidates that head tariff texts, the one whose headings hold the whole phrase best
     // heads it, the positional head winning unless another does clearly better.
     if (language === 'en') {
       for (const c of heading.slice(1, ENGLISH_HEAD_CANDIDATES)) {
-        const other = this.scoreHeadings(c.g, c.found, groups, language);
+        const other = this.scoreHeadings(c.g, c.found, groups, headingsOfGroup);
         if ((other[0]?.[1] ?? 0) * ENGLISH_POSITION_SHARE > (best[0]?.[1] ?? 0)) best = other;
       }
     }
@@ -135,11 +145,16 @@ export class HeadingEvidence {
   }
 
   /** The headings a head names, scored by the evidence of every word of the phrase there (the head's counting most), best first. */
-  private scoreHeadings(head: number, named: ReadonlyMap<string, number>, groups: readonly QueryGroup[], language: Language): [string, number][] {
+  private scoreHeadings(
+    head: number,
+    named: ReadonlyMap<string, number>,
+    groups: readonly QueryGroup[],
+    headingsOfGroup: (g: number) => ReadonlyMap<string, number>,
+  ): [string, number][] {
     const scores = new Map<string, number>();
     for (const [i, group] of groups.entries()) {
       const factor = i === head ? HEAD_FACTOR : group.matched === 0 ? 1 / ATTRIBUTE_SHARE : 1;
-      const evidence = i === head ? named : this.groupHeadings(group, language);
+      const evidence = i === head ? named : headingsOfGroup(i);
       for (const h of named.keys()) scores.set(h, (scores.get(h) ?? 0) + factor * group.weight * (evidence.get(h) ?? 0));
     }
     return [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, HEADING_SLOTS);

@@ -202,7 +202,19 @@ export class Vocabulary {
     return { primary: [], secondary: [] };
   }
 
+  /**
+   * The plan of a text, the last one planned kept: a batch asks a text's reading (planReading) and then,
+   * for a reading not met before, its search, and planning a line's description costs as much as
+   * ranking it. A plan is read-only, so both are given the same.
+   */
   plan(q: string): QueryPlan {
+    if (this.last?.text !== q) this.last = { text: q, plan: this.planned(q) };
+    return this.last.plan;
+  }
+
+  private last: { readonly text: string; readonly plan: QueryPlan } | undefined;
+
+  private planned(q: string): QueryPlan {
     // Among words, four bare digits are a model, a size or a quantity ("RODAMIENTO 6205", "1200 W") more
     // often than a heading: a heading typed with words is written dotted or with its subheading.
     const withWords = /\p{L}{2}/u.test(q);

@@ -83,7 +83,7 @@ export class LineChecker {
 
   /**
    * @param searchesAtOnce The slice's distinct searches asked at once: 1 on SQLite (its reads are
-   *   synchronous), more on PostgreSQL, whose server ranks them on as many cores.
+   *   synchronous), more on PostgreSQL, where one search's page is read while the next is ranked.
    */
   constructor(
     recordSets: readonly RecordSet[],

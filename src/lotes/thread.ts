@@ -1,13 +1,14 @@
 /**
  * The batches' worker thread: answers slices of lines on a store of its own, so that the service's
- * event loop never waits for a batch's queries (SQLite reads are synchronous; a search can take tens
- * of milliseconds). The thread opens the version it is asked for the way the service does
+ * event loop never waits for a batch's work (SQLite reads are synchronous, and on either store a
+ * search is planned and ranked in memory) and the batch's memo is bounded by the thread's heap. The thread opens the version it is asked for the way the service does
  * (src/store/datasets.ts: the newest import is the main store, an older version a store of its own).
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config.js';
+import { storeKind } from '../config-values.js';
 import { loadTables } from '../contribuciones/tables.js';
 import { recordSets } from '../record-sets/index.js';
 import { driverFor } from '../store/drivers.js';
@@ -35,7 +36,8 @@ export interface SliceRequest {
 const THREAD_CACHE_KIB = 1024;
 const given = (workerData as { config: Config }).config;
 const config: Config = { ...given, SQLITE_CACHE_KB: Math.min(given.SQLITE_CACHE_KB, THREAD_CACHE_KIB) };
-const checker = new LineChecker(recordSets, loadTables());
+/** On PostgreSQL a slice's distinct searches are asked two at a time: one's page is read while the next is ranked. */
+const checker = new LineChecker(recordSets, loadTables(), storeKind(config) === 'postgres' ? 2 : 1);
 
 /**
  * The thread yields the cores to the service's event loop: with one thread per core, a batch would

@@ -73,8 +73,18 @@ type Query = <T extends QueryResultRow>(text: string, values?: readonly unknown[
 /** How long the vocabulary of a dataset is trusted before checking whether another load replaced it (ms). */
 const RECHECK_MS = 1000;
 
+/** What only suggestions read, once the first suggestion has asked for it. */
+interface SuggestionRows {
+  rows?: { codes: { CODIGO: string; DESCRIPCION: string | null }[]; phrases: PhraseRow[] };
+  reading?: Promise<void> | undefined;
+}
+
+function notRead(): never {
+  throw new Error('the suggestions were asked before their rows were read');
+}
+
 export class PostgresFullText {
-  private vocabulary: { hash: string; vocabulary: Vocabulary; index: PostingIndex } | null = null;
+  private vocabulary: { hash: string; vocabulary: Vocabulary; index: PostingIndex; forSuggestions: SuggestionRows } | null = null;
   private checkedAt = 0;
   private hasInfo = false;
 
@@ -95,7 +105,7 @@ export class PostgresFullText {
     return (await this.query<{ hash: string }>('SELECT "hash" FROM "dataset_info" WHERE "id" = 1'))[0]?.hash ?? '';
   }
 
-  private async current(): Promise<{ vocabulary: Vocabulary; index: PostingIndex }> {
+  private async current(): Promise<{ vocabulary: Vocabulary; index: PostingIndex; forSuggestions: SuggestionRows }> {
     const now = Date.now();
     if (this.vocabulary && now - this.checkedAt < RECHECK_MS) return this.vocabulary;
     const hash = await this.datasetHash();
@@ -103,16 +113,11 @@ export class PostgresFullText {
     if (this.vocabulary?.hash !== hash) {
       const present = async (table: string): Promise<boolean> =>
         (await this.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS "present"`, [table]))[0]?.present === true;
-      const [documents, terms, words, synonyms, codes, phrases, evidence, ranges, postings] = await Promise.all([
+      const [documents, terms, words, synonyms, evidence, ranges, postings] = await Promise.all([
         this.query<{ n: number }>('SELECT COUNT(*)::int AS "n" FROM "buscar"'),
         this.query<{ TERMINO: string; DF: number }>('SELECT "TERMINO", "DF" FROM "buscar_terminos"'),
         this.query<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"'),
         this.query<{ TERMINOS: string; EXPANSION: string }>('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"'),
-        this.query<{ CODIGO: string; DESCRIPCION: string | null }>('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"'),
-        // A dataset loaded before the phrases existed still searches; its suggestions complete words alone.
-        this.query<{ present: boolean }>(`SELECT to_regclass('buscar_frases') IS NOT NULL AS "present"`).then((r) =>
-          r[0]?.present ? this.query<PhraseRow & QueryResultRow>('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"') : [],
-        ),
         // A dataset loaded before the heading evidence existed still searches, word by word as before.
         present('buscar_partidas').then((p) =>
           p ? this.query<EvidenceRow & QueryResultRow>('SELECT "TERMINO", "ES", "EN", "IDIOMA" FROM "buscar_partidas"') : [],
@@ -120,17 +125,18 @@ export class PostgresFullText {
         present('buscar_rangos').then((p) => (p ? this.query<RangeRow & QueryResultRow>('SELECT "CODIGO", "RANGOS" FROM "buscar_rangos"') : [])),
         this.query<{ CODIGO: string; TERMINOS: string | null }>('SELECT "CODIGO", "TERMINOS" FROM "buscar"'),
       ]);
+      const forSuggestions: SuggestionRows = {};
       const vocabulary = new Vocabulary({
         documents: documents[0]?.n ?? 0,
         terms,
         words,
         synonyms,
-        codes,
-        phrases,
+        codes: () => forSuggestions.rows?.codes ?? notRead(),
+        phrases: () => forSuggestions.rows?.phrases ?? notRead(),
         evidence,
         ranges,
       });
-      this.vocabulary = { hash, vocabulary, index: new PostingIndex(postings) };
+      this.vocabulary = { hash, vocabulary, index: new PostingIndex(postings), forSuggestions };
     }
     return this.vocabulary;
   }
@@ -155,6 +161,32 @@ export class PostgresFullText {
   }
 
   async suggest(q: string): Promise<Suggestion[]> {
-    return (await this.current()).vocabulary.suggest(q);
+    const current = await this.current();
+    await this.readSuggestionRows(current.forSuggestions);
+    return current.vocabulary.suggest(q);
+  }
+
+  /**
+   * The codes and goods phrases only suggestions use, read at the first suggestion as the embedded store
+   * does: a process that never suggests (the batches' thread) never holds them.
+   */
+  private readSuggestionRows(into: SuggestionRows): Promise<void> {
+    into.reading ??= Promise.all([
+      this.query<{ CODIGO: string; DESCRIPCION: string | null }>('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"'),
+      // A dataset loaded before the phrases existed still searches; its suggestions complete words alone.
+      this.query<{ present: boolean }>(`SELECT to_regclass('buscar_frases') IS NOT NULL AS "present"`).then((r) =>
+        r[0]?.present ? this.query<PhraseRow & QueryResultRow>('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"') : [],
+      ),
+    ]).then(
+      ([codes, phrases]) => {
+        into.rows = { codes, phrases };
+      },
+      (error: unknown) => {
+        // Asked again by the next suggestion.
+        into.reading = undefined;
+        throw error;
+      },
+    );
+    return into.reading;
   }
 }

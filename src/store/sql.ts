@@ -50,10 +50,46 @@ function whereClause(conditions: readonly Condition[], dialect: Dialect, values:
       case 'null':
         return `${quote(c.field)} IS NULL`;
       case 'or':
-        return `(${c.any.map(render).join(' OR ')})`;
+        return `(${alternatives(c.any).map(renderAlternative).join(' OR ')})`;
     }
   };
+  const renderAlternative = (a: Condition | InList): string => ('kind' in a ? render(a) : `${quote(a.field)} IN (${a.values.map(bind).join(', ')})`);
   return conditions.length === 0 ? '' : ` WHERE ${conditions.map(render).join(' AND ')}`;
+}
+
+/** Equalities of one field, one of whose values a row must hold. */
+interface InList {
+  readonly field: string;
+  readonly values: (string | number)[];
+}
+
+/**
+ * An `or`'s members with nested `or`s flattened and the equalities on one field gathered into one
+ * `IN` list (a batch reads the records of a hundred fractions at once): the same rows, but one index
+ * probe per value instead of SQLite's OR of a hundred branches, which it answers three to ten times
+ * slower, or not by the index at all.
+ */
+function alternatives(any: readonly Condition[]): (Condition | InList)[] {
+  const out: (Condition | InList)[] = [];
+  const lists = new Map<string, InList>();
+  const flat = (cs: readonly Condition[]): Condition[] => cs.flatMap((c) => (c.kind === 'or' ? flat(c.any) : [c]));
+  const all = flat(any);
+  const counts = new Map<string, number>();
+  for (const c of all) if (c.kind === 'eq') counts.set(c.field, (counts.get(c.field) ?? 0) + 1);
+  for (const c of all) {
+    if (c.kind !== 'eq' || counts.get(c.field)! < 2) {
+      out.push(c);
+      continue;
+    }
+    const list = lists.get(c.field);
+    if (list) list.values.push(c.value);
+    else {
+      const created = { field: c.field, values: [c.value] };
+      lists.set(c.field, created);
+      out.push(created);
+    }
+  }
+  return out;
 }
 
 const orderBy = (rs: RecordSet): string => ` ORDER BY ${rs.key.map(quote).join(', ')}`;

@@ -113,6 +113,35 @@ describe('buildSearch', () => {
     assert.deepEqual(q.values, ['00', 7, 5, 0]);
   });
 
+  test("an OR's equalities on one field are one IN list, nested ORs flattened, the rest kept in order", () => {
+    const conditions: Condition[] = [
+      {
+        kind: 'or',
+        any: [
+          {
+            kind: 'or',
+            any: [
+              { kind: 'eq', field: 'FRACCION', value: '01012101' },
+              { kind: 'eq', field: 'NICO', value: '00' },
+            ],
+          },
+          { kind: 'null', field: 'NICO' },
+          { kind: 'or', any: [{ kind: 'eq', field: 'FRACCION', value: '01012999' }] },
+          { kind: 'prefix', field: 'FRACCION', value: '02' },
+        ],
+      },
+    ];
+    for (const [dialect, marks] of [
+      [sqliteDialect, ['?', '?', '?', '?', '?', '?']],
+      [postgresDialect, ['$1', '$2', '$3', '$4', '$5', '$6']],
+    ] as const) {
+      const q = buildSearch(sample, conditions, 0, 5, dialect);
+      const [a, b, c, d] = marks;
+      assert.ok(q.text.includes(` WHERE ("FRACCION" IN (${a}, ${b}) OR "NICO" = ${c} OR "NICO" IS NULL OR ("FRACCION" >= ${d} AND "FRACCION" < `), q.text);
+      assert.deepEqual(q.values, ['01012101', '01012999', '00', '02', '03', 5, 0]);
+    }
+  });
+
   test('a value never reaches the SQL text, whatever it holds', () => {
     const hostile = `'; DROP TABLE "muestra_uno"; --`;
     for (const dialect of [sqliteDialect, postgresDialect]) {
