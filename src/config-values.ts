@@ -61,7 +61,7 @@ export const workerCount = (config: Config): number => (config.WORKERS === 'auto
  * LOTES_HILOS as a number of threads: `auto` shares the cores among the server processes and leaves
  * each process's event loop a core of its own (it writes the results and answers the lookups), at
  * least one thread each: one on a 2-core machine, where a second thread was no faster and cost about
- * 60 MB (docs/adr/0011-lotes.md).
+ * 60 MB (docs/lotes.md).
  */
 export const lotesThreads = (config: Config): number =>
   config.LOTES_HILOS === 'auto' ? Math.max(1, Math.floor(availableParallelism() / workerCount(config)) - 1) : Number(config.LOTES_HILOS);

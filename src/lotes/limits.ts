@@ -2,7 +2,7 @@
  * What one batch file may cost (issue 43): every bound is checked while the file is read, before the
  * work it would cause, and a file past one is refused whole, naming it: a 413 for what is too large
  * (bytes, lines, rows, expanded XLSX parts, text), a 422 for a file shaped past a bound (columns, keys,
- * nesting, a line's text). docs/adr/0011-lotes.md says why each is where it is.
+ * nesting, a line's text). docs/lotes.md says why each is where it is.
  */
 import type { ErrorCode, ErrorParams } from '../error-codes.js';
 import { errorMessage } from '../error-codes.js';
