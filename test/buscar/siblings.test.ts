@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { splitTerms } from '../../src/buscar/analysis.js';
+import { isAttribute } from '../../src/buscar/attributes.js';
 import type { QueryPlan } from '../../src/buscar/plan.js';
 import { HEAD_HEADING, MATCHED_WORD } from '../../src/buscar/plan.js';
 import { PostingIndex } from '../../src/buscar/ranking.js';
@@ -74,5 +75,13 @@ describe('a discriminating qualifier among siblings', () => {
     ]);
     const [a, b] = index.rank(plan, 0, 2).page;
     assert.equal(a!.RELEVANCIA, b!.RELEVANCIA);
+  });
+});
+
+describe('a container later in a line', () => {
+  test('is an attribute, as caja and bolsa are', () => {
+    assert.ok(isAttribute('garrafa', 5));
+    assert.ok(isAttribute('BOTTLE'.toLowerCase(), 3));
+    assert.ok(!isAttribute('garrafa', 0));
   });
 });
