@@ -174,13 +174,16 @@ export class PostingIndex {
       for (const h of plan.headings.slice(0, HEADING_SLOTS)) if (!bonus.has(h.heading)) bonus.set(h.heading, h.bonus);
       const inRange = new Set(plan.quantityCodes.split(' ').filter(Boolean));
       const materials = plan.materials ?? 0;
+      const siblings: number[] = [];
       for (const doc of found) {
         const code = this.codes[doc]!;
         const reading = materialReading(materials, this.materials[doc]!);
         const material = MATERIAL_SCORE[reading] + MATERIAL_SCORE[stateReading(materials, this.materials[doc]!)];
-        score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material;
+        const heading = bonus.get(code.slice(0, 4));
+        score[doc] = score[doc]! + (heading ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material;
+        if (heading !== undefined) siblings.push(doc);
       }
-      discriminate(found, this.codes, bonus, own, score);
+      discriminate(siblings, this.codes, own, score);
     }
     const page = topOf(found, score, skip + limit).slice(skip);
     return { page: page.map((doc) => ({ CODIGO: this.codes[doc]!, RELEVANCIA: score[doc]! })), total: found.length };
@@ -196,24 +199,24 @@ const OWN_TEXTS: ReadonlySet<TermField> = new Set(['T_CABEZA', 'T_LINEA', 'T_JER
  * first ("PARABRISAS DE VIDRIO LAMINADO": 7007.21's windscreens, not 7007.11's; "TUBO DE PVC": 3917.23,
  * "de polímeros de cloruro de vinilo"). A word every sibling's texts hold, or none, decides nothing.
  */
-function discriminate(found: readonly number[], codes: readonly string[], headings: ReadonlyMap<string, number>, own: Uint32Array, score: Float64Array): void {
-  if (headings.size === 0) return;
-  const lines = new Map<string, number>();
-  const holding = new Map<string, number[]>();
-  for (const doc of found) {
+function discriminate(siblings: readonly number[], codes: readonly string[], own: Uint32Array, score: Float64Array): void {
+  // The candidate lines of each heading named (at most HEADING_SLOTS), and how many hold each word.
+  const slots = new Map<string, number>();
+  const lines = new Int32Array(HEADING_SLOTS);
+  const holding = new Int32Array(HEADING_SLOTS * 32);
+  const slotOf = new Int32Array(siblings.length);
+  for (const [i, doc] of siblings.entries()) {
     const heading = codes[doc]!.slice(0, 4);
-    if (!headings.has(heading)) continue;
-    lines.set(heading, (lines.get(heading) ?? 0) + 1);
-    const counts = holding.get(heading) ?? new Array<number>(32).fill(0);
-    holding.set(heading, counts);
-    for (let bits = own[doc]!, g = 0; bits !== 0; bits >>>= 1, g++) if (bits & 1) counts[g]!++;
+    let slot = slots.get(heading);
+    if (slot === undefined) slots.set(heading, (slot = slots.size));
+    slotOf[i] = slot;
+    lines[slot]!++;
+    for (let bits = own[doc]!, g = 0; bits !== 0; bits >>>= 1, g++) if (bits & 1) holding[slot * 32 + g]!++;
   }
-  for (const doc of found) {
-    const heading = codes[doc]!.slice(0, 4);
-    const counts = holding.get(heading);
-    if (!counts) continue;
-    const all = lines.get(heading)!;
-    for (let bits = own[doc]!, g = 0; bits !== 0; bits >>>= 1, g++) if (bits & 1 && counts[g]! < all) score[doc] = score[doc]! + DISCRIMINATING_WORD;
+  for (const [i, doc] of siblings.entries()) {
+    const slot = slotOf[i]!;
+    for (let bits = own[doc]!, g = 0; bits !== 0; bits >>>= 1, g++)
+      if (bits & 1 && holding[slot * 32 + g]! < lines[slot]!) score[doc] = score[doc]! + DISCRIMINATING_WORD;
   }
 }
 
