@@ -116,6 +116,15 @@ for (const kind of await storeKinds()) {
       assert.ok(firstOther === -1 || firstTyre < firstOther);
     });
 
+    test('Mexican usage: papel de baño is toilet paper, lentes are spectacles', async () => {
+      assert.ok((await search('papel de baño')).body.items[0]?.FRACCION.startsWith('481810'));
+      const lentes = (await search('lentes graduados')).body.items.slice(0, 5);
+      assert.ok(
+        lentes.some((h) => h.FRACCION.startsWith('9004')),
+        JSON.stringify(lentes.map((h) => h.FRACCION)),
+      );
+    });
+
     test('a misspelt word of five letters or more finds its goods', async () => {
       const { body } = await search('refrijerador');
       assert.ok(

@@ -81,7 +81,10 @@ export function terms(text: string): string[] {
 
 const splitCache = new Map<string, { main: string[]; context: string[] }>();
 
-/** A text's terms split into those naming the goods and those in a "para …"/"partes de …" clause. */
+/**
+ * A text's terms split into those naming the goods and those in a "para …"/"partes de …" clause, or
+ * after "excepto" or "other than" (what the goods are not: "of textile materials (other than cotton …)").
+ */
 export function splitTerms(text: string): { main: string[]; context: string[] } {
   let split = splitCache.get(text);
   if (!split) {
@@ -97,7 +100,15 @@ function splitUncached(text: string): { main: string[]; context: string[] } {
   const context: string[] = [];
   for (const clause of fold(text).split(/[,;:.()[\]]/)) {
     let inContext = false;
+    let previous = '';
     for (const w of clause.match(/[\p{L}\p{N}]+/gu) ?? []) {
+      // "other than cotton" (the US tariff's "excepto"): the goods are not of what follows.
+      const otherThan = w === 'than' && previous === 'other';
+      previous = w;
+      if (otherThan) {
+        inContext = true;
+        continue;
+      }
       if (CONTEXT_OPENERS.has(w)) {
         if (w !== 'para' && w !== 'for') main.push(stem(w));
         inContext = true;

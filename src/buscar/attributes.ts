@@ -24,6 +24,7 @@ const ATTRIBUTE_WORDS = (
   'manga corta larga cuello redondo tejido plano punto sleeve short long woven knit knitted ' +
   'blanco negro azul gris dorado plateado color colores white black blue grey gray navy ' +
   'caja bolsa saco paquete rollo cubeta tambor granel juego set kit box bag pack drum carton case ' +
+  'garrafa botella frasco bidon galon envase estuche blister bottle jar jug ' +
   'tipo marca modelo estilo style model brand grado calidad premium importado original'
 )
   .split(' ')

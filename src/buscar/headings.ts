@@ -98,6 +98,17 @@ export class HeadingEvidence {
     return out;
   }
 
+  /**
+   * Whether a search reference names goods with `form` in a heading whose texts or references hold
+   * `contents` too ("bolsa de mano" in 4202, "bolsa de aire" in 8708): the pair is then a name of goods,
+   * not a packaging and its contents ("caja de galletas").
+   */
+  namedTogether(form: string, contents: string, language: Language): boolean {
+    const held = this.headingsOf(stem(contents), language);
+    for (const [h, s] of this.headingsOf(stem(form), language)) if (s >= EVIDENCE.reference && (held.get(h) ?? 0) > 0) return true;
+    return false;
+  }
+
   languageOfWord(word: string): string {
     return this.evidence.get(stem(word))?.language ?? '';
   }
@@ -108,13 +119,19 @@ export class HeadingEvidence {
    * head's counting most, an attribute's least) and the best of them get a bonus that no number of
    * qualifier words found elsewhere can match.
    */
-  headingsNamed(q: string, language: Language, groups: readonly QueryGroup[], groupOfWord: ReadonlyMap<string, number>): { heading: string; bonus: number }[] {
+  headingsNamed(
+    q: string,
+    language: Language,
+    groups: readonly QueryGroup[],
+    groupOfWord: ReadonlyMap<string, number>,
+    form?: string,
+  ): { heading: string; bonus: number }[] {
     if (this.evidence.size === 0) return [];
     // Known: not an attribute (in a long line a word the index does not know is a brand; in a short one, a typo of the goods).
     // Each group's headings worked out once for the whole phrase: the candidates and every scoring read them.
     const named: (Map<string, number> | undefined)[] = [];
     const headingsOfGroup = (g: number): Map<string, number> => (named[g] ??= this.groupHeadings(groups[g]!, language));
-    const candidates = headCandidates(q, language).flatMap((word) => {
+    const candidates = headCandidates(q, language, form).flatMap((word) => {
       const g = groupOfWord.get(word);
       return g === undefined ? [] : [{ g, found: headingsOfGroup(g), known: groups[g]!.matched !== 0 }];
     });

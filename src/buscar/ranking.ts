@@ -12,7 +12,7 @@ import { isSpecialTreatment } from './analysis.js';
 import type { TermField } from './documents.js';
 import { TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './plan.js';
-import { CODE_WEIGHT, HEADING_SLOTS, MATERIAL_AGREEMENT, MATERIAL_CONTRADICTION, MATERIAL_UNSTATED, QUANTITY_MATCH } from './plan.js';
+import { CODE_WEIGHT, DISCRIMINATING_WORD, HEADING_SLOTS, MATERIAL_AGREEMENT, MATERIAL_CONTRADICTION, MATERIAL_UNSTATED, QUANTITY_MATCH } from './plan.js';
 import { LINE_TERMS, constructionReading, materialReading, stateReading } from './materials.js';
 import { lowerBound } from './phrases.js';
 
@@ -72,7 +72,7 @@ export class PostingIndex {
   private readonly special: Uint8Array;
   /** Per document, the kinds of material and the states its head, line and hierarchy texts state (materials.ts). */
   private readonly materials: Uint32Array;
-  private scratch: { score: Float64Array; candidate: Uint8Array; claimed: Int32Array } | undefined;
+  private scratch: { score: Float64Array; candidate: Uint8Array; claimed: Int32Array; own: Uint32Array } | undefined;
 
   constructor(rows: Iterable<{ CODIGO: string; TERMINOS: string | null }>) {
     const sorted = [...rows].sort((a, b) => (a.CODIGO < b.CODIGO ? -1 : a.CODIGO > b.CODIGO ? 1 : 0));
@@ -129,18 +129,27 @@ export class PostingIndex {
     if (plan.groups.length === 0 && plan.codes.length === 0) return { page: [], total: 0 };
     const n = this.codes.length;
     // One set of arrays per index, reused by every search (a search runs to its end before the next).
-    const { score, candidate, claimed } = (this.scratch ??= { score: new Float64Array(n), candidate: new Uint8Array(n), claimed: new Int32Array(n) });
+    const { score, candidate, claimed, own } = (this.scratch ??= {
+      score: new Float64Array(n),
+      candidate: new Uint8Array(n),
+      claimed: new Int32Array(n),
+      own: new Uint32Array(n),
+    });
     score.fill(0);
     candidate.fill(0);
     claimed.fill(0);
+    own.fill(0);
     for (const [g, group] of plan.groups.entries()) {
       const stamp = g + 1;
+      const bit = g < 32 ? (1 << g) >>> 0 : 0;
       for (const { field, tier, points } of CASE_ORDER) {
         const value = group.matched + points * group.weight;
+        const stating = OWN_TEXTS.has(field) ? bit : 0;
         for (const alternative of group[tier]) {
           const term = fieldTag(field) + alternative.trimEnd();
           for (const list of this.postings(term, !alternative.endsWith(' '))) {
             for (const doc of list) {
+              if (stating !== 0) own[doc] = (own[doc]! | stating) >>> 0;
               if (claimed[doc] === stamp || this.special[doc] === 1) continue;
               claimed[doc] = stamp;
               candidate[doc] = 1;
@@ -164,6 +173,7 @@ export class PostingIndex {
       for (const h of plan.headings.slice(0, HEADING_SLOTS)) if (!bonus.has(h.heading)) bonus.set(h.heading, h.bonus);
       const inRange = new Set(plan.quantityCodes.split(' ').filter(Boolean));
       const materials = plan.materials ?? 0;
+      const siblings: number[] = [];
       for (const doc of found) {
         const code = this.codes[doc]!;
         // Most lines state no material, state or construction: nothing to read.
@@ -174,11 +184,44 @@ export class PostingIndex {
             : MATERIAL_SCORE[materialReading(materials, line)] +
               MATERIAL_SCORE[stateReading(materials, line)] +
               MATERIAL_SCORE[constructionReading(materials, line)];
-        score[doc] = score[doc]! + (bonus.get(code.slice(0, 4)) ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material;
+        const heading = bonus.get(code.slice(0, 4));
+        score[doc] = score[doc]! + (heading ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material;
+        if (heading !== undefined) siblings.push(doc);
       }
+      discriminate(siblings, this.codes, own, score);
     }
     const page = topOf(found, score, skip + limit).slice(skip);
     return { page: page.map((doc) => ({ CODIGO: this.codes[doc]!, RELEVANCIA: score[doc]! })), total: found.length };
+  }
+}
+
+/** The fields holding a line's own texts: what the goods are, as the tariff words it (not a reference, a purpose or English). */
+const OWN_TEXTS: ReadonlySet<TermField> = new Set(['T_CABEZA', 'T_LINEA', 'T_JERARQUIA']);
+
+/**
+ * Discriminating qualifiers (issue 44): within each heading the head names, a word of the query the
+ * own texts of some of its candidate lines hold and of others not adds DISCRIMINATING_WORD to the
+ * first ("PARABRISAS DE VIDRIO LAMINADO": 7007.21's windscreens, not 7007.11's; "TUBO DE PVC": 3917.23,
+ * "de polímeros de cloruro de vinilo"). A word every sibling's texts hold, or none, decides nothing.
+ */
+function discriminate(siblings: readonly number[], codes: readonly string[], own: Uint32Array, score: Float64Array): void {
+  // The candidate lines of each heading named (at most HEADING_SLOTS), and how many hold each word.
+  const slots = new Map<string, number>();
+  const lines = new Int32Array(HEADING_SLOTS);
+  const holding = new Int32Array(HEADING_SLOTS * 32);
+  const slotOf = new Int32Array(siblings.length);
+  for (const [i, doc] of siblings.entries()) {
+    const heading = codes[doc]!.slice(0, 4);
+    let slot = slots.get(heading);
+    if (slot === undefined) slots.set(heading, (slot = slots.size));
+    slotOf[i] = slot;
+    lines[slot]!++;
+    for (let bits = own[doc]!, g = 0; bits !== 0; bits >>>= 1, g++) if (bits & 1) holding[slot * 32 + g]!++;
+  }
+  for (const [i, doc] of siblings.entries()) {
+    const slot = slotOf[i]!;
+    for (let bits = own[doc]!, g = 0; bits !== 0; bits >>>= 1, g++)
+      if (bits & 1 && holding[slot * 32 + g]! < lines[slot]!) score[doc] = score[doc]! + DISCRIMINATING_WORD;
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { fold, isStopWord } from './analysis.js';
 import { isAttribute, isQuantityWord } from './attributes.js';
+import { materialsOf, MATERIAL_BITS } from './materials.js';
 
 /** Words after which a Spanish phrase qualifies its head (p/ c/ s/ are para, con, sin as brokers abbreviate them). */
 const SPANISH_CONNECTORS = new Set(['de', 'del', 'para', 'con', 'sin', 'tipo', 'en', 'p', 'c', 's', 'marca', 'modelo', 'mod', 'por', 'a']);
@@ -16,6 +17,35 @@ const ENGLISH_CONNECTORS = new Set(['for', 'of', 'with', 'without', 'in', 'to', 
 
 /** Words that open a phrase without naming the goods: they say the goods come as a set or a count. */
 const SET_WORDS = new Set(['juego', 'set', 'kit', 'paquete', 'pack', 'par', 'pares', 'pair', 'pairs', 'lote', 'surtido', 'assorted']);
+
+/**
+ * Nouns of a form, a unit or a packaging that open a phrase before what they hold ("ROLLO DE PELICULA
+ * STRETCH", "CAJA DE GALLETAS", "BOX OF CHOCOLATES"): followed by `de`/`of` and the contents, they name
+ * no goods and the head passes to the noun after them; followed by a material ("CAJA DE CARTON",
+ * "BOLSA DE PLASTICO") they are the goods themselves.
+ */
+const FORM_WORDS = new Set(
+  (
+    'rollo rollos juego juegos kit kits set sets par pares paquete paquetes lote lotes pieza piezas ' +
+    'caja cajas bolsa bolsas botella botellas saco sacos garrafa garrafas frasco frascos bote botes tambor tambores ' +
+    'roll rolls pair pairs box boxes pack packs packet packets bag bags bottle bottles jar jars drum drums piece pieces'
+  ).split(' '),
+);
+const FORM_LINKS = new Set(['de', 'del', 'of']);
+
+/**
+ * The form, unit or packaging noun opening a phrase before its contents ("ROLLO DE PELICULA …" → rollo),
+ * or undefined: such a word names no goods (it is read as an attribute, and the head is the noun after it).
+ * Not when the contents are a material ("CAJA DE CARTON") or when `named` says the two words name goods
+ * together ("BOLSA DE MANO", "BOLSA DE AIRE": a search reference names the pair in a heading).
+ */
+export function leadingForm(text: string, named: (form: string, contents: string) => boolean = () => false): string | undefined {
+  const list = tokens(text).filter((t) => !(/\d/.test(t.word) || isQuantityWord(t.word)));
+  const [form, link, contents] = list;
+  if (!form || !link || !contents || !FORM_WORDS.has(form.word) || !FORM_LINKS.has(link.word)) return undefined;
+  if ((materialsOf(contents.word) & MATERIAL_BITS) !== 0 || named(form.word, contents.word)) return undefined;
+  return form.word;
+}
 
 /**
  * Words that show a phrase's language even when its goods words are unknown or shared by both: the
@@ -76,9 +106,10 @@ export function languageOf(text: string, english: (word: string) => boolean, spa
  * names something, skipping leading numbers, codes, units and set words ("JUEGO DE SABANAS" →
  * sabanas), then the words after it up to the first connecting word, then the rest. English: the last
  * such word before the first connecting word, break or figure ("LED LIGHT BULB 9W" → bulb), then the
- * words before it, then the rest. Attributes (materials, genders, colours, packaging) come last.
+ * words before it, then the rest. Attributes (materials, genders, colours, packaging) come last. `form`:
+ * the form or packaging noun opening the phrase (leadingForm), skipped like a set word.
  */
-export function headCandidates(text: string, language: Language): string[] {
+export function headCandidates(text: string, language: Language, form?: string): string[] {
   const list = tokens(text);
   const connectors = language === 'en' ? ENGLISH_CONNECTORS : SPANISH_CONNECTORS;
   // The first run of words naming something: it ends at a connecting word, a break or a figure.
@@ -89,7 +120,7 @@ export function headCandidates(text: string, language: Language): string[] {
     const figure = /\d/.test(t.word) || isQuantityWord(t.word);
     if (state === 'in' && (connectors.has(t.word) || t.afterBreak || figure)) state = 'after';
     if (namesNothing(t.word) || connectors.has(t.word)) continue;
-    if (state === 'before' && (SET_WORDS.has(t.word) || isAttribute(t.word, language === 'en' ? 1 : i))) {
+    if (state === 'before' && (SET_WORDS.has(t.word) || t.word === form || isAttribute(t.word, language === 'en' ? 1 : i))) {
       // An English phrase often opens with its attributes ("MEN'S COTTON T-SHIRT"): they qualify the head after them.
       rest.push(t.word);
       continue;
@@ -104,5 +135,5 @@ export function headCandidates(text: string, language: Language): string[] {
   // A Spanish line's first word names the goods even when it could qualify others ("BOLSA DE …", "CAJA DE CARTON").
   const goods = ordered.filter((w, i) => (language === 'es' && i === 0) || !isAttribute(w, 1));
   const attributes = ordered.filter((w) => isAttribute(w, 1));
-  return [...new Set([...goods, ...rest.filter((w) => !isAttribute(w, 1) && !SET_WORDS.has(w)), ...attributes])];
+  return [...new Set([...goods, ...rest.filter((w) => !isAttribute(w, 1) && !SET_WORDS.has(w) && w !== form), ...attributes])];
 }

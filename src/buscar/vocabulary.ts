@@ -12,7 +12,7 @@ import type { PhraseRow } from './phrases.js';
 import { PhraseIndex } from './phrases.js';
 import type { QueryGroup, QueryPlan } from './plan.js';
 import { ATTRIBUTE_SHARE, LONG_QUERY, MATCHED_WORD, MAX_CODES, MAX_GROUPS, MAX_SECONDARY, MAX_SUGGESTIONS, lowerBound } from './plan.js';
-import { languageOf } from './reading.js';
+import { languageOf, leadingForm } from './reading.js';
 import { materialsOf } from './materials.js';
 import { typedDigits } from '../fraccion.js';
 
@@ -232,9 +232,16 @@ export class Vocabulary {
     const groupOfWord = new Map<string, number>();
     // In a long line a word the index does not know is a brand or a model more often than a typo.
     const long = typed.length >= LONG_QUERY;
+    const language = languageOf(
+      q,
+      (w) => this.headings.languageOfWord(w).endsWith('en'),
+      (w) => this.headings.languageOfWord(w).startsWith('es'),
+    );
+    // A form or packaging noun before the contents ("ROLLO DE PELICULA") qualifies them, as an attribute.
+    const form = leadingForm(q, (f, c) => this.headings.namedTogether(f, c, language));
     for (const [position, word] of typed.entries()) {
       const { primary, secondary } = this.alternativesOf(word);
-      const attribute = isAttribute(word, position) || (long && primary.length === 0);
+      const attribute = isAttribute(word, position) || word === form || (long && primary.length === 0);
       for (const s of [stem(word), ...secondary.map((c) => c.trimEnd())]) {
         for (const entry of this.synonyms.get(s) ?? []) {
           const applies = entry.terms.length === 1 || entry.terms.every((t) => stems.includes(t));
@@ -258,12 +265,7 @@ export class Vocabulary {
     // Attributes order the lines that name the goods; they count as goods when nothing else was typed.
     const allAttributes = roles.every(Boolean);
     const attributes = allAttributes ? groups : groups.map((g, i) => (roles[i] ? { ...g, weight: Math.round(g.weight / ATTRIBUTE_SHARE), matched: 0 } : g));
-    const language = languageOf(
-      q,
-      (w) => this.headings.languageOfWord(w).endsWith('en'),
-      (w) => this.headings.languageOfWord(w).startsWith('es'),
-    );
-    const headings = this.headings.headingsNamed(q, language, attributes, groupOfWord);
+    const headings = this.headings.headingsNamed(q, language, attributes, groupOfWord, form);
     return {
       groups: attributes,
       codes,
