@@ -95,6 +95,19 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     description: "Page cache of each connection to the main SQLite file (better-sqlite3's default); the batches' worker thread keeps at most 4096",
   }),
+  DATASET_VERSIONS_CHECK_MS: Type.Integer({
+    default: 2000,
+    minimum: 10,
+    maximum: 5000,
+    description:
+      'How often the catalog of dataset versions is read again: a version loaded or removed by another process is seen within this time (at most 5000, the contract’s 5 s)',
+  }),
+  RELOAD_CHECK_MS: Type.Integer({
+    default: 2000,
+    minimum: 10,
+    maximum: 60000,
+    description: 'How often the service checks whether the main store was replaced (SQLite: another file renamed over the path by import)',
+  }),
   METRICS_ENABLED: Type.Boolean({ default: true, description: 'Serve Prometheus metrics at /metrics' }),
   METRICS_TOKEN: Type.String({ default: '', description: 'When set, /metrics requires Authorization: Bearer <this token>' }),
   CORS_ORIGINS: Type.String({ default: '', description: 'Comma-separated origins allowed to call from a browser; empty: CORS off' }),
@@ -161,6 +174,12 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 1000,
     description: 'Webhook deliveries one process sends at once (each waits at most 10 s for its answer; at most 2 at once to one watch list)',
+  }),
+  VIGILANCIAS_CHECK_MS: Type.Integer({
+    default: 2000,
+    minimum: 10,
+    maximum: 60000,
+    description: 'How often the catalog is looked at for versions loaded or coming into force that watch lists must hear of',
   }),
   WORKERS: Type.String({
     default: '1',

@@ -1,9 +1,9 @@
 /**
  * Which version answers: the one in force today in Mexico City (the current version), or on the date
- * a request names with `as_of`. The catalog is read from the main store every few seconds, so a
- * version added or removed by another process shows within that time; today's date is read from the
- * clock on every request, so a version loaded ahead takes over by itself when its day comes, with no
- * restart and no failed request. The newest import is the main store itself; another version is a
+ * a request names with `as_of`. The catalog is read from the main store every DATASET_VERSIONS_CHECK_MS
+ * (2 s by default; the contract allows 5 s), so a version added or removed by another process shows
+ * within that time; today's date is read from the clock on every request, so a version loaded ahead
+ * takes over by itself when its day comes, with no restart and no failed request. The newest import is the main store itself; another version is a
  * store of its own, opened when first asked for and closed when the version is removed.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -16,8 +16,6 @@ import type { Coverage } from './rates-coverage.js';
 import type { VersionInfo } from './versions.js';
 import { byRecency, inForce, mexicoCityDate, newestImport } from './versions.js';
 
-/** How often the catalog is read again: a new or removed version is seen within this time (the contract allows 5 s). */
-const CATALOG_CHECK_MS = 2000;
 /** How long the store of a removed version stays open for the requests that began on it. */
 const RETIRE_AFTER_MS = 5000;
 /** How many pairs of versions the comparisons of are kept (each a few bytes per changed record). */
@@ -44,7 +42,7 @@ export class Datasets {
     /** The clock: tests move it to midnight instead of waiting for it. */
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.check = setInterval(() => void this.refresh(), CATALOG_CHECK_MS).unref();
+    this.check = setInterval(() => void this.refresh(), config.DATASET_VERSIONS_CHECK_MS).unref();
   }
 
   /** Reads the catalog again; a store that cannot answer keeps the catalog it had. */

@@ -1,7 +1,7 @@
 /**
  * The main store, and replacing it while the service runs. The routes read the store through
  * `current()`, so switching is one assignment: requests already running finish on the old store,
- * which is closed a few seconds later, and no request fails. Every few seconds (and at once on
+ * which is closed a few seconds later, and no request fails. Every RELOAD_CHECK_MS (and at once on
  * `reload()`, SIGHUP) the driver is asked whether something should replace the main store: for
  * SQLite, another file renamed over the path by `import`, the file gone, or back
  * (docs/adr/0002-import-and-reload.md).
@@ -11,8 +11,6 @@ import type { Config } from '../config.js';
 import { driverFor } from './drivers.js';
 import type { Replacement, Store } from './store.js';
 
-/** How often the driver is asked whether the main store should be replaced. */
-const RELOAD_CHECK_MS = 2000;
 /** How long a replaced store stays open for the requests that began on it (they need milliseconds). */
 const RETIRE_AFTER_MS = 5000;
 
@@ -29,7 +27,7 @@ export class MainStore {
     private readonly injected?: Store,
   ) {
     this.store = injected ?? driverFor(config).open(config);
-    if (injected === undefined) this.check = setInterval(() => this.tick(), RELOAD_CHECK_MS).unref();
+    if (injected === undefined) this.check = setInterval(() => this.tick(), config.RELOAD_CHECK_MS).unref();
   }
 
   readonly current = (): Store => this.store;

@@ -32,7 +32,6 @@ export type Momento = 'cargada' | 'vigente';
 export const CAMBIOS_IN_EVENT = 100;
 /** A process that claimed a version and died is replaced after this long. */
 const CLAIM_LEASE_MS = 120_000;
-const TICK_MS = 2000;
 /** Fractions compared at once: the lookups the service answers meanwhile share the same store. */
 const PARALLEL_FRACTIONS = 4;
 
@@ -157,12 +156,14 @@ export class EventGenerator {
     private readonly log: FastifyBaseLogger,
     /** Told when events were queued. */
     private readonly queued: () => void,
+    /** How often the catalog is looked at (VIGILANCIAS_CHECK_MS). */
+    private readonly everyMs: number,
   ) {}
 
-  /** The first pass (versions already there are claimed before any watch list can be made), then one every few seconds. */
+  /** The first pass (versions already there are claimed before any watch list can be made), then one every `everyMs`. */
   async start(): Promise<void> {
     await this.pass();
-    this.timer = setInterval(() => void this.pass(), TICK_MS).unref();
+    this.timer = setInterval(() => void this.pass(), this.everyMs).unref();
   }
 
   /** Looks at the catalog now; resolves when this pass has generated what was due. */

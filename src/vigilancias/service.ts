@@ -52,7 +52,7 @@ export function startVigilancias(
     Date.now,
     () => firstPass,
   );
-  const events = new EventGenerator(db, datasets, log, () => sender.wake());
+  const events = new EventGenerator(db, datasets, log, () => sender.wake(), config.VIGILANCIAS_CHECK_MS);
   // Not awaited: a store that cannot answer yet must not keep the service from starting (it answers 503
   // meanwhile). Watch lists wait for the first pass, so versions already there are claimed before any is made.
   // The sender starts once the tables are there (made now on a new database), so that its first look for
