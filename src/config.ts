@@ -93,7 +93,7 @@ export const ConfigSchema = Type.Object({
   SQLITE_CACHE_KB: Type.Integer({
     default: 16384,
     minimum: 0,
-    description: "Page cache of each connection to the main SQLite file (better-sqlite3's default); the batches' worker thread keeps at most 4096",
+    description: "Page cache of each connection to the main SQLite file (better-sqlite3's default); the batches' worker threads keep at most 1024",
   }),
   DATASET_VERSIONS_CHECK_MS: Type.Integer({
     default: 2000,
