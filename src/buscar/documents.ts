@@ -66,6 +66,9 @@ export type TermField = (typeof TERM_FIELDS)[number];
  */
 export const fieldTag = (field: TermField): string => String(TERM_FIELDS.indexOf(field) + 1);
 
+/** The fields holding a line's own texts: what the goods are, as the tariff words it (not a reference, a purpose or English). */
+export const OWN_TEXTS: readonly TermField[] = ['T_CABEZA', 'T_LINEA', 'T_JERARQUIA'];
+
 export interface SearchDocument {
   CODIGO: string;
   FRACCION: string;

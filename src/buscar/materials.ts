@@ -7,7 +7,7 @@
  * of most lines do not say what the goods are made of.
  */
 import { fold, stem } from './analysis.js';
-import { fieldTag } from './documents.js';
+import { OWN_TEXTS, fieldTag } from './documents.js';
 
 /**
  * The kinds of material, each with the words a description uses (Spanish and invoice English, matched
@@ -64,15 +64,17 @@ const WOVEN = (1 << 25) >>> 0;
 const TYPED = new Map<string, number>();
 /** The tagged terms of the documents (field and stem) that state a kind, each with its bit. */
 export const LINE_TERMS = new Map<string, number>();
-const ownTexts = [fieldTag('T_CABEZA'), fieldTag('T_LINEA'), fieldTag('T_JERARQUIA')];
-for (const [i, kind] of KINDS.entries()) {
-  for (const w of kind.typed.split(' ')) TYPED.set(w, (TYPED.get(w) ?? 0) | (1 << i));
-  for (const w of kind.texts.split(' ')) for (const f of ownTexts) LINE_TERMS.set(f + stem(w), 1 << i);
-}
-for (const [i, state] of STATES.entries()) {
-  const bit = (1 << (16 + i)) >>> 0;
-  for (const w of state.typed.split(' ')) TYPED.set(w, ((TYPED.get(w) ?? 0) | bit) >>> 0);
-  for (const w of state.texts.split(' ')) for (const f of ownTexts) LINE_TERMS.set(f + stem(w), bit);
+const ownTexts = OWN_TEXTS.map(fieldTag);
+/** Each kind (materials from bit 0, states from bit 16) under the words a description types and those the texts state it by. */
+for (const [list, first] of [
+  [KINDS, 0],
+  [STATES, 16],
+] as const) {
+  for (const [i, kind] of list.entries()) {
+    const bit = (1 << (first + i)) >>> 0;
+    for (const w of kind.typed.split(' ')) TYPED.set(w, ((TYPED.get(w) ?? 0) | bit) >>> 0);
+    for (const w of kind.texts.split(' ')) for (const f of ownTexts) LINE_TERMS.set(f + stem(w), bit);
+  }
 }
 for (const w of ['knit', 'knitted', 'crochet', 'crocheted', 'ganchillo']) TYPED.set(w, KNIT);
 TYPED.set('woven', WOVEN);
@@ -103,29 +105,31 @@ export function materialsOf(text: string): number {
 }
 
 /**
- * How a line whose texts state the materials `line` reads against a description stating `typed`: it
- * states one of them, only others, a material the description does not state at all ("relojes de
- * pulsera": the watches of 9101 have a precious-metal case, those of 9102 any), or nothing to compare.
- * States read alike, except that a state the description does not state says nothing.
+ * How a line whose texts state the kinds `line` reads against a description stating `typed`, in the
+ * bits of one dimension: it states one of them, only others, one the description does not state at
+ * all ("relojes de pulsera": the watches of 9101 have a precious-metal case, those of 9102 any), or
+ * nothing to compare.
  */
-export function materialReading(typed: number, line: number): 'agrees' | 'contradicts' | 'unstated' | 'none' {
-  if ((line & MATERIAL_BITS) === 0) return 'none';
-  if ((typed & MATERIAL_BITS) === 0) return 'unstated';
-  return (typed & line & MATERIAL_BITS) === 0 ? 'contradicts' : 'agrees';
+function reading(typed: number, line: number, bits: number): 'agrees' | 'contradicts' | 'unstated' | 'none' {
+  const t = (typed & bits) >>> 0;
+  const l = (line & bits) >>> 0;
+  if (l === 0) return 'none';
+  if (t === 0) return 'unstated';
+  return (t & l) === 0 ? 'contradicts' : 'agrees';
 }
 
+/** Materials: with none typed, a line requiring one is the less likely sibling. */
+export function materialReading(typed: number, line: number): 'agrees' | 'contradicts' | 'unstated' | 'none' {
+  return reading(typed, line, MATERIAL_BITS);
+}
+
+/** States read alike, except that a state the description does not state says nothing. */
 export function stateReading(typed: number, line: number): 'agrees' | 'contradicts' | 'none' {
-  const t = (typed & STATE_BITS) >>> 0;
-  const l = (line & STATE_BITS) >>> 0;
-  if (t === 0 || l === 0) return 'none';
-  return (t & l) === 0 ? 'contradicts' : 'agrees';
+  const read = reading(typed, line, STATE_BITS);
+  return read === 'unstated' ? 'none' : read;
 }
 
 /** Knitted or not, read as materials are: with none typed, a knitted line is the less likely sibling (a "camisa" is woven). */
 export function constructionReading(typed: number, line: number): 'agrees' | 'contradicts' | 'unstated' | 'none' {
-  const t = (typed & CONSTRUCTION_BITS) >>> 0;
-  const l = (line & CONSTRUCTION_BITS) >>> 0;
-  if (l === 0) return 'none';
-  if (t === 0) return 'unstated';
-  return (t & l) === 0 ? 'contradicts' : 'agrees';
+  return reading(typed, line, CONSTRUCTION_BITS);
 }

@@ -10,7 +10,7 @@
  */
 import { isSpecialTreatment } from './analysis.js';
 import type { TermField } from './documents.js';
-import { TERM_FIELDS, fieldTag } from './documents.js';
+import { OWN_TEXTS, TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './plan.js';
 import { CODE_WEIGHT, DISCRIMINATING_WORD, HEADING_SLOTS, MATERIAL_AGREEMENT, MATERIAL_CONTRADICTION, MATERIAL_UNSTATED, QUANTITY_MATCH } from './plan.js';
 import { LINE_TERMS, constructionReading, materialReading, stateReading } from './materials.js';
@@ -144,7 +144,7 @@ export class PostingIndex {
       const bit = g < 32 ? (1 << g) >>> 0 : 0;
       for (const { field, tier, points } of CASE_ORDER) {
         const value = group.matched + points * group.weight;
-        const stating = OWN_TEXTS.has(field) ? bit : 0;
+        const stating = OWN_FIELDS.has(field) ? bit : 0;
         for (const alternative of group[tier]) {
           const term = fieldTag(field) + alternative.trimEnd();
           for (const list of this.postings(term, !alternative.endsWith(' '))) {
@@ -195,8 +195,7 @@ export class PostingIndex {
   }
 }
 
-/** The fields holding a line's own texts: what the goods are, as the tariff words it (not a reference, a purpose or English). */
-const OWN_TEXTS: ReadonlySet<TermField> = new Set(['T_CABEZA', 'T_LINEA', 'T_JERARQUIA']);
+const OWN_FIELDS: ReadonlySet<TermField> = new Set(OWN_TEXTS);
 
 /**
  * Discriminating qualifiers (issue 44): within each heading the head names, a word of the query the

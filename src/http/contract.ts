@@ -58,22 +58,13 @@ export interface Checked<P extends Parts> extends RouteGenericInterface {
 /** The check of each declared part, by the object Fastify is given for it (the schema, or a reference to it). */
 const checks = new WeakMap<object, (value: unknown) => unknown>();
 
-/** How each part's failures are placed (`loc`) and how its raw value is read before the check. */
+/** Where each part's failures are placed (`loc`). */
+const LOC = { params: 'path', querystring: 'query', body: 'body' } as const;
+
+/** How a part's raw value is checked: a query's texts are read first (numbers, booleans, lists). */
 function checkOf(part: keyof Parts, schema: TSchema): (value: unknown) => unknown {
-  switch (part) {
-    case 'params': {
-      const check = checked(schema, 'path');
-      return (value) => check.parse(value);
-    }
-    case 'querystring': {
-      const check = checked(schema, 'query');
-      return (value) => parseQuery(check, value);
-    }
-    case 'body': {
-      const check = checked(schema, 'body');
-      return (value) => check.parse(value);
-    }
-  }
+  const check = checked(schema, LOC[part]);
+  return part === 'querystring' ? (value) => parseQuery(check, value) : (value) => check.parse(value);
 }
 
 /** The object the route's schema holds for a part: a reference when the schema is named (an OpenAPI component), else the schema. */
