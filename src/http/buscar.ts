@@ -10,9 +10,11 @@ import type { FullTextQuery } from '../store/fulltext.js';
 import { MARK_CLOSE, MARK_OPEN, buscar, queryCode } from '../store/fulltext.js';
 import { MAX_QUERY_LENGTH, MAX_SUGGEST_LENGTH } from '../limites.js';
 import { MAX_SUGGESTIONS } from '../buscar/vocabulary.js';
+import type { TObject } from '@sinclair/typebox';
+import type { Read } from './contract.js';
 import { RequestValidationError } from './errors.js';
 import type { ParamSpec } from './params.js';
-import { PAGING, parseParams } from './params.js';
+import { PAGING, fields, parseParams, partSchemas } from './params.js';
 import type { ProtectedGet } from './route-kinds.js';
 import { nullableText } from './schemas.js';
 
@@ -32,7 +34,6 @@ const SUGGEST_Q = {
   maxLength: MAX_SUGGEST_LENGTH,
   description: `What has been typed so far: words (the last one is completed) or the beginning of a code. 1 to ${MAX_SUGGEST_LENGTH} characters.`,
 } as const satisfies ParamSpec;
-const PARAMS: readonly ParamSpec[] = [Q, ...PAGING];
 
 /** One hit of a search: the tariff line, its texts and where it sits, with its relevance. */
 export const BuscarHit = Type.Object(
@@ -103,7 +104,37 @@ function checkQuery(raw: unknown, spec: ParamSpec & { readonly maxLength: number
   return q;
 }
 
-export function buscarRoute(): ProtectedGet<FullTextQuery, typeof BuscarResponse> {
+/** The schema of a query of these parameters, for the OpenAPI document. */
+function querySchema(specs: readonly ParamSpec[]): TObject {
+  const { querystring } = partSchemas(specs);
+  if (querystring === undefined) throw new Error('query parameters only');
+  return querystring;
+}
+
+/** A search's query, checked. */
+interface SearchQuery {
+  readonly q: string;
+  readonly skip: number;
+  readonly limit: number;
+}
+
+/** A search's query: `q` checked first (a bad one is the only failure reported), then the page. */
+const searchQuery: Read<SearchQuery, TObject> = {
+  schema: querySchema([Q, ...PAGING]),
+  read: (value) => {
+    const query = fields(value);
+    const q = checkQuery(query['q'], Q);
+    return { q, ...parseParams(PAGING, {}, query) };
+  },
+};
+
+/** What has been typed so far, checked as a search's `q` is. */
+const suggestQuery: Read<{ q: string }, TObject> = {
+  schema: querySchema([SUGGEST_Q]),
+  read: (value) => ({ q: checkQuery(fields(value)['q'], SUGGEST_Q) }),
+};
+
+export function buscarRoute(): ProtectedGet<unknown, SearchQuery, FullTextQuery, typeof BuscarResponse> {
   return {
     schemas: [BuscarHit],
     operationId: 'buscar',
@@ -114,18 +145,14 @@ export function buscarRoute(): ProtectedGet<FullTextQuery, typeof BuscarResponse
       '(skip, limit) with the total, most relevant first, each with its path through the tariff (RUTA) and the matched words marked. ' +
       'Answered from the dataset version in force today, or on the date `as_of` names.',
     tag: 'buscar',
-    params: PARAMS,
+    parts: { querystring: searchQuery },
     ok: BuscarResponse,
-    parse: ({ query }): FullTextQuery => {
-      const q = checkQuery(query['q'], Q);
-      const { skip, limit } = parseParams(PAGING, {}, query);
-      return { text: q, code: queryCode(q), skip, limit };
-    },
+    parameters: ({ query: { q, skip, limit } }) => ({ text: q, code: queryCode(q), skip, limit }),
     compute: (store, search) => buscar(store, search),
   };
 }
 
-export function sugerenciasRoute(): ProtectedGet<string, typeof SugerenciasResponse> {
+export function sugerenciasRoute(): ProtectedGet<unknown, { q: string }, string, typeof SugerenciasResponse> {
   return {
     schemas: [Sugerencia],
     operationId: 'buscarSugerencias',
@@ -135,9 +162,9 @@ export function sugerenciasRoute(): ProtectedGet<string, typeof SugerenciasRespo
       '(TIPO fraccion); otherwise the last word completed with the words of the index, most frequent first, after the words already ' +
       'typed (TIPO palabra). Answered from the dataset version in force today, or on the date `as_of` names.',
     tag: 'buscar',
-    params: [SUGGEST_Q],
+    parts: { querystring: suggestQuery },
     ok: SugerenciasResponse,
-    parse: ({ query }): string => checkQuery(query['q'], SUGGEST_Q),
+    parameters: ({ query }) => query.q,
     compute: async (store, q) => ({ items: await store.suggest(q) }),
   };
 }

@@ -5,7 +5,7 @@
  * same HS subheading.
  */
 import { Type } from '@sinclair/typebox';
-import type { Static, TArray, TUnsafe } from '@sinclair/typebox';
+import type { Static, TArray, TObject, TUnsafe } from '@sinclair/typebox';
 import type { FractionFilter, RecordOf, RecordSet, WithOwnFraction } from '../record-sets/define.js';
 import { FRACTION_PARAM, ownFractionFilter } from '../record-sets/define.js';
 import { filterConditions } from '../record-sets/filters.js';
@@ -16,31 +16,53 @@ import { informacionGeneral } from '../record-sets/informacion-general.js';
 import type { Registry } from '../record-sets/index.js';
 import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
+import type { Read } from './contract.js';
+import { pathParams, queryParams } from './contract.js';
 import type { ParamSpec } from './params.js';
+import { fields, parseParams } from './params.js';
 import { RequestValidationError, refusal } from './errors.js';
 import type { ProtectedGet } from './route-kinds.js';
-import { asOfIfValid } from './route-kinds.js';
 import { loadTables } from '../contribuciones/tables.js';
 import { reglasDeFraccion } from '../reglas-origen/answer.js';
 import { indiceDeStore } from '../reglas-origen/indice.js';
 import { ReglaSchema } from '../reglas-origen/schema.js';
 import { mexicoCityDate } from '../store/versions.js';
-import { parseParams } from './params.js';
 import { nullableText, recordsOf } from './schemas.js';
 
 /** More than any fraction has in any record set; a ficha is one answer, not a page. */
 const PER_SET_LIMIT = 1000;
 
-const PARAMS = [
-  {
-    name: 'fraccion',
-    in: 'path',
-    kind: 'fraction',
-    description: 'Tariff fraction of 8 digits, or 10 for fraction + NICO; dots and spaces are ignored (0101.21.01.00).',
+const FRACCION = {
+  name: 'fraccion',
+  in: 'path',
+  kind: 'fraction',
+  description: 'Tariff fraction of 8 digits, or 10 for fraction + NICO; dots and spaces are ignored (0101.21.01.00).',
+} as const satisfies ParamSpec;
+
+/** The fraction in the path, read as any fraction is; a ficha is for one fraction, 8 digits or 10 with its NICO. */
+const fraccionParam: Read<{ readonly fraccion: string }, TObject> = {
+  schema: pathParams([FRACCION]).schema,
+  read: (value) => {
+    const path = fields(value);
+    // A blank fraction (spaces, dots) reads as none, and is refused as any other wrong length.
+    const { fraccion } = parseParams([FRACCION], path, {});
+    if (fraccion !== undefined && (fraccion.length === 8 || fraccion.length === 10)) return { fraccion };
+    throw new RequestValidationError([
+      {
+        type: 'string_pattern_mismatch',
+        loc: ['path', 'fraccion'],
+        msg: 'A ficha is for one fraction: 8 digits, or 10 for fraction + NICO',
+        input: path['fraccion'],
+        ctx: { pattern: '^[0-9]{8}([0-9]{2})?$' },
+      },
+    ]);
   },
+};
+
+const query = queryParams([
   { name: 'nico', in: 'query', kind: 'nico', description: 'NICO: only records of this NICO and those that apply to the whole fraction' },
   { name: 'pais', in: 'query', kind: 'code', maxLength: 3, description: 'Country key: only records for this country and those for every country' },
-] as const satisfies readonly ParamSpec[];
+]);
 
 /** Records that apply to the whole fraction or to every country carry no NICO or country: they stay. */
 function narrowing(rs: RecordSet, nicoField: string | undefined, nico: string | undefined, pais: string | undefined): Condition[] {
@@ -185,7 +207,10 @@ interface FichaParameters {
 }
 
 /** The ficha of the record sets given (the registry's, in the service). */
-export function fichaRoute(recordSets: Registry, today: () => string = () => mexicoCityDate(new Date())): ProtectedGet<FichaParameters, FichaSchema> {
+export function fichaRoute(
+  recordSets: Registry,
+  today: () => string = () => mexicoCityDate(new Date()),
+): ProtectedGet<{ readonly fraccion: string }, ReturnType<typeof query.read>, FichaParameters, FichaSchema> {
   const sources = fichaSources(recordSets);
   return {
     ok: fichaSchema(recordSets),
@@ -197,25 +222,9 @@ export function fichaRoute(recordSets: Registry, today: () => string = () => mex
       'prices, vehicles, US equivalents and replaced fractions; 404 when the data has no such fraction. Answered from the dataset version in ' +
       'force today, or on the date `as_of` names.',
     tag: 'ficha',
-    params: PARAMS,
+    parts: { params: fraccionParam, querystring: query },
     responses: { 404: { description: 'No such fraction', $ref: 'ErrorMessage#' } },
-    parse: ({ path, query }) => {
-      const p = parseParams(PARAMS, path, query);
-      // A blank fraction (spaces, dots) parses as none, and is refused below as any other wrong length.
-      const digits = String(p.fraccion);
-      if (digits.length !== 8 && digits.length !== 10) {
-        throw new RequestValidationError([
-          {
-            type: 'string_pattern_mismatch',
-            loc: ['path', 'fraccion'],
-            msg: 'A ficha is for one fraction: 8 digits, or 10 for fraction + NICO',
-            input: path['fraccion'],
-            ctx: { pattern: '^[0-9]{8}([0-9]{2})?$' },
-          },
-        ]);
-      }
-      return { digits, nico: p.nico, pais: p.pais, fecha: asOfIfValid(query) ?? today() };
-    },
+    parameters: ({ params, query: { nico, pais, as_of } }) => ({ digits: params.fraccion, nico, pais, fecha: as_of ?? today() }),
     // The answer is put together record set by record set, from the same list the schema is built
     // from; TypeScript cannot follow that loop, so this is the one place its type is asserted.
     compute: async (store, q) => (await ficha(sources, store, q.digits, q.nico, q.pais, q.fecha)) as Ficha,

@@ -13,7 +13,10 @@ import type { Row, Store } from '../store/store.js';
 import type { Condition } from '../store/sql.js';
 import { RequestValidationError, refusal } from './errors.js';
 import { searchConditions } from '../record-sets/filters.js';
-import type { Given, ProtectedGet } from './route-kinds.js';
+import type { TObject } from '@sinclair/typebox';
+import type { Read } from './contract.js';
+import { fields, partSchemas } from './params.js';
+import type { ProtectedGet } from './route-kinds.js';
 import { nullableText } from './schemas.js';
 import { typedDigits } from '../fraccion.js';
 
@@ -151,7 +154,7 @@ export async function headingLevel(store: Store, rs: RecordSet, heading: string)
 }
 
 /** A chapter (2 digits) or heading (4 digits) code from the path, dots and spaces dropped; else a 422 on it. */
-function levelCode(path: Given['path'], name: string, digits: number): string {
+function levelCode(path: Readonly<Record<string, unknown>>, name: string, digits: number): string {
   const value = path[name];
   const raw = typeof value === 'string' ? value : '';
   const code = typedDigits(raw);
@@ -169,7 +172,7 @@ function levelCode(path: Given['path'], name: string, digits: number): string {
 
 const notFoundResponse = { 404: { description: 'No fraction of the data is under this code', $ref: 'ErrorMessage#' } };
 
-export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGet<Record<string, never>, typeof Nomenclatura> {
+export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGet<unknown, unknown, Record<string, never>, typeof Nomenclatura> {
   const rs = informacionGeneral(recordSets);
   return {
     operationId: 'get_nomenclatura',
@@ -178,9 +181,9 @@ export function nomenclaturaRoute(recordSets: readonly RecordSet[]): ProtectedGe
       "The top of the tariff's tree: its sections, each with its chapters and their descriptions as the loaded data names them; " +
       'the next levels are under /api/v1/nomenclatura/capitulos/{capitulo}. Answered from the dataset version in force today, or on the date `as_of` names.',
     tag: 'nomenclatura',
-    params: [],
+    parts: {},
     ok: Nomenclatura,
-    parse: () => ({}),
+    parameters: () => ({}),
     compute: (store) => nomenclatura(store, rs),
   };
 }
@@ -190,11 +193,21 @@ const LEVELS = {
   partida: { digits: 4, summary: "A heading's subheadings with their fractions and NICO", example: '0901', schema: HeadingLevel, compute: headingLevel },
 } as const;
 
+type Level = keyof typeof LEVELS;
+
+/** A level's code in the path (`capitulo` or `partida`), checked: its digits, dots and spaces dropped. */
+function levelParam(name: Level): Read<{ readonly code: string }, TObject> {
+  const { digits, example } = LEVELS[name];
+  const { params } = partSchemas([{ name, in: 'path', kind: 'text', description: `${digits} digits (${example}); dots and spaces are ignored` }]);
+  if (params === undefined) throw new Error('a path parameter');
+  return { schema: params, read: (value) => ({ code: levelCode(fields(value), name, digits) }) };
+}
+
 /** One level below the top: a chapter (`capitulo`, 2 digits) or a heading (`partida`, 4 digits). */
 export function nomenclaturaLevelRoute(
   recordSets: readonly RecordSet[],
-  name: keyof typeof LEVELS,
-): ProtectedGet<string, typeof ChapterLevel | typeof HeadingLevel> {
+  name: Level,
+): ProtectedGet<{ readonly code: string }, unknown, string, typeof ChapterLevel | typeof HeadingLevel> {
   const rs = informacionGeneral(recordSets);
   const level = LEVELS[name];
   return {
@@ -202,10 +215,10 @@ export function nomenclaturaLevelRoute(
     summary: level.summary,
     description: `${level.summary}, as the loaded data has them; 404 when no fraction of the data is under the code. One level of the tariff's tree per call. Answered from the dataset version in force today, or on the date \`as_of\` names.`,
     tag: 'nomenclatura',
-    params: [{ name, in: 'path', kind: 'text', description: `${level.digits} digits (${level.example}); dots and spaces are ignored` }],
+    parts: { params: levelParam(name) },
     ok: level.schema,
     responses: notFoundResponse,
-    parse: ({ path }) => levelCode(path, name, level.digits),
+    parameters: ({ params }) => params.code,
     compute: (store, code) => level.compute(store, rs, code),
   };
 }

@@ -10,10 +10,10 @@ import type { Condition } from '../store/sql.js';
 import type { Row, Store } from '../store/store.js';
 import { ruleOf, searchConditions } from '../record-sets/filters.js';
 import { refusal } from './errors.js';
+import { pathParams, queryParams } from './contract.js';
 import type { ParamSpec, Parsed } from './params.js';
-import { PAGING, parseParams } from './params.js';
+import { PAGING } from './params.js';
 import type { ProtectedGet } from './route-kinds.js';
-import { parseDeclared } from './route-kinds.js';
 import { pageSchemaName, recordRef, recordsOf } from './schemas.js';
 import type { StoreTimer } from './observe.js';
 import { typedDigits } from '../fraccion.js';
@@ -118,18 +118,25 @@ export function recordRoutes(recordSets: readonly RecordSet[]): RecordRoute[] {
 }
 
 /** A record route as a protected, cached GET; the store's time is measured per record set and operation. */
-export function recordGet<S extends TSchema>(route: RecordRoute<S>, timer: StoreTimer): ProtectedGet<Parsed, S> {
-  return {
+export function recordGet<S extends TSchema>(route: RecordRoute<S>, timer: StoreTimer): ProtectedGet<Parsed, Parsed, Parsed, S> {
+  const common = {
     operationId: route.operationId,
     summary: route.summary,
     description: route.description,
     tag: route.tag,
-    params: route.params,
     ok: route.response,
-    ...(route.kind === 'lookup' ? { responses: { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } } } : {}),
-    compute: (store, params) => timer.time(route.tag, route.kind, () => route.run(store, params)),
-    // Parsed parameters are normalised (fraction digits, upper-case codes, defaults); a lookup's
-    // parameters are its path's alone, so the fast path may respond to its misses too (src/http/fast-path.ts).
-    ...(route.kind === 'lookup' ? { fromPath: (path) => parseParams(route.params, path, {}) } : { parse: parseDeclared(route.params) }),
+    compute: (store: Store, params: Parsed) => timer.time(route.tag, route.kind, () => route.run(store, params)),
   };
+  // The checked parameters are normalised (fraction digits, upper-case codes, defaults); a lookup's
+  // are its path's alone, so the fast path may respond to its misses too (src/http/fast-path.ts).
+  if (route.kind === 'lookup') {
+    return {
+      ...common,
+      parts: { params: pathParams(route.params) },
+      parameters: ({ params }) => params,
+      fromPath: true,
+      responses: { 404: { description: 'No record with this identifier', $ref: 'ErrorMessage#' } },
+    };
+  }
+  return { ...common, parts: { querystring: queryParams(route.params) }, parameters: ({ query: { as_of: _asOf, ...filters } }) => filters };
 }

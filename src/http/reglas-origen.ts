@@ -21,32 +21,52 @@ import type { Datasets } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { ValidationDetail } from './errors.js';
 import { RequestValidationError, refusal } from './errors.js';
-import type { ParamSpec } from './params.js';
-import { parseParams } from './params.js';
+import type { ParamSpec, ParsedOf } from './params.js';
+import { fields, parseParams } from './params.js';
 import type { OpenRoute, ProtectedGet } from './route-kinds.js';
-import { asOfIfValid } from './route-kinds.js';
-import type { Static } from '@sinclair/typebox';
-import type { Checked } from './contract.js';
-import { typed } from './contract.js';
+import type { Static, TObject } from '@sinclair/typebox';
+import type { Checked, Read } from './contract.js';
+import { pathParams, queryParams, typed } from './contract.js';
 import { typedDigits } from '../fraccion.js';
 import type { ErrorCode } from '../error-codes.js';
 import { errorMessage } from '../error-codes.js';
 
 const FRACCION_PATTERN = '^[0-9]{8}([0-9]{2})?$';
 
-const PARAMS = [
-  {
-    name: 'fraccion',
-    in: 'path',
-    kind: 'fraction',
-    description: 'Tariff fraction of 8 digits, or 10 for fraction + NICO; dots and spaces are ignored (4823.20.01).',
-  },
+const FRACCION = {
+  name: 'fraccion',
+  in: 'path',
+  kind: 'fraction',
+  description: 'Tariff fraction of 8 digits, or 10 for fraction + NICO; dots and spaces are ignored (4823.20.01).',
+} as const satisfies ParamSpec;
+
+const QUERY = [
   { name: 'acuerdo', in: 'query', kind: 'text', maxLength: 200, description: 'Only this agreement (as acuerdos.csv names it: TIPAT, T-MEC…; any case)' },
   { name: 'pais', in: 'query', kind: 'code', maxLength: 3, description: 'Only the agreements in force with this country (ISO 3166 alpha-3, apéndice 4)' },
   { name: 'fecha', in: 'query', kind: 'date', description: 'The agreements in force on this date (YYYY-MM-DD); `as_of`, else today, when not given' },
 ] as const satisfies readonly ParamSpec[];
 
+/** The fraction in the path, read as any fraction is: one of 8 digits, or 10 with its NICO. */
+const fraccionParam: Read<{ readonly fraccion: string }, TObject> = {
+  schema: pathParams([FRACCION]).schema,
+  read: (value) => ({ fraccion: fraccionDe(parseParams([FRACCION], fields(value), {}).fraccion ?? '', ['path', 'fraccion']) }),
+};
+
+/** The query, read by its parameters' rules; a country must be one the tables know. */
+function questionQuery(tables: Tables): Read<ParsedOf<typeof QUERY>, TObject> {
+  const { schema } = queryParams(QUERY);
+  return {
+    schema,
+    read: (value) => {
+      const p = parseParams(QUERY, {}, fields(value));
+      if (p.pais !== undefined && !paisValido(p.pais, tables)) throw refused('ORIGEN_UNKNOWN_COUNTRY', ['query', 'pais'], p.pais);
+      return p;
+    },
+  };
+}
+
 interface Parameters {
+  /** The fraction's 8 digits, or 10 with its NICO. */
   readonly digits: string;
   readonly acuerdo: string | undefined;
   readonly pais: string | undefined;
@@ -107,7 +127,9 @@ export interface ReglasOrigenContext {
   readonly tables?: Tables;
 }
 
-export function reglasOrigenRoute(ctx: ReglasOrigenContext): ProtectedGet<Parameters, typeof ReglasOrigen> {
+export function reglasOrigenRoute(
+  ctx: ReglasOrigenContext,
+): ProtectedGet<{ readonly fraccion: string }, ParsedOf<typeof QUERY>, Parameters, typeof ReglasOrigen> {
   const tables = ctx.tables ?? loadTables();
   return {
     ok: ReglasOrigen,
@@ -120,19 +142,17 @@ export function reglasOrigenRoute(ctx: ReglasOrigenContext): ProtectedGet<Parame
       'its file; `sin_reglas` names the agreements in force with no rule loaded. 404 for a fraction the data does not hold; 422 for an ' +
       'unknown agreement or country.',
     tag: 'reglas-origen',
-    params: PARAMS,
+    parts: { params: fraccionParam, querystring: questionQuery(tables) },
     responses: { 404: { description: 'No such fraction', $ref: 'ErrorMessage#' } },
-    urlNamesParameters: ({ query }) => {
-      return [query['fecha'], query['as_of']].some((v) => typeof v === 'string' && v.trim() !== '');
-    },
-    parse: ({ path, query }) => {
-      const p = parseParams(PARAMS, path, query);
-      const digits = fraccionDe(p.fraccion ?? '', ['path', 'fraccion']);
-      const asOf = asOfIfValid(query);
-      const fecha = p.fecha ?? asOf ?? ctx.datasets.today();
-      if (p.pais !== undefined && !paisValido(p.pais, tables)) throw refused('ORIGEN_UNKNOWN_COUNTRY', ['query', 'pais'], p.pais);
-      return { digits, acuerdo: p.acuerdo?.trim() || undefined, pais: p.pais, fecha, asOf };
-    },
+    // Without `fecha` or `as_of` the parameters take today's date: the same URL asks for another day tomorrow.
+    urlNamesParameters: ({ query }) => query.fecha !== undefined || query.as_of !== undefined,
+    parameters: ({ params, query: { acuerdo, pais, fecha, as_of } }) => ({
+      digits: params.fraccion,
+      acuerdo: acuerdo?.trim() || undefined,
+      pais,
+      fecha: fecha ?? as_of ?? ctx.datasets.today(),
+      asOf: as_of,
+    }),
     compute: async (store, q) => {
       const indice = await indiceDeStore(store);
       const pregunta: Pregunta = { acuerdo: acuerdoDe(q.acuerdo, tables, indice, ['query', 'acuerdo']), pais: q.pais, fecha: q.fecha };

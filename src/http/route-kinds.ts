@@ -3,17 +3,19 @@
  * its path answer 405 with Allow, as the original does) and a protected, cached GET (every business
  * route). Which URL is which kind is the routing table's business (routes.ts).
  */
-import type { Static, TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterface, RouteOptions, onRequestHookHandler } from 'fastify';
-import type { RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
-import type { Datasets, VersionInForce } from '../store/datasets.js';
+import type { FastifyInstance, RouteGenericInterface, onRequestHookHandler } from 'fastify';
+import type { Datasets } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { ResponseCache } from './cache.js';
 import { sendCached } from './cache.js';
 import { RequestValidationError, methodNotAllowed, refusal } from './errors.js';
-import type { ParamSpec, Parsed } from './params.js';
-import { fields, parseParams, partSchemas } from './params.js';
+import type { OpenRoute, Read } from './contract.js';
+import { typed } from './contract.js';
+import type { ParamSpec } from './params.js';
+import { fields, paramSchema, parseParams } from './params.js';
 import { serializerOf } from './serializers.js';
 
 /** Decorated on the app when CORS is configured. */
@@ -67,11 +69,7 @@ declare module 'fastify' {
   }
 }
 
-/** An open route as the routing table pairs it with its URL and method; `G` types its request's parts (src/http/contract.ts). */
-export type OpenRoute<G extends RouteGenericInterface = RouteGenericInterface> = Omit<
-  RouteOptions<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, G>,
-  'url' | 'method'
->;
+export type { OpenRoute } from './contract.js';
 
 /** A method the routing table gives an operation (HEAD is served with GET). */
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -115,47 +113,32 @@ export async function scoped(app: FastifyInstance, bodies: (scope: FastifyInstan
   });
 }
 
-/** A protected GET's request as its parameters' reading sees it: its path parameters and its query, as Fastify gives them. */
-export interface Given {
-  readonly path: Readonly<Record<string, unknown>>;
-  readonly query: Readonly<Record<string, unknown>>;
-}
-
-const given = (request: FastifyRequest): Given => ({ path: fields(request.params), query: fields(request.query) });
-
 /**
  * A protected, cached GET: what differs from one such route to another (its URL is in the routing
- * table). `P` is its normalised parameters, `S` its 200's schema, whose type its computation answers.
+ * table). `PP` and `QQ` are its checked path parameters and query, `P` its normalised parameters,
+ * `S` its 200's schema, whose type its computation answers.
  *
- * Its parameters are read by the route itself (`parse`, `fromPath`), not by Fastify's validation
- * (src/http/contract.ts): the fast path answers it before Fastify with the same reading, and FastAPI
- * reports a bad path parameter and a bad query in one 422, which Fastify's checks, part by part and
- * stopping at the first failing part, cannot give.
+ * Its path parameters and query are declared as the contract declares every route's parts
+ * (src/http/contract.ts): Fastify checks them, reports every failing one in one 422 (path first, then
+ * query, `as_of` last, as FastAPI does) and types the request by them. The fast path answers a cached
+ * URL before Fastify without checking it again (the URL was answered with a 200 before), and
+ * computes a lookup's miss with the same reading of its path.
  */
-export type ProtectedGet<P, S extends TSchema> = ProtectedGetBase<P, S> &
-  (
-    | {
-        /** The request's normalised parameters: equal parameters share a cached response. */
-        readonly parse: (given: Given) => P;
-        readonly fromPath?: undefined;
-      }
-    | {
-        /**
-         * For a route whose parameters are its path's alone: them, normalised. The request's
-         * parameters are read through it, and the fast path responds to the route's misses too.
-         */
-        readonly fromPath: (path: Readonly<Record<string, unknown>>) => P;
-        readonly parse?: undefined;
-      }
-  );
-
-interface ProtectedGetBase<P, S extends TSchema> {
+export interface ProtectedGet<PP, QQ, P, S extends TSchema> {
   readonly operationId: string;
   readonly summary: string;
   /** What the operation answers and when, for the OpenAPI document (the lint names an operation without one). */
   readonly description?: string;
   readonly tag: string;
-  readonly params: readonly ParamSpec[];
+  /** Its path parameters and query, each read by its rules beside its schema; `as_of` is the kind's, added to every query. */
+  readonly parts: { readonly params?: Read<PP, TObject>; readonly querystring?: Read<QQ, TObject> };
+  /** The request's normalised parameters, from its checked parts: equal parameters share a cached response. */
+  readonly parameters: (request: CheckedGet<PP, QQ>) => P;
+  /**
+   * The parameters are the path's alone (`parameters` reads nothing else): the fast path responds to
+   * the route's misses too, with the same reading (src/http/fast-path.ts).
+   */
+  readonly fromPath?: true;
   /**
    * The 200's schema: the type of what `compute` answers, the serialiser both paths send it with and
    * the OpenAPI response. One with an `$id` is added to the app's schemas and referred to by it.
@@ -171,7 +154,18 @@ interface ProtectedGetBase<P, S extends TSchema> {
    * Whether the request's URL alone names its parameters (when not given: it does). Parameters that
    * take today's date when the URL names none must not be found again by their URL on another day.
    */
-  readonly urlNamesParameters?: (given: Given) => boolean;
+  readonly urlNamesParameters?: (request: CheckedGet<PP, QQ>) => boolean;
+}
+
+/** A protected GET's request once checked: its path parameters, its query with `as_of`. */
+export interface CheckedGet<PP, QQ> {
+  readonly params: PP;
+  readonly query: QQ & AsOf;
+}
+
+/** The version a request names, checked: undefined when not given. */
+export interface AsOf {
+  readonly as_of: string | undefined;
 }
 
 /** `as_of`, which every business GET takes (../shared/spec/versiones.md). */
@@ -188,57 +182,49 @@ export const AS_OF = {
  */
 export const asOfOf = (query: Readonly<Record<string, unknown>>): string | undefined => parseParams([AS_OF], {}, query).as_of;
 
-const parseAsOf = (request: FastifyRequest): string | undefined => asOfOf(fields(request.query));
-
-/** The `as_of` a query names when it is a date, for a route's own parsing; a bad one is left to versionInForce's one 422. */
-export function asOfIfValid(query: Readonly<Record<string, unknown>>): string | undefined {
+/** A failure of a route's own query, with `as_of`'s failures after it: both in one 422, as FastAPI reports them. */
+function alsoAsOf(error: unknown, query: Readonly<Record<string, unknown>>): unknown {
+  if (!(error instanceof RequestValidationError)) return error;
   try {
-    return asOfOf(query);
-  } catch {
-    return undefined;
+    asOfOf(query);
+  } catch (more) {
+    if (more instanceof RequestValidationError) return new RequestValidationError([...error.detail, ...more.detail]);
   }
+  return error;
 }
 
-/**
- * The version a business request is answered from, named in `X-Dataset-Version`. `parse` is the
- * route's own parsing: a bad `as_of` joins its 422, after the route's parameters, as FastAPI orders them.
- */
-export function versionInForce<P>(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  datasets: Datasets,
-  parse: (given: Given) => P,
-): { parameters: P; inForce: VersionInForce } {
-  let parameters: P;
-  try {
-    parameters = parse(given(request));
-  } catch (error) {
-    if (!(error instanceof RequestValidationError)) throw error;
-    try {
-      parseAsOf(request);
-    } catch (more) {
-      if (more instanceof RequestValidationError) throw new RequestValidationError([...error.detail, ...more.detail]);
-    }
-    throw error;
-  }
-  const asOf = parseAsOf(request);
-  const inForce = asOf === undefined ? datasets.current() : datasets.on(asOf);
-  if (!inForce) throw refusal('NO_DATASET_ON', { fecha: String(asOf) });
-  if (inForce.version) void reply.header('x-dataset-version', inForce.version.version);
-  return { parameters, inForce };
+/** A route's query with `as_of` after its own parameters: the schema's last property, its failures after the route's. */
+export function withAsOf<QQ>(query: Read<QQ, TObject> | undefined): Read<QQ & AsOf, TObject> {
+  return {
+    schema: Type.Object({ ...query?.schema.properties, as_of: Type.Optional(paramSchema(AS_OF)) }),
+    read: (value) => {
+      const given = fields(value);
+      let own: QQ | undefined;
+      try {
+        own = query?.read(given);
+      } catch (error) {
+        throw alsoAsOf(error, given);
+      }
+      return Object.assign({}, own, { as_of: asOfOf(given) });
+    },
+  };
 }
 
 /** The cache key of a route's normalised parameters: equal parameters share one response. */
 const cacheKey = (operationId: string, parameters: unknown): string => `${operationId}?${JSON.stringify(parameters)}`;
 
 /** Registers a GET behind the bearer guard whose responses are kept in the cache, as every business route is. */
-export function protectedGet<P, S extends TSchema>(operations: Operations, ctx: ProtectedContext, url: string, route: ProtectedGet<P, S>): void {
+export function protectedGet<PP, QQ, P, S extends TSchema>(
+  operations: Operations,
+  ctx: ProtectedContext,
+  url: string,
+  route: ProtectedGet<PP, QQ, P, S>,
+): void {
   const { app } = operations;
   for (const schema of route.schemas ?? []) app.addSchema(schema);
   const named = route.ok.$id;
   if (named !== undefined) app.addSchema(route.ok);
-  const fromPath = route.fromPath;
-  const parse = fromPath === undefined ? route.parse : ({ path }: Given): P => fromPath(path);
+  const parts = { params: route.parts.params, querystring: withAsOf(route.parts.querystring) };
   // The 200's schema finds the serialiser Fastify compiled for it when the app became ready, used by both paths.
   const ok = { description: 'Successful Response', ...(named === undefined ? route.ok : { $ref: `${named}#` }) };
   let serializer: ((result: Static<S>) => string) | undefined;
@@ -248,42 +234,49 @@ export function protectedGet<P, S extends TSchema>(operations: Operations, ctx: 
     return serializer(result);
   };
   const compute = (store: Store, parameters: P): Promise<string> => route.compute(store, parameters).then(serialize);
+  const path = parts.params;
+  if (route.fromPath && path === undefined) throw new Error(`${url}: parameters from a path that declares none`);
   const direct: DirectRoute | undefined =
-    fromPath === undefined
+    route.fromPath === undefined || path === undefined
       ? undefined
       : {
           url,
-          parameters: fromPath,
+          // The path read as Fastify's check reads it; the query as an empty one reads (the version is the fast path's).
+          parameters: (given) => route.parameters({ params: path.read(given), query: parts.querystring.read({}) }),
           cacheKey: (parameters) => cacheKey(route.operationId, parameters),
           compute: (store, parameters) => compute(store, parameters as P),
           failures: new WeakMap(),
         };
-  operations.add('GET', url, {
-    config: { direct, namesVersion: true },
-    onRequest: ctx.protect,
-    schema: {
-      operationId: route.operationId,
-      summary: route.summary,
-      ...(route.description === undefined ? {} : { description: route.description }),
-      tags: [route.tag],
-      security: [{ HTTPBearer: [] }],
-      ...partSchemas([...route.params, AS_OF]),
-      response: { 200: ok, ...route.responses, ...errorResponses },
-    },
-    handler: async (request, reply) => {
-      const { parameters, inForce } = versionInForce(request, reply, ctx.datasets, parse);
-      const { store, version } = inForce;
-      const failed = direct?.failures.get(request.raw);
-      if (failed !== undefined) throw failed;
-      const key = cacheKey(route.operationId, parameters);
-      const byUrl = route.urlNamesParameters?.(given(request)) ?? true;
-      return sendCached(reply, ctx.cache, store, key, () => compute(store, parameters), version?.version, byUrl);
-    },
-  });
+  operations.add(
+    'GET',
+    url,
+    typed(parts, {
+      config: { direct, namesVersion: true },
+      onRequest: ctx.protect,
+      schema: {
+        operationId: route.operationId,
+        summary: route.summary,
+        ...(route.description === undefined ? {} : { description: route.description }),
+        tags: [route.tag],
+        security: [{ HTTPBearer: [] }],
+        response: { 200: ok, ...route.responses, ...errorResponses },
+      },
+      handler: async (request, reply) => {
+        // The parts as the route's reads gave them, Fastify having checked them before the handler: its
+        // request types cannot follow a type parameter through the route's generic, so they are named here.
+        const checked = { params: request.params, query: request.query } as CheckedGet<PP, QQ>;
+        const parameters = route.parameters(checked);
+        const asOf = checked.query.as_of;
+        const inForce = asOf === undefined ? ctx.datasets.current() : ctx.datasets.on(asOf);
+        if (!inForce) throw refusal('NO_DATASET_ON', { fecha: String(asOf) });
+        const { store, version } = inForce;
+        if (version) void reply.header('x-dataset-version', version.version);
+        const failed = direct?.failures.get(request.raw);
+        if (failed !== undefined) throw failed;
+        const key = cacheKey(route.operationId, parameters);
+        const byUrl = route.urlNamesParameters?.(checked) ?? true;
+        return sendCached(reply, ctx.cache, store, key, () => compute(store, parameters), version?.version, byUrl);
+      },
+    }),
+  );
 }
-
-/** Path and query parameters parsed by their declarations (src/http/params.ts). */
-export const parseDeclared =
-  (params: readonly ParamSpec[]) =>
-  ({ path, query }: Given): Parsed =>
-    parseParams(params, path, query);

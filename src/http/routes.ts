@@ -64,7 +64,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services): 
   const operations = new Operations(app);
   const get = <G extends RouteGenericInterface>(url: string, route: OpenRoute<G>): void => operations.add('GET', url, route);
   const post = <G extends RouteGenericInterface>(url: string, route: OpenRoute<G>): void => operations.add('POST', url, route);
-  const protectedAt = <P, S extends TSchema>(url: string, route: ProtectedGet<P, S>): void => protectedGet(operations, services, url, route);
+  const protectedAt = <PP, QQ, P, S extends TSchema>(url: string, route: ProtectedGet<PP, QQ, P, S>): void => protectedGet(operations, services, url, route);
   registerSchemas(app);
 
   const { metrics, timer } = services.observability;

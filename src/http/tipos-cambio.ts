@@ -10,8 +10,8 @@ import type { Datasets } from '../store/datasets.js';
 import { tipoCambioOn } from '../tipos-cambio/lookup.js';
 import { FUENTE_TIPO_CAMBIO, FUNDAMENTO_TIPO_CAMBIO, isAplicable } from '../tipos-cambio/rule.js';
 import { refusal } from './errors.js';
+import { queryParams } from './contract.js';
 import type { ParamSpec } from './params.js';
-import { parseParams } from './params.js';
 import type { ProtectedGet } from './route-kinds.js';
 
 const FECHA = {
@@ -37,14 +37,16 @@ export const TipoCambio = Type.Object(
 );
 export type TipoCambio = Static<typeof TipoCambio>;
 
-export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: string }, typeof TipoCambio> {
+const query = queryParams([FECHA]);
+
+export function tiposCambioRoute(datasets: Datasets): ProtectedGet<unknown, { fecha: string | undefined }, { fecha: string }, typeof TipoCambio> {
   return {
     operationId: 'get_tipo_cambio',
     summary: 'The exchange rate (pesos per US dollar) that applies on a date: the Banxico FIX published in the DOF the banking day before',
     description:
       'The rate the law fixes for a date (Código Fiscal de la Federación art. 20, Ley Aduanera art. 56): the FIX the Banco de México determined on the banking day before the last DOF publication before `fecha`, from the series loaded with the dataset. A date the series cannot settle is a 404 naming the dates it holds.',
     tag: 'tipos-cambio',
-    params: [FECHA],
+    parts: { querystring: query },
     ok: TipoCambio,
     responses: {
       404: {
@@ -54,14 +56,8 @@ export function tiposCambioRoute(datasets: Datasets): ProtectedGet<{ fecha: stri
       },
     },
     // Without `fecha` the parameters take today's date: the same URL asks for another rate tomorrow.
-    urlNamesParameters: ({ query }) => {
-      const fecha = query['fecha'];
-      return typeof fecha === 'string' && fecha.trim() !== '';
-    },
-    parse: ({ query }) => {
-      const { fecha } = parseParams([FECHA], {}, query);
-      return { fecha: fecha ?? datasets.today() };
-    },
+    urlNamesParameters: ({ query: { fecha } }) => fecha !== undefined,
+    parameters: ({ query: { fecha } }) => ({ fecha: fecha ?? datasets.today() }),
     compute: async (store, { fecha }) => {
       const found = await tipoCambioOn(store, fecha);
       if (!isAplicable(found)) throw refusal('NO_EXCHANGE_RATE', { motivo: found.motivo });

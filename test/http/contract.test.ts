@@ -58,18 +58,25 @@ test('checked parts reach the handler typed and normalised: a fraction in its ty
   assert.deepEqual(answer.json(), { id: '01012101', activa: true, limit: 10, nombre: 'abc', cantidad: 2 });
 });
 
-test('a failure is the contract 422, in the order path, body, query, and the handler never runs', async (t) => {
+test("every failing part in one 422, in FastAPI's order path, query, body, and the handler never runs", async (t) => {
   const { app: server, handled } = await app();
   t.after(() => server.close());
-  const path = await server.inject({ method: 'POST', url: '/cosas/01x?limit=0', payload: { nombre: 'abcdefg' } });
-  assert.equal(path.statusCode, 422);
+  const all = await server.inject({ method: 'POST', url: '/cosas/01x?limit=0', payload: { nombre: 'abcdefg' } });
+  assert.equal(all.statusCode, 422);
   assert.deepEqual(
-    path.json<{ detail: { type: string; loc: unknown[] }[] }>().detail.map((d) => [d.type, d.loc]),
-    [['string_pattern_mismatch', ['path', 'id']]],
+    all.json<{ detail: { type: string; loc: unknown[] }[] }>().detail.map((d) => [d.type, d.loc]),
+    [
+      ['string_pattern_mismatch', ['path', 'id']],
+      ['greater_than_equal', ['query', 'limit']],
+      ['string_too_long', ['body', 'nombre']],
+      ['missing', ['body', 'cantidad']],
+    ],
   );
+  // The path checked, a failing body is reported with the query after it.
   const body = await server.inject({ method: 'POST', url: '/cosas/01?limit=0', payload: { nombre: 'abcdefg' } });
   assert.deepEqual(body.json(), {
     detail: [
+      { type: 'greater_than_equal', loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', input: 0, ctx: { ge: 1 } },
       { type: 'string_too_long', loc: ['body', 'nombre'], msg: 'String should have at most 5 characters', input: 'abcdefg', ctx: { max_length: 5 } },
       { type: 'missing', loc: ['body', 'cantidad'], msg: 'Field required', input: { nombre: 'abcdefg' } },
     ],
@@ -78,6 +85,12 @@ test('a failure is the contract 422, in the order path, body, query, and the han
   assert.deepEqual(query.json(), {
     detail: [{ type: 'greater_than_equal', loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', input: 0, ctx: { ge: 1 } }],
   });
+  // A bad path alone: the parts after it, still as sent, pass their own checks.
+  const path = await server.inject({ method: 'POST', url: '/cosas/01x?limit=2', payload: { nombre: 'a', cantidad: 1 } });
+  assert.deepEqual(
+    path.json<{ detail: { loc: unknown[] }[] }>().detail.map((d) => d.loc),
+    [['path', 'id']],
+  );
   assert.equal(handled(), 0);
 });
 
