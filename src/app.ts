@@ -140,6 +140,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: requestLogger,
     bodyLimit: 16 * 1024,
+    // A plugin that opens the store or builds the OpenAPI document may take longer than Fastify's 10 s on
+    // a busy machine; start is still bounded, so a plugin that never loads is still an error.
+    pluginTimeout: 120_000,
     // While closing, requests on open connections are still answered (with Connection: close), not refused.
     return503OnClosing: false,
     routerOptions: ROUTER_OPTIONS,
