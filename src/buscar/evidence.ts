@@ -49,9 +49,11 @@ function languageOf(spanish: number, english: number): string {
   return 'es en';
 }
 
-/** One more text holding each of its terms (its words' stems, once each). */
-function count(counts: Map<string, number>, text: string): void {
-  for (const t of new Set(words(text).flatMap((w) => splitTerms(w).main))) counts.set(t, (counts.get(t) ?? 0) + 1);
+/** One more text holding each of its terms (its words' stems, once each) and each of its words. */
+function count(terms: Map<string, number>, byWord: Map<string, number>, text: string): void {
+  const all = new Set(words(text));
+  for (const w of all) byWord.set(w, (byWord.get(w) ?? 0) + 1);
+  for (const t of new Set([...all].flatMap((w) => splitTerms(w).main))) terms.set(t, (terms.get(t) ?? 0) + 1);
 }
 
 function note(map: Strengths, term: string, heading: string, strength: number): void {
@@ -72,6 +74,8 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
   // How many distinct texts of each language hold each term: what tells a term's language.
   const lineTexts = new Map<string, number>();
   const englishTexts = new Map<string, number>();
+  const lineWords = new Map<string, number>();
+  const englishWords = new Map<string, number>();
   const seen = new Set<string>();
   // Chapters 98 and 99 name no goods: they are no heading a description of goods can be in.
   const goodsLines = lines.filter((l) => !isSpecialTreatment(l.FRACCION));
@@ -82,7 +86,7 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
     for (const text of [row.DESCRIPCION, row.DESCRIPCIONFRACCION, row.DESCRIPCIONNICO]) {
       if (!text || seen.has(`line|${text}`)) continue;
       seen.add(`line|${text}`);
-      count(lineTexts, text);
+      count(lineTexts, lineWords, text);
     }
     const texts = [row.DESCRIPCIONPARTIDA, row.DESCRIPCIONSUBPARTIDA, row.DESCRIPCIONFRACCION, row.DESCRIPCION, row.DESCRIPCIONNICO];
     for (const text of texts) {
@@ -99,7 +103,7 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
     for (const text of texts) {
       if (seen.has(`en|${heading}|${text}`)) continue;
       seen.add(`en|${heading}|${text}`);
-      count(englishTexts, text);
+      count(englishTexts, englishWords, text);
       for (const t of splitTerms(text).main) note(englishStrengths, t, heading, EVIDENCE.goods);
       for (const t of headTerms(text)) note(englishStrengths, t, heading, EVIDENCE.head);
     }
@@ -108,7 +112,12 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
   // are evidence at the reference's strength, its qualifiers at a qualifier's.
   const byPrefix = new Map<string, Set<string>>();
   for (const h of headings) for (const n of [2, 4]) byPrefix.set(h.slice(0, n), (byPrefix.get(h.slice(0, n)) ?? new Set()).add(h));
+  // A Spanish word of a reference ("ropa", "tapa") is no evidence for an English word that only shares its
+  // stem ("rope", "tape"): the English texts hold the stem, never the Spanish word.
+  const borrowedStem = (w: string): boolean =>
+    !isStopWord(w) && (englishWords.get(w) ?? 0) === 0 && (lineWords.get(w) ?? 0) > 0 && (englishTexts.get(stem(w)) ?? 0) > 0;
   for (const r of references) {
+    const spanishOnly = new Set(r.words.filter(borrowedStem).map(stem));
     // The words after its first connecting word qualify the goods the words before it name.
     const cut = r.words.findIndex((w, i) => i > 0 && REFERENCE_CONNECTORS.has(w));
     const qualifiers = new Set(
@@ -125,7 +134,7 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
         for (const t of r.terms) {
           const strength = goods.has(t) || !qualifiers.has(t) ? EVIDENCE.reference : EVIDENCE.qualifier;
           note(spanish, t, h, strength);
-          note(englishStrengths, t, h, strength);
+          if (!spanishOnly.has(t)) note(englishStrengths, t, h, strength);
         }
       }
     }

@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import type { EnglishRow, LineRow } from '../../src/buscar/documents.js';
 import { buildDocument, englishIndex } from '../../src/buscar/documents.js';
 import { evidenceOf } from '../../src/buscar/evidence.js';
+import { parseReferences } from '../../src/buscar/references.js';
 import { PostingIndex } from '../../src/buscar/ranking.js';
 import { MATCHED_WORD } from '../../src/buscar/plan.js';
 import type { QueryPlan } from '../../src/buscar/plan.js';
@@ -71,6 +72,20 @@ describe('English descriptions', () => {
     assert.equal(language.get('win'), 'en');
     assert.equal(language.get('vin'), 'es');
     assert.equal(language.get('red'), 'es en');
+  });
+
+  test('a Spanish reference is no English evidence for an English word that only shares its stem', () => {
+    const lines = [line('62071101', 'Ropa interior de algodón'), line('56075001', 'Cuerdas de nailon')];
+    const english = new Map([
+      ['5607', ['Twine, cordage, ropes and cables']],
+      ['560750', ['Ropes of nylon']],
+    ]);
+    const references = parseReferences('termino,codigos,palabras\nropa interior,6207,\nrope,5607,\n');
+    const evidence = new Map(evidenceOf(lines, english, references).map((e) => [e.TERMINO, e]));
+    // "ropa" and "rope" share the stem rop: the Spanish reference names underwear for a Spanish phrase only.
+    assert.match(evidence.get('rop')!.ES, /6207:13/);
+    assert.doesNotMatch(evidence.get('rop')!.EN, /6207/);
+    assert.match(evidence.get('rop')!.EN, /5607:13/);
   });
 
   test('an English head is in the first run of words: what follows a figure qualifies it', () => {
