@@ -35,9 +35,13 @@ LEFT JOIN ${quote(informacionGeneral.table)} i ON ${I('FRACCION')} = ${F('FRACCI
 WHERE ${F('FRACCION')} IS NOT NULL
 ORDER BY 1, 2`;
 
-/** US tariff lines that name an HS heading or subheading (English, the second language of the index). */
-export const ENGLISH_SQL = `SELECT ${field(fraccionesUsa, 'FRACCION_SIN_PUNTO')} AS "CODE", ${field(fraccionesUsa, 'DESCRIPCION')} AS "TEXT"
-FROM ${quote(fraccionesUsa.table)} WHERE ${field(fraccionesUsa, 'FRACCION_SIN_PUNTO')} IS NOT NULL`;
+/**
+ * The US tariff's lines in their order, with their indent: a line without a code ("Dresses:", "Other
+ * electrothermic appliances:") names the goods of the coded lines indented under it.
+ */
+export const ENGLISH_SQL = `SELECT ${field(fraccionesUsa, 'FRACCION_SIN_PUNTO')} AS "CODE", ${field(fraccionesUsa, 'DESCRIPCION')} AS "TEXT",
+  ${field(fraccionesUsa, 'NIVEL')} AS "LEVEL"
+FROM ${quote(fraccionesUsa.table)} ORDER BY ${field(fraccionesUsa, 'CONSECUTIVO')}`;
 
 export interface LineRow {
   FRACCION: string;
@@ -51,12 +55,14 @@ export interface LineRow {
 }
 
 export interface EnglishRow {
-  CODE: string;
+  CODE: string | null;
   TEXT: string | null;
+  /** The indent: a line is under the nearest line before it with a smaller one. */
+  LEVEL: number | null;
 }
 
 /** The term fields, in the order of their weights in ranking.ts. */
-export const TERM_FIELDS = ['T_REFERENCIA', 'T_CABEZA', 'T_LINEA', 'T_JERARQUIA', 'T_CAPITULO', 'T_OTROS'] as const;
+export const TERM_FIELDS = ['T_REFERENCIA', 'T_CABEZA', 'T_LINEA', 'T_JERARQUIA', 'T_CAPITULO', 'T_OTROS', 'T_INGLES'] as const;
 export type TermField = (typeof TERM_FIELDS)[number];
 
 /**
@@ -110,18 +116,39 @@ export function pathOf(row: LineRow): string {
   ].join(' › ');
 }
 
-/** English words by code (4-digit heading lines and every line under a 6-digit subheading). */
-export function englishIndex(rows: Iterable<EnglishRow>): Map<string, string[]> {
-  const byCode = new Map<string, string[]>();
+/**
+ * English texts by code (4-digit heading lines and every line under a 6-digit subheading): `coded`,
+ * the coded lines' own texts; `named`, those with the texts of the lines without a code above them,
+ * which head the coded lines indented under them ("Dresses:" over "Of synthetic fibers") and name
+ * goods the coded lines' own texts do not name at all.
+ */
+export function englishIndex(rows: Iterable<EnglishRow>): EnglishTexts {
+  const coded = new Map<string, string[]>();
+  const named = new Map<string, string[]>();
+  const add = (map: Map<string, string[]>, key: string, text: string): void => {
+    let list = map.get(key);
+    if (!list) map.set(key, (list = []));
+    if (!list.includes(text)) list.push(text);
+  };
+  // The lines above the current one, by indent (the US tariff's headings are at 0).
+  const above: { level: number; text: string; coded: boolean }[] = [];
   for (const r of rows) {
-    const code = r.CODE.replace(/\D/g, '');
+    const code = (r.CODE ?? '').replace(/\D/g, '');
+    const level = r.LEVEL ?? 0;
+    while (above.length > 0 && above[above.length - 1]!.level >= level) above.pop();
+    if (r.TEXT) above.push({ level, text: r.TEXT, coded: code !== '' });
     if (code.length < 4 || !r.TEXT) continue;
     const key = code.length === 4 ? code : code.slice(0, 6);
-    let list = byCode.get(key);
-    if (!list) byCode.set(key, (list = []));
-    list.push(r.TEXT);
+    for (const a of above) if (!a.coded) add(named, key, a.text);
+    add(named, key, r.TEXT);
+    add(coded, key, r.TEXT);
   }
-  return byCode;
+  return { coded, named };
+}
+
+export interface EnglishTexts {
+  readonly coded: ReadonlyMap<string, readonly string[]>;
+  readonly named: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Reference stems by code, for the lines under each code. */
@@ -148,17 +175,16 @@ function tagged(fields: Readonly<Record<TermField, readonly string[]>>): string 
   return ` ${TERM_FIELDS.flatMap((f) => [...new Set(fields[f])].map((t) => fieldTag(f) + t)).join(' ')} `;
 }
 
-export function buildDocument(
-  row: LineRow,
-  english: ReadonlyMap<string, readonly string[]>,
-  references: ReadonlyMap<string, readonly string[]>,
-): SearchDocument {
+export function buildDocument(row: LineRow, englishTexts: EnglishTexts, references: ReadonlyMap<string, readonly string[]>): SearchDocument {
   const code = row.FRACCION + (row.NICO ?? '');
   const own = splitTerms([row.DESCRIPCION, row.DESCRIPCIONFRACCION, row.DESCRIPCIONNICO].filter(Boolean).join('. '));
   const hierarchy = splitTerms(`${row.DESCRIPCIONSUBPARTIDA ?? ''}. ${row.DESCRIPCIONPARTIDA ?? ''}`);
   const chapter = splitTerms(row.DESCRIPCIONCAPITULO ?? '');
+  const english = englishTexts.coded;
   const englishText = [...(english.get(row.FRACCION.slice(0, 4)) ?? []), ...(english.get(row.FRACCION.slice(0, 6)) ?? [])].join('. ');
   const englishTerms = splitTerms(englishText);
+  // The US lines of the line's own HS subheading, with the lines above them: what an English description is read against.
+  const subheading = (englishTexts.named.get(row.FRACCION.slice(0, 6)) ?? []).flatMap((t) => splitTerms(t).main);
   return {
     CODIGO: code,
     FRACCION: row.FRACCION,
@@ -176,6 +202,7 @@ export function buildDocument(
       T_JERARQUIA: hierarchy.main,
       T_CAPITULO: chapter.main,
       T_OTROS: [...own.context, ...hierarchy.context, ...chapter.context, ...englishTerms.main, ...englishTerms.context],
+      T_INGLES: subheading,
     }),
   };
 }

@@ -24,7 +24,7 @@ export interface EvidenceRow {
   ES: string;
   /** The same from the English texts (the US tariff's lines) and the references. */
   EN: string;
-  /** 'es' when only the Spanish line texts hold the term, 'en' when only the English texts do, 'es en' for both, '' for neither. */
+  /** 'es' when the Spanish line texts hold the term, 'en' when the English texts do, far more than the other language's (LANGUAGE_RATIO); 'es en' for both alike, '' for neither. */
   IDIOMA: string;
 }
 
@@ -34,6 +34,27 @@ export interface RangeRow {
 }
 
 type Strengths = Map<string, Map<string, number>>;
+
+/**
+ * A term held by many more texts of one language than of the other is of that language: "wine" is in
+ * hundreds of the US tariff's lines and in one Spanish line ("wine coolers"), "red" is the Spanish net
+ * and the English colour alike. A handful of borrowings must not make an English word Spanish (nor the
+ * reverse), or an English phrase of such words is read as Spanish, its head first instead of last.
+ */
+const LANGUAGE_RATIO = 4;
+
+function languageOf(spanish: number, english: number): string {
+  if (english === 0 || spanish >= LANGUAGE_RATIO * english) return spanish === 0 ? '' : 'es';
+  if (spanish === 0 || english >= LANGUAGE_RATIO * spanish) return 'en';
+  return 'es en';
+}
+
+/** One more text holding each of its terms (its words' stems, once each) and each of its words. */
+function count(terms: Map<string, number>, byWord: Map<string, number>, text: string): void {
+  const all = new Set(words(text));
+  for (const w of all) byWord.set(w, (byWord.get(w) ?? 0) + 1);
+  for (const t of new Set([...all].flatMap((w) => splitTerms(w).main))) terms.set(t, (terms.get(t) ?? 0) + 1);
+}
 
 function note(map: Strengths, term: string, heading: string, strength: number): void {
   let byHeading = map.get(term);
@@ -50,8 +71,11 @@ const format = (byHeading: ReadonlyMap<string, number> | undefined): string =>
 export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<string, readonly string[]>, references: readonly Reference[]): EvidenceRow[] {
   const spanish: Strengths = new Map();
   const englishStrengths: Strengths = new Map();
-  const lineWords = new Set<string>();
-  const englishWords = new Set<string>();
+  // How many distinct texts of each language hold each term: what tells a term's language.
+  const lineTexts = new Map<string, number>();
+  const englishTexts = new Map<string, number>();
+  const lineWords = new Map<string, number>();
+  const englishWords = new Map<string, number>();
   const seen = new Set<string>();
   // Chapters 98 and 99 name no goods: they are no heading a description of goods can be in.
   const goodsLines = lines.filter((l) => !isSpecialTreatment(l.FRACCION));
@@ -59,7 +83,11 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
   for (const row of goodsLines) {
     const code = row.FRACCION + (row.NICO ?? '');
     const heading = code.slice(0, 4);
-    for (const w of words([row.DESCRIPCION, row.DESCRIPCIONFRACCION, row.DESCRIPCIONNICO].join(' '))) lineWords.add(w);
+    for (const text of [row.DESCRIPCION, row.DESCRIPCIONFRACCION, row.DESCRIPCIONNICO]) {
+      if (!text || seen.has(`line|${text}`)) continue;
+      seen.add(`line|${text}`);
+      count(lineTexts, lineWords, text);
+    }
     const texts = [row.DESCRIPCIONPARTIDA, row.DESCRIPCIONSUBPARTIDA, row.DESCRIPCIONFRACCION, row.DESCRIPCION, row.DESCRIPCIONNICO];
     for (const text of texts) {
       if (!text || seen.has(`${heading}|${text}`)) continue;
@@ -75,7 +103,7 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
     for (const text of texts) {
       if (seen.has(`en|${heading}|${text}`)) continue;
       seen.add(`en|${heading}|${text}`);
-      for (const w of words(text)) englishWords.add(w);
+      count(englishTexts, englishWords, text);
       for (const t of splitTerms(text).main) note(englishStrengths, t, heading, EVIDENCE.goods);
       for (const t of headTerms(text)) note(englishStrengths, t, heading, EVIDENCE.head);
     }
@@ -84,7 +112,12 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
   // are evidence at the reference's strength, its qualifiers at a qualifier's.
   const byPrefix = new Map<string, Set<string>>();
   for (const h of headings) for (const n of [2, 4]) byPrefix.set(h.slice(0, n), (byPrefix.get(h.slice(0, n)) ?? new Set()).add(h));
+  // A Spanish word of a reference ("ropa", "tapa") is no evidence for an English word that only shares its
+  // stem ("rope", "tape"): the English texts hold the stem, never the Spanish word.
+  const borrowedStem = (w: string): boolean =>
+    !isStopWord(w) && (englishWords.get(w) ?? 0) === 0 && (lineWords.get(w) ?? 0) > 0 && (englishTexts.get(stem(w)) ?? 0) > 0;
   for (const r of references) {
+    const spanishOnly = new Set(r.words.filter(borrowedStem).map(stem));
     // The words after its first connecting word qualify the goods the words before it name.
     const cut = r.words.findIndex((w, i) => i > 0 && REFERENCE_CONNECTORS.has(w));
     const qualifiers = new Set(
@@ -101,14 +134,13 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
         for (const t of r.terms) {
           const strength = goods.has(t) || !qualifiers.has(t) ? EVIDENCE.reference : EVIDENCE.qualifier;
           note(spanish, t, h, strength);
-          note(englishStrengths, t, h, strength);
+          if (!spanishOnly.has(t)) note(englishStrengths, t, h, strength);
         }
       }
     }
   }
   const languageOfTerm = new Map<string, string>();
-  for (const w of englishWords) for (const t of splitTerms(w).main) languageOfTerm.set(t, 'en');
-  for (const w of lineWords) for (const t of splitTerms(w).main) languageOfTerm.set(t, languageOfTerm.has(t) ? 'es en' : 'es');
+  for (const t of new Set([...lineTexts.keys(), ...englishTexts.keys()])) languageOfTerm.set(t, languageOf(lineTexts.get(t) ?? 0, englishTexts.get(t) ?? 0));
   const terms = new Set([...spanish.keys(), ...englishStrengths.keys()]);
   return [...terms]
     .filter((t) => t !== '' && !/^\d+$/.test(t))

@@ -11,7 +11,7 @@ import { ATTRIBUTE_SHARE, HEAD_HEADING, HEADING_SLOTS, HEADING_SPREAD, lowerBoun
 import type { Range } from './quantities.js';
 import { inRange, parseRanges, queryQuantities } from './quantities.js';
 import type { Language } from './reading.js';
-import { headCandidates } from './reading.js';
+import { headCandidates, phraseParts } from './reading.js';
 
 /** At most this many codes are marked for a quantity. */
 const MAX_QUANTITY_CODES = 400;
@@ -152,7 +152,9 @@ export class HeadingEvidence {
     // the first candidates that head tariff texts, the one whose headings hold the whole phrase best
     // heads it, the positional head winning unless another does clearly better.
     if (language === 'en') {
-      for (const c of heading.slice(1, ENGLISH_HEAD_CANDIDATES)) {
+      // Only a word of the first run: one after a figure or a connecting word qualifies the goods ("CORDLESS DRILL 20V LITHIUM").
+      const run = new Set(phraseParts(q, language, form).run.map((w) => groupOfWord.get(w)));
+      for (const c of heading.slice(1, ENGLISH_HEAD_CANDIDATES).filter((c) => run.has(c.g))) {
         const other = this.scoreHeadings(c.g, c.found, groups, headingsOfGroup);
         if ((other[0]?.[1] ?? 0) * ENGLISH_POSITION_SHARE > (best[0]?.[1] ?? 0)) best = other;
       }

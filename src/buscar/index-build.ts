@@ -61,8 +61,8 @@ export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<En
     terms: [...df].map(([TERMINO, DF]) => ({ TERMINO, DF })),
     words: vocabularyOf(unique, references, stem),
     synonyms,
-    phrases: phrasesOf(unique, references, englishByCode),
-    evidence: evidenceOf(unique, englishByCode, references),
+    phrases: phrasesOf(unique, references, englishByCode.coded),
+    evidence: evidenceOf(unique, englishByCode.named, references),
     ranges: rangeRowsOf(unique),
   };
 }

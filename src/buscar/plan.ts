@@ -32,6 +32,8 @@ export interface QueryPlan {
    * stated, a line whose texts state one loses MATERIAL_UNSTATED.
    */
   readonly materials?: number;
+  /** The language the description is read in (reading.ts; absent: Spanish): English also reads the US tariff's subheading texts. */
+  readonly language?: 'es' | 'en';
   /** Codes typed among the words (4 to 10 digits): their lines rank first. */
   readonly codes: readonly string[];
   /** Stems to mark in the hits' texts. */

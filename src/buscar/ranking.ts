@@ -20,7 +20,8 @@ import { lowerBound } from './phrases.js';
  * The search references count most (they are curated: "llanta" means a tyre to a broker, though the
  * tariff also calls a rim so), then the words that head a heading, subheading or line (what the goods
  * are: "Automóviles de turismo"), the line's own words, the hierarchy's; words of a purpose or parts
- * clause and English count least.
+ * clause and English count least. An English description also reads the US tariff's lines of the line's
+ * own subheading (T_INGLES) as a Spanish one reads the line's text; a Spanish description never does.
  */
 export const FIELD_WEIGHTS: Readonly<Record<TermField, number>> = {
   T_REFERENCIA: 13,
@@ -29,20 +30,29 @@ export const FIELD_WEIGHTS: Readonly<Record<TermField, number>> = {
   T_JERARQUIA: 6,
   T_CAPITULO: 3,
   T_OTROS: 2,
+  T_INGLES: 10,
 };
 
 /** Every field for the word itself (points: twice the field's weight) and for what it stands for (once), best first. */
-const CASE_ORDER = TERM_FIELDS.flatMap((field) => [
-  { field, tier: 'primary' as const, points: 2 * FIELD_WEIGHTS[field] },
-  { field, tier: 'secondary' as const, points: FIELD_WEIGHTS[field] },
-]).sort((a, b) => b.points - a.points);
+const caseOrder = (fields: readonly TermField[]): { field: TermField; tier: 'primary' | 'secondary'; points: number }[] =>
+  fields
+    .flatMap((field) => [
+      { field, tier: 'primary' as const, points: 2 * FIELD_WEIGHTS[field] },
+      { field, tier: 'secondary' as const, points: FIELD_WEIGHTS[field] },
+    ])
+    .sort((a, b) => b.points - a.points);
+/** The fields a description is read against, by its language: the US tariff's subheading texts for English only. */
+const CASE_ORDER = {
+  es: caseOrder(TERM_FIELDS.filter((f) => f !== 'T_INGLES')),
+  en: caseOrder(TERM_FIELDS),
+} as const;
 
 /**
  * A plan as the ranking reads it (PostingIndex.rank uses these and nothing else): two texts with the same
  * reading have the same hits, in the same order, with the same relevance. A batch asks each reading once.
  */
 export function planReading(plan: QueryPlan): string {
-  return JSON.stringify([plan.groups, plan.codes, plan.headings, plan.quantityCodes, plan.materials ?? 0]);
+  return JSON.stringify([plan.groups, plan.codes, plan.headings, plan.quantityCodes, plan.materials ?? 0, plan.language ?? 'es']);
 }
 
 /** One ranked line of a page: its code and relevance. */
@@ -142,7 +152,7 @@ export class PostingIndex {
     for (const [g, group] of plan.groups.entries()) {
       const stamp = g + 1;
       const bit = g < 32 ? (1 << g) >>> 0 : 0;
-      for (const { field, tier, points } of CASE_ORDER) {
+      for (const { field, tier, points } of CASE_ORDER[plan.language ?? 'es']) {
         const value = group.matched + points * group.weight;
         const stating = OWN_FIELDS.has(field) ? bit : 0;
         for (const alternative of group[tier]) {

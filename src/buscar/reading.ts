@@ -110,9 +110,22 @@ export function languageOf(text: string, english: (word: string) => boolean, spa
  * the form or packaging noun opening the phrase (leadingForm), skipped like a set word.
  */
 export function headCandidates(text: string, language: Language, form?: string): string[] {
+  const { run, rest } = phraseParts(text, language, form);
+  const ordered = language === 'en' ? [...run].reverse() : run;
+  // A Spanish line's first word names the goods even when it could qualify others ("BOLSA DE …", "CAJA DE CARTON").
+  const goods = ordered.filter((w, i) => (language === 'es' && i === 0) || !isAttribute(w, 1));
+  const attributes = ordered.filter((w) => isAttribute(w, 1));
+  return [...new Set([...goods, ...rest.filter((w) => !isAttribute(w, 1) && !SET_WORDS.has(w) && w !== form), ...attributes])];
+}
+
+/**
+ * The first run of words naming something (ending at a connecting word, a break or a figure), in the
+ * order typed, and the words after it. In English the head is in the run: what follows a figure or a
+ * connecting word ("CORDLESS DRILL 20V LITHIUM", "BOLT FOR MACHINERY") qualifies it.
+ */
+export function phraseParts(text: string, language: Language, form?: string): { run: string[]; rest: string[] } {
   const list = tokens(text);
   const connectors = language === 'en' ? ENGLISH_CONNECTORS : SPANISH_CONNECTORS;
-  // The first run of words naming something: it ends at a connecting word, a break or a figure.
   const run: string[] = [];
   const rest: string[] = [];
   let state: 'before' | 'in' | 'after' = 'before';
@@ -131,9 +144,5 @@ export function headCandidates(text: string, language: Language, form?: string):
       state = 'in';
     }
   }
-  const ordered = language === 'en' ? [...run].reverse() : run;
-  // A Spanish line's first word names the goods even when it could qualify others ("BOLSA DE …", "CAJA DE CARTON").
-  const goods = ordered.filter((w, i) => (language === 'es' && i === 0) || !isAttribute(w, 1));
-  const attributes = ordered.filter((w) => isAttribute(w, 1));
-  return [...new Set([...goods, ...rest.filter((w) => !isAttribute(w, 1) && !SET_WORDS.has(w) && w !== form), ...attributes])];
+  return { run, rest };
 }

@@ -241,7 +241,8 @@ export class Vocabulary {
     const form = leadingForm(q, (f, c) => this.headings.namedTogether(f, c, language));
     for (const [position, word] of typed.entries()) {
       const { primary, secondary } = this.alternativesOf(word);
-      const attribute = isAttribute(word, position) || word === form || (long && primary.length === 0);
+      // An English line opens with its attributes as often as not ("MEN'S COTTON T-SHIRT"): no first word names the goods by place.
+      const attribute = isAttribute(word, language === 'en' ? 1 : position) || word === form || (long && primary.length === 0);
       for (const s of [stem(word), ...secondary.map((c) => c.trimEnd())]) {
         for (const entry of this.synonyms.get(s) ?? []) {
           const applies = entry.terms.length === 1 || entry.terms.every((t) => stems.includes(t));
@@ -273,6 +274,7 @@ export class Vocabulary {
       headings,
       quantityCodes: this.headings.quantityCodes(q, headings),
       materials: materialsOf(q),
+      language,
     };
   }
 
