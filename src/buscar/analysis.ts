@@ -55,6 +55,9 @@ const stems = new Map<string, string>();
  */
 export function stem(word: string): string {
   if (/^[\p{L}]+[b-df-hj-np-rtv-z]s$/u.test(word)) word = word.slice(0, -1);
+  // The Snowball stemmer reads a plural in -rnos as a verb with the pronoun "nos" ("comernos"):
+  // "cuadernos" → cuad, "modernos" → mod. Goods are nouns: the singular's stem ("cuadern").
+  if (word.endsWith('rnos')) word = word.slice(0, -1);
   if (word.length < 4 || /\d/.test(word)) return word;
   let s = stems.get(word);
   if (s === undefined) {

@@ -12,7 +12,7 @@ import type { PhraseRow } from './phrases.js';
 import { PhraseIndex } from './phrases.js';
 import type { QueryGroup, QueryPlan } from './plan.js';
 import { ATTRIBUTE_SHARE, LONG_QUERY, MATCHED_WORD, MAX_CODES, MAX_GROUPS, MAX_SECONDARY, MAX_SUGGESTIONS, lowerBound } from './plan.js';
-import { languageOf, leadingForm } from './reading.js';
+import { isState, languageOf, leadingForm } from './reading.js';
 import { materialsOf } from './materials.js';
 import { typedDigits } from '../fraccion.js';
 
@@ -239,9 +239,12 @@ export class Vocabulary {
     );
     // A form or packaging noun before the contents ("ROLLO DE PELICULA") qualifies them, as an attribute.
     const form = leadingForm(q, (f, c) => this.headings.namedTogether(f, c, language));
+    let named = false;
     for (const [position, word] of typed.entries()) {
       const { primary, secondary } = this.alternativesOf(word);
-      const attribute = isAttribute(word, position) || word === form || (long && primary.length === 0);
+      const attribute: boolean =
+        isAttribute(word, position) || word === form || (long && primary.length === 0) || (language === 'es' && named && isState(word));
+      named ||= !attribute;
       for (const s of [stem(word), ...secondary.map((c) => c.trimEnd())]) {
         for (const entry of this.synonyms.get(s) ?? []) {
           const applies = entry.terms.length === 1 || entry.terms.every((t) => stems.includes(t));
@@ -265,12 +268,13 @@ export class Vocabulary {
     // Attributes order the lines that name the goods; they count as goods when nothing else was typed.
     const allAttributes = roles.every(Boolean);
     const attributes = allAttributes ? groups : groups.map((g, i) => (roles[i] ? { ...g, weight: Math.round(g.weight / ATTRIBUTE_SHARE), matched: 0 } : g));
-    const headings = this.headings.headingsNamed(q, language, attributes, groupOfWord, form);
+    const { headings, phrase } = this.headings.headingsNamed(q, language, attributes, groupOfWord, form, typed);
     return {
       groups: attributes,
       codes,
       marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())),
       headings,
+      phraseCodes: phrase,
       quantityCodes: this.headings.quantityCodes(q, headings),
       materials: materialsOf(q),
     };
