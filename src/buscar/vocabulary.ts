@@ -4,7 +4,7 @@
  * the word expansions of the search references, and the codes. Built from tables that every load
  * writes, so that both stores plan a query from the same data and rank it the same way.
  */
-import { editDistance, fold, isStopWord, phonetic, stem, words } from './analysis.js';
+import { NEGATED, editDistance, fold, isStopWord, negatedWords, phonetic, stem, words } from './analysis.js';
 import { isAttribute, isQuantityWord } from './attributes.js';
 import type { EvidenceRow, RangeRow } from './evidence.js';
 import { HeadingEvidence } from './headings.js';
@@ -225,6 +225,7 @@ export class Vocabulary {
       .slice(0, MAX_CODES);
     // Single letters, numbers, sizes, units and model codes (an invoice line's "500 ML", "15W40") name no goods.
     const typed = words(q.replace(CODE_IN_TEXT, ' ')).filter((w) => w.length > 1 && !isStopWord(w) && !isQuantityWord(w));
+    const negated = negatedWords(q);
     const stems = typed.map(stem);
     const groups: QueryGroup[] = [];
     const roles: boolean[] = [];
@@ -241,9 +242,15 @@ export class Vocabulary {
     const form = leadingForm(q, (f, c) => this.headings.namedTogether(f, c, language));
     let named = false;
     for (const [position, word] of typed.entries()) {
-      const { primary, secondary } = this.alternativesOf(word);
+      // What the goods lack ("cerveza sin alcohol") finds the texts saying so, else it only qualifies them.
+      const lacks = negated.has(word) && this.df.has(NEGATED + stem(word));
+      const { primary, secondary } = lacks ? { primary: [`${NEGATED}${stem(word)} `], secondary: [] } : this.alternativesOf(word);
       const attribute: boolean =
-        isAttribute(word, position) || word === form || (long && primary.length === 0) || (language === 'es' && named && isState(word));
+        isAttribute(word, position) ||
+        word === form ||
+        (long && primary.length === 0) ||
+        (language === 'es' && named && isState(word)) ||
+        (negated.has(word) && !lacks);
       named ||= !attribute;
       for (const s of [stem(word), ...secondary.map((c) => c.trimEnd())]) {
         for (const entry of this.synonyms.get(s) ?? []) {

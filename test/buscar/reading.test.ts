@@ -11,7 +11,7 @@ import { inRange, queryQuantities, rangesOf } from '../../src/buscar/quantities.
 import { headCandidates, languageOf } from '../../src/buscar/reading.js';
 import { HEAD_HEADING, Vocabulary } from '../../src/buscar/vocabulary.js';
 import { vocabularyOf } from '../../src/buscar/documents.js';
-import { stem } from '../../src/buscar/analysis.js';
+import { negatedWords, splitTerms, stem } from '../../src/buscar/analysis.js';
 import { PhraseIndex, phrasesOf } from '../../src/buscar/phrases.js';
 
 describe('the head of a phrase', () => {
@@ -202,6 +202,26 @@ describe('words that qualify whatever the goods', () => {
       [true, false],
     );
     assert.equal(plan.headings[0]?.heading, '1604');
+  });
+
+  test('what a text says the goods lack is found only by a description saying the same', () => {
+    assert.deepEqual(splitTerms('Lana sin cardar ni peinar').main, [stem('lana'), `~${stem('cardar')}`, `~${stem('peinar')}`]);
+    assert.deepEqual([...negatedWords('lana sin cardar ni peinar, lavada')], ['cardar', 'peinar']);
+    const lines = [
+      line('8301409900', 'Las demás cerraduras', 'Las demás cerraduras', 'Candados, cerraduras y cerrojos, de metal común; llaves de metal común'),
+      line('8302410600', 'Cerraduras sin llave', 'Para edificios', 'Guarniciones, herrajes y artículos similares, de metal común'),
+    ];
+    const v = vocabularyOf2(lines, []);
+    const keys = v.plan('cerradura para puerta con 4 llaves');
+    assert.ok(
+      keys.groups.some((g) => g.primary.includes(`${stem('llaves')} `)),
+      'llaves is the word itself',
+    );
+    const keyless = v.plan('cerradura sin llave');
+    assert.ok(
+      keyless.groups.some((g) => g.primary.includes(`~${stem('llave')} `)),
+      'sin llave finds the texts saying so',
+    );
   });
 
   test('a plural in -rnos is stemmed as its singular, not as a verb with "nos"', () => {
