@@ -32,7 +32,7 @@ function packEvidence(text: string): Int32Array {
   return packed;
 }
 /** How much more the head's evidence counts in a heading's score than a qualifier's. */
-const HEAD_FACTOR = 3;
+const HEAD_FACTOR = 4;
 
 const HEADING_NAMES: string[] = [];
 
@@ -140,7 +140,7 @@ export class HeadingEvidence {
     groupOfWord: ReadonlyMap<string, number>,
     form?: string,
     typed: readonly string[] = [],
-  ): { headings: { heading: string; bonus: number }[]; phrase: readonly string[] } {
+  ): { headings: { heading: string; bonus: number }[]; phrase: readonly string[]; head?: number } {
     const none = { headings: [], phrase: [] };
     if (this.evidence.size === 0) return none;
     // Known: not an attribute (in a long line a word the index does not know is a brand; in a short one, a typo of the goods).
@@ -180,7 +180,11 @@ export class HeadingEvidence {
       }
     }
     const top = Math.max(1, best[0]?.[1] ?? 1);
-    return { headings: best.map(([h, score]) => ({ heading: h, bonus: HEAD_HEADING + Math.round((HEADING_SPREAD * score) / top) })), phrase };
+    return {
+      headings: best.map(([h, score]) => ({ heading: h, bonus: HEAD_HEADING + Math.round((HEADING_SPREAD * score) / top) })),
+      phrase,
+      head: chosen.g,
+    };
   }
 
   /**

@@ -71,6 +71,12 @@ export const HEADING_SPREAD = 3_000_000;
 export const HEADING_SLOTS = 8;
 /** A line whose texts state a range holding a quantity of the query gains as much as one more word. */
 export const QUANTITY_MATCH = MATCHED_WORD;
+/**
+ * What the head of a Spanish phrase adds on top of MATCHED_WORD to the lines holding it: within a
+ * heading, a line naming the goods ("AMORTIGUADOR TRASERO": 8708.80's shock absorbers) outranks one
+ * matching a qualifier ("Compuerta trasera", 8708.29), and half a word still lets two qualifiers outweigh it.
+ */
+export const HEAD_WORD = MATCHED_WORD / 2;
 /** A line under the codes a typed reference phrase names gains as much as one more word. */
 export const PHRASE_MATCH = MATCHED_WORD;
 /** What a line loses when its texts state only materials other than those the description states: one matched word. */

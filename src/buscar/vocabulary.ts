@@ -11,7 +11,7 @@ import { HeadingEvidence } from './headings.js';
 import type { PhraseRow } from './phrases.js';
 import { PhraseIndex } from './phrases.js';
 import type { QueryGroup, QueryPlan } from './plan.js';
-import { ATTRIBUTE_SHARE, LONG_QUERY, MATCHED_WORD, MAX_CODES, MAX_GROUPS, MAX_SECONDARY, MAX_SUGGESTIONS, lowerBound } from './plan.js';
+import { ATTRIBUTE_SHARE, HEAD_WORD, LONG_QUERY, MATCHED_WORD, MAX_CODES, MAX_GROUPS, MAX_SECONDARY, MAX_SUGGESTIONS, lowerBound } from './plan.js';
 import { isState, languageOf, leadingForm } from './reading.js';
 import { materialsOf } from './materials.js';
 import { typedDigits } from '../fraccion.js';
@@ -275,9 +275,14 @@ export class Vocabulary {
     // Attributes order the lines that name the goods; they count as goods when nothing else was typed.
     const allAttributes = roles.every(Boolean);
     const attributes = allAttributes ? groups : groups.map((g, i) => (roles[i] ? { ...g, weight: Math.round(g.weight / ATTRIBUTE_SHARE), matched: 0 } : g));
-    const { headings, phrase } = this.headings.headingsNamed(q, language, attributes, groupOfWord, form, typed);
+    const { headings, phrase, head } = this.headings.headingsNamed(q, language, attributes, groupOfWord, form, typed);
+    // The head of a Spanish phrase names the goods: among the lines of a heading, one holding it outranks one holding a qualifier.
+    const weighed =
+      language === 'es' && head !== undefined && attributes.length > 1
+        ? attributes.map((g, i) => (i === head && g.matched > 0 ? { ...g, matched: g.matched + HEAD_WORD } : g))
+        : attributes;
     return {
-      groups: attributes,
+      groups: weighed,
       codes,
       marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())),
       headings,

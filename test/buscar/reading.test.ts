@@ -224,6 +224,15 @@ describe('words that qualify whatever the goods', () => {
     );
   });
 
+  test('the head of a Spanish phrase counts more than a qualifier in the lines holding it', () => {
+    const lines = [
+      line('8708800100', 'Amortiguadores', 'Sistemas de suspensión y sus partes', 'Partes y accesorios de vehículos automóviles'),
+      line('8708299901', 'Compuerta trasera abatible', 'Las demás partes de carrocería', 'Partes y accesorios de vehículos automóviles'),
+    ];
+    const [head, qualifier] = vocabularyOf2(lines, []).plan('amortiguador trasero para camioneta').groups;
+    assert.ok(head!.matched > qualifier!.matched, `${head!.matched} ${qualifier!.matched}`);
+  });
+
   test('a plural in -rnos is stemmed as its singular, not as a verb with "nos"', () => {
     assert.equal(stem('cuadernos'), stem('cuaderno'));
     assert.equal(stem('modernos'), stem('moderno'));
