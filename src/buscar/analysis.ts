@@ -55,6 +55,9 @@ const stems = new Map<string, string>();
  */
 export function stem(word: string): string {
   if (/^[\p{L}]+[b-df-hj-np-rtv-z]s$/u.test(word)) word = word.slice(0, -1);
+  // The Snowball stemmer reads a plural in -rnos as a verb with the pronoun "nos" ("comernos"):
+  // "cuadernos" → cuad, "modernos" → mod. Goods are nouns: the singular's stem ("cuadern").
+  if (word.endsWith('rnos')) word = word.slice(0, -1);
   if (word.length < 4 || /\d/.test(word)) return word;
   let s = stems.get(word);
   if (s === undefined) {
@@ -95,13 +98,35 @@ export function splitTerms(text: string): { main: string[]; context: string[] } 
   return split;
 }
 
+/**
+ * What a Spanish text says the goods lack: the word after `sin`, and one after `ni` following it
+ * ("Lana sin cardar ni peinar", "Cerraduras sin llave", "Cables de cobre, sin aislar"), is a term of
+ * its own (`~llav`), which only a description saying the same ("cerveza sin alcohol") finds: the word
+ * itself ("CERRADURA CON 4 LLAVES", "CABLE AISLADO") no longer finds the goods said to lack it.
+ */
+export const NEGATED = '~';
+const NEGATORS = new Set(['sin']);
+
 function splitUncached(text: string): { main: string[]; context: string[] } {
   const main: string[] = [];
   const context: string[] = [];
   for (const clause of fold(text).split(/[,;:.()[\]]/)) {
     let inContext = false;
     let previous = '';
+    // 'next': the next word is negated; 'after': the last word was ("sin cardar ni peinar").
+    let negation: 'none' | 'next' | 'after' = 'none';
     for (const w of clause.match(/[\p{L}\p{N}]+/gu) ?? []) {
+      if (NEGATORS.has(w) || (w === 'ni' && negation === 'after')) {
+        negation = 'next';
+        continue;
+      }
+      if (negation === 'next' && !STOP_WORDS.has(w)) {
+        (inContext ? context : main).push(NEGATED + stem(w));
+        negation = 'after';
+        previous = w;
+        continue;
+      }
+      if (!STOP_WORDS.has(w)) negation = 'none';
       // "other than cotton" (the US tariff's "excepto"): the goods are not of what follows.
       const otherThan = w === 'than' && previous === 'other';
       previous = w;
@@ -119,6 +144,21 @@ function splitUncached(text: string): { main: string[]; context: string[] } {
     }
   }
   return { main, context };
+}
+
+/** The words a description says the goods lack: after `sin`, and after `ni` following one ("sin cardar ni peinar"). */
+export function negatedWords(text: string): Set<string> {
+  const found = new Set<string>();
+  let negation: 'none' | 'next' | 'after' = 'none';
+  for (const w of words(text)) {
+    if (NEGATORS.has(w) || (w === 'ni' && negation === 'after')) negation = 'next';
+    else if (STOP_WORDS.has(w)) continue;
+    else if (negation === 'next') {
+      found.add(w);
+      negation = 'after';
+    } else negation = 'none';
+  }
+  return found;
 }
 
 /** Words that end the head of a text: what follows them qualifies the goods rather than names them. */

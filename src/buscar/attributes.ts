@@ -11,7 +11,9 @@ const QUANTITY_WORDS = new Set(
   (
     'kg kgs kilo kilos kilogramo kilogramos g gr grs gramo gramos lb lbs libra libras oz onza onzas ml l lt lts litro litros ' +
     'cm mm mts metro metros pulg pulgada pulgadas inch inches pies ft w v hp kva mah gb tb cc pza pzas pz pieza piezas pc pcs ' +
-    'unidad unidades und dz docena docenas talla tallas size ch xl xxl xs unitalla paq no num'
+    'unidad unidades und dz docena docenas talla tallas size ch xl xxl xs unitalla paq no num ' +
+    // Spanish number words count, as figures do ("REFRIGERADOR DE DOS PUERTAS").
+    'dos tres cuatro cinco seis siete ocho nueve diez once doce quince veinte cien'
   ).split(' '),
 );
 

@@ -18,6 +18,9 @@ const REFERENCE_CONNECTORS = new Set(['de', 'del', 'para', 'con', 'sin', 'en', '
 /** How strongly a heading's texts name goods with a term (the field weights of ranking.ts, in spirit). */
 export const EVIDENCE = { reference: 13, head: 12, goods: 8, qualifier: 4 } as const;
 
+/** The IDIOMA of a row holding a search reference of several words whole (its stems, space-separated) and the codes it names. */
+export const PHRASE = 'frase';
+
 export interface EvidenceRow {
   TERMINO: string;
   /** `8421:13 8409:8`: the headings of the Spanish texts and the references, each with its strength. */
@@ -111,6 +114,7 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
   // A reference is a phrase too ("aceite de motor" names oil, not engines): the words naming its goods
   // are evidence at the reference's strength, its qualifiers at a qualifier's.
   const byPrefix = new Map<string, Set<string>>();
+  const phrases = new Map<string, string[]>();
   for (const h of headings) for (const n of [2, 4]) byPrefix.set(h.slice(0, n), (byPrefix.get(h.slice(0, n)) ?? new Set()).add(h));
   // A Spanish word of a reference ("ropa", "tapa") is no evidence for an English word that only shares its
   // stem ("rope", "tape"): the English texts hold the stem, never the Spanish word.
@@ -129,11 +133,17 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
             .map(stem),
     );
     const goods = new Set((cut < 0 ? r.words : r.words.slice(0, cut)).filter((w) => !isStopWord(w)).map(stem));
+    if (r.terms.length > 1 && r.codes.length > 0) {
+      const key = r.terms.join(' ');
+      phrases.set(key, [...new Set([...(phrases.get(key) ?? []), ...r.codes])]);
+    }
     for (const code of r.codes) {
       for (const h of byPrefix.get(code.slice(0, Math.min(4, code.length))) ?? []) {
         for (const t of r.terms) {
           const strength = goods.has(t) || !qualifiers.has(t) ? EVIDENCE.reference : EVIDENCE.qualifier;
-          note(spanish, t, h, strength);
+          // A Spanish reference of several words names its codes as a whole (the phrase rows below): a
+          // word of it alone is no more than a goods word of a text ("silla" of "silla de ruedas").
+          note(spanish, t, h, r.terms.length > 1 ? Math.min(strength, EVIDENCE.goods) : strength);
           if (!spanishOnly.has(t)) note(englishStrengths, t, h, strength);
         }
       }
@@ -142,9 +152,13 @@ export function evidenceOf(lines: readonly LineRow[], english: ReadonlyMap<strin
   const languageOfTerm = new Map<string, string>();
   for (const t of new Set([...lineTexts.keys(), ...englishTexts.keys()])) languageOfTerm.set(t, languageOf(lineTexts.get(t) ?? 0, englishTexts.get(t) ?? 0));
   const terms = new Set([...spanish.keys(), ...englishStrengths.keys()]);
-  return [...terms]
-    .filter((t) => t !== '' && !/^\d+$/.test(t))
-    .map((t) => ({ TERMINO: t, ES: format(spanish.get(t)), EN: format(englishStrengths.get(t)), IDIOMA: languageOfTerm.get(t) ?? '' }));
+  return [
+    ...[...terms]
+      .filter((t) => t !== '' && !/^\d+$/.test(t))
+      .map((t) => ({ TERMINO: t, ES: format(spanish.get(t)), EN: format(englishStrengths.get(t)), IDIOMA: languageOfTerm.get(t) ?? '' })),
+    // A reference of several words is also kept whole, with the codes it names: typed as a phrase, it names them.
+    ...[...phrases].map(([t, codes]) => ({ TERMINO: t, ES: codes.join(' '), EN: codes.join(' '), IDIOMA: PHRASE })),
+  ];
 }
 
 /** The narrowest range per unit that all of a line's texts state (the subheading's and the line's own). */

@@ -5,7 +5,7 @@
  */
 import { stem } from './analysis.js';
 import type { EvidenceRow, RangeRow } from './evidence.js';
-import { EVIDENCE } from './evidence.js';
+import { EVIDENCE, PHRASE } from './evidence.js';
 import type { QueryGroup } from './plan.js';
 import { ATTRIBUTE_SHARE, HEAD_HEADING, HEADING_SLOTS, HEADING_SPREAD, lowerBound } from './plan.js';
 import type { Range } from './quantities.js';
@@ -32,7 +32,7 @@ function packEvidence(text: string): Int32Array {
   return packed;
 }
 /** How much more the head's evidence counts in a heading's score than a qualifier's. */
-const HEAD_FACTOR = 3;
+const HEAD_FACTOR = 4;
 
 const HEADING_NAMES: string[] = [];
 
@@ -44,6 +44,8 @@ function headingName(heading: number): string {
 export class HeadingEvidence {
   /** Per term: its heading evidence, Spanish and English (`8421:13 8409:8`), and the language of the texts holding it. */
   private readonly evidence = new Map<string, { es: Int32Array; en: Int32Array; language: string }>();
+  /** The search references of several words, by their first stem, longest first: `motor diesel` names 8408. */
+  private readonly phrases = new Map<string, { stems: readonly string[]; codes: readonly string[] }[]>();
   /** Per unit, the lines whose texts bound it. */
   private readonly ranges = new Map<string, { code: string; range: Range }[]>();
 
@@ -53,7 +55,17 @@ export class HeadingEvidence {
     ranges: Iterable<RangeRow>,
     private readonly stems: readonly string[],
   ) {
-    for (const e of evidence) this.evidence.set(e.TERMINO, { es: packEvidence(e.ES), en: packEvidence(e.EN), language: e.IDIOMA });
+    for (const e of evidence) {
+      if (e.IDIOMA === PHRASE) {
+        const stems = e.TERMINO.split(' ');
+        const list = this.phrases.get(stems[0]!) ?? [];
+        list.push({ stems, codes: e.ES.split(' ') });
+        this.phrases.set(
+          stems[0]!,
+          list.sort((a, b) => b.stems.length - a.stems.length),
+        );
+      } else this.evidence.set(e.TERMINO, { es: packEvidence(e.ES), en: packEvidence(e.EN), language: e.IDIOMA });
+    }
     for (const r of ranges) {
       for (const range of parseRanges(r.RANGOS)) {
         const list = this.ranges.get(range.unit) ?? [];
@@ -104,6 +116,8 @@ export class HeadingEvidence {
    * not a packaging and its contents ("caja de galletas").
    */
   namedTogether(form: string, contents: string, language: Language): boolean {
+    const pair = [stem(form), stem(contents)];
+    if ((this.phrases.get(pair[0]!) ?? []).some((p) => p.stems[1] === pair[1])) return true;
     const held = this.headingsOf(stem(contents), language);
     for (const [h, s] of this.headingsOf(stem(form), language)) if (s >= EVIDENCE.reference && (held.get(h) ?? 0) > 0) return true;
     return false;
@@ -125,15 +139,17 @@ export class HeadingEvidence {
     groups: readonly QueryGroup[],
     groupOfWord: ReadonlyMap<string, number>,
     form?: string,
-  ): { heading: string; bonus: number }[] {
-    if (this.evidence.size === 0) return [];
+    typed: readonly string[] = [],
+  ): { headings: { heading: string; bonus: number }[]; phrase: readonly string[]; head?: number } {
+    const none = { headings: [], phrase: [] };
+    if (this.evidence.size === 0) return none;
     // Known: not an attribute (in a long line a word the index does not know is a brand; in a short one, a typo of the goods).
     // Each group's headings worked out once for the whole phrase: the candidates and every scoring read them.
     const named: (Map<string, number> | undefined)[] = [];
     const headingsOfGroup = (g: number): Map<string, number> => (named[g] ??= this.groupHeadings(groups[g]!, language));
     const candidates = headCandidates(q, language, form).flatMap((word) => {
       const g = groupOfWord.get(word);
-      return g === undefined ? [] : [{ g, found: headingsOfGroup(g), known: groups[g]!.matched !== 0 }];
+      return g === undefined ? [] : [{ word, g, found: headingsOfGroup(g), known: groups[g]!.matched !== 0 }];
     });
     // A typo's corrections count half (groupHeadings): their evidence heads at half the strength.
     const heads = (c: { g: number; found: Map<string, number> }): boolean =>
@@ -146,8 +162,14 @@ export class HeadingEvidence {
     const exact = (c: { g: number }): boolean => groups[c.g]!.primary.length > 0;
     const heading = candidates.filter((c) => c.known && heads(c)).sort((a, b) => (language === 'en' ? Number(exact(b)) - Number(exact(a)) : 0));
     const chosen = heading[0] ?? candidates.find((c) => c.known && c.found.size > 0) ?? candidates.find((c) => c.found.size > 0);
-    if (!chosen) return [];
-    let best = this.scoreHeadings(chosen.g, chosen.found, groups, headingsOfGroup);
+    if (!chosen) return none;
+    // A search reference of several words typed whole from the head on ("motores diesel", "parrilla
+    // eléctrica de 2 quemadores") names the goods: its headings come first.
+    const phrase = language === 'es' ? this.phraseAt(typed, typed.indexOf(chosen.word), groups, groupOfWord) : [];
+    const first = new Set(phrase.filter((c) => c.length >= 4).map((c) => c.slice(0, 4)));
+    const found = new Map(chosen.found);
+    for (const h of first) found.set(h, Math.max(found.get(h) ?? 0, EVIDENCE.reference));
+    let best = this.scoreHeadings(chosen.g, found, groups, headingsOfGroup, first);
     // English puts adjectives after the noun too ("CHICKEN BREAST BONELESS", "CAUSTIC SODA FLAKES"): of
     // the first candidates that head tariff texts, the one whose headings hold the whole phrase best
     // heads it, the positional head winning unless another does clearly better.
@@ -160,7 +182,29 @@ export class HeadingEvidence {
       }
     }
     const top = Math.max(1, best[0]?.[1] ?? 1);
-    return best.map(([h, score]) => ({ heading: h, bonus: HEAD_HEADING + Math.round((HEADING_SPREAD * score) / top) }));
+    return {
+      headings: best.map(([h, score]) => ({ heading: h, bonus: HEAD_HEADING + Math.round((HEADING_SPREAD * score) / top) })),
+      phrase,
+      head: chosen.g,
+    };
+  }
+
+  /**
+   * The codes the longest search reference of several words starting at `at` among the typed words
+   * names (none: empty): each of its stems one the typed word at its place stands for (itself, or a
+   * typo's correction: "asucar refinada").
+   */
+  private phraseAt(typed: readonly string[], at: number, groups: readonly QueryGroup[], groupOfWord: ReadonlyMap<string, number>): readonly string[] {
+    if (at < 0) return [];
+    const places = typed.slice(at).map((w) => {
+      const g = groupOfWord.get(w);
+      return g === undefined ? [] : [...groups[g]!.primary, ...groups[g]!.secondary];
+    });
+    const holds = (alternatives: readonly string[], s: string): boolean => alternatives.some((a) => (a.endsWith(' ') ? a.trimEnd() === s : s.startsWith(a)));
+    const starts = new Set(places[0]!.map((a) => a.trimEnd()));
+    for (const first of starts)
+      for (const p of this.phrases.get(first) ?? []) if (p.stems.length <= places.length && p.stems.every((s, i) => holds(places[i]!, s))) return p.codes;
+    return [];
   }
 
   /** The headings a head names, scored by the evidence of every word of the phrase there (the head's counting most), best first. */
@@ -169,6 +213,7 @@ export class HeadingEvidence {
     named: ReadonlyMap<string, number>,
     groups: readonly QueryGroup[],
     headingsOfGroup: (g: number) => ReadonlyMap<string, number>,
+    first: ReadonlySet<string> = new Set(),
   ): [string, number][] {
     const scores = new Map<string, number>();
     for (const [i, group] of groups.entries()) {
@@ -176,6 +221,9 @@ export class HeadingEvidence {
       const evidence = i === head ? named : headingsOfGroup(i);
       for (const h of named.keys()) scores.set(h, (scores.get(h) ?? 0) + factor * group.weight * (evidence.get(h) ?? 0));
     }
+    // The headings a typed phrase names lead the others by the best of them.
+    const lead = Math.max(0, ...scores.values());
+    for (const h of first) scores.set(h, (scores.get(h) ?? 0) + lead);
     return [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, HEADING_SLOTS);
   }
 

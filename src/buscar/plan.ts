@@ -24,6 +24,11 @@ export interface QueryPlan {
    * lines (at most HEADING_SLOTS; none when the head is unknown or the dataset has no evidence).
    */
   readonly headings: readonly { readonly heading: string; readonly bonus: number }[];
+  /**
+   * The codes a search reference of several words names when the description holds it whole from its
+   * head on ("motores diesel": 8408): their lines gain PHRASE_MATCH (absent or empty: none).
+   */
+  readonly phraseCodes?: readonly string[];
   /** Codes whose texts state a range holding a quantity of the query, as ` code code ` (empty: none). */
   readonly quantityCodes: string;
   /**
@@ -68,6 +73,14 @@ export const HEADING_SPREAD = 3_000_000;
 export const HEADING_SLOTS = 8;
 /** A line whose texts state a range holding a quantity of the query gains as much as one more word. */
 export const QUANTITY_MATCH = MATCHED_WORD;
+/**
+ * What the head of a Spanish phrase adds on top of MATCHED_WORD to the lines holding it: within a
+ * heading, a line naming the goods ("AMORTIGUADOR TRASERO": 8708.80's shock absorbers) outranks one
+ * matching a qualifier ("Compuerta trasera", 8708.29), and half a word still lets two qualifiers outweigh it.
+ */
+export const HEAD_WORD = MATCHED_WORD / 2;
+/** A line under the codes a typed reference phrase names gains as much as one more word. */
+export const PHRASE_MATCH = MATCHED_WORD;
 /** What a line loses when its texts state only materials other than those the description states: one matched word. */
 export const MATERIAL_CONTRADICTION = MATCHED_WORD;
 /** What a line gains when its texts state a material the description states: it orders siblings, less than a word. */

@@ -12,7 +12,16 @@ import { isSpecialTreatment } from './analysis.js';
 import type { TermField } from './documents.js';
 import { OWN_TEXTS, TERM_FIELDS, fieldTag } from './documents.js';
 import type { QueryPlan } from './plan.js';
-import { CODE_WEIGHT, DISCRIMINATING_WORD, HEADING_SLOTS, MATERIAL_AGREEMENT, MATERIAL_CONTRADICTION, MATERIAL_UNSTATED, QUANTITY_MATCH } from './plan.js';
+import {
+  CODE_WEIGHT,
+  DISCRIMINATING_WORD,
+  HEADING_SLOTS,
+  MATERIAL_AGREEMENT,
+  MATERIAL_CONTRADICTION,
+  MATERIAL_UNSTATED,
+  PHRASE_MATCH,
+  QUANTITY_MATCH,
+} from './plan.js';
 import { LINE_TERMS, constructionReading, materialReading, stateReading } from './materials.js';
 import { lowerBound } from './phrases.js';
 
@@ -52,7 +61,7 @@ const CASE_ORDER = {
  * reading have the same hits, in the same order, with the same relevance. A batch asks each reading once.
  */
 export function planReading(plan: QueryPlan): string {
-  return JSON.stringify([plan.groups, plan.codes, plan.headings, plan.quantityCodes, plan.materials ?? 0, plan.language ?? 'es']);
+  return JSON.stringify([plan.groups, plan.codes, plan.headings, plan.quantityCodes, plan.materials ?? 0, plan.language ?? 'es', plan.phraseCodes ?? []]);
 }
 
 /** One ranked line of a page: its code and relevance. */
@@ -183,6 +192,7 @@ export class PostingIndex {
       for (const h of plan.headings.slice(0, HEADING_SLOTS)) if (!bonus.has(h.heading)) bonus.set(h.heading, h.bonus);
       const inRange = new Set(plan.quantityCodes.split(' ').filter(Boolean));
       const materials = plan.materials ?? 0;
+      const phrase = plan.phraseCodes ?? [];
       const siblings: number[] = [];
       for (const doc of found) {
         const code = this.codes[doc]!;
@@ -195,7 +205,8 @@ export class PostingIndex {
               MATERIAL_SCORE[stateReading(materials, line)] +
               MATERIAL_SCORE[constructionReading(materials, line)];
         const heading = bonus.get(code.slice(0, 4));
-        score[doc] = score[doc]! + (heading ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material;
+        const named = phrase.length > 0 && phrase.some((c) => code.startsWith(c)) ? PHRASE_MATCH : 0;
+        score[doc] = score[doc]! + (heading ?? 0) + (inRange.has(code) ? QUANTITY_MATCH : 0) + material + named;
         if (heading !== undefined) siblings.push(doc);
       }
       discriminate(siblings, this.codes, own, score);

@@ -7,7 +7,7 @@
  */
 import { fold, isStopWord } from './analysis.js';
 import { isAttribute, isQuantityWord } from './attributes.js';
-import { materialsOf, MATERIAL_BITS } from './materials.js';
+import { materialsOf, MATERIAL_BITS, STATE_BITS } from './materials.js';
 
 /** Words after which a Spanish phrase qualifies its head (p/ c/ s/ are para, con, sin as brokers abbreviate them). */
 const SPANISH_CONNECTORS = new Set(['de', 'del', 'para', 'con', 'sin', 'tipo', 'en', 'p', 'c', 's', 'marca', 'modelo', 'mod', 'por', 'a']);
@@ -46,6 +46,13 @@ export function leadingForm(text: string, named: (form: string, contents: string
   if ((materialsOf(contents.word) & MATERIAL_BITS) !== 0 || named(form.word, contents.word)) return undefined;
   return form.word;
 }
+
+/**
+ * Whether a word of a Spanish description qualifies the goods once they are named, whatever it is
+ * (issue 44): a state says how they are traded ("ATUN EN LATA", "CAMARON CONGELADO"), not what they are;
+ * materials.ts reads it against the texts, as it reads materials (which are attributes too).
+ */
+export const isState = (word: string): boolean => (materialsOf(word) & STATE_BITS) !== 0;
 
 /**
  * Words that show a phrase's language even when its goods words are unknown or shared by both: the

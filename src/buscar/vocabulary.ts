@@ -4,15 +4,15 @@
  * the word expansions of the search references, and the codes. Built from tables that every load
  * writes, so that both stores plan a query from the same data and rank it the same way.
  */
-import { editDistance, fold, isStopWord, phonetic, stem, words } from './analysis.js';
+import { NEGATED, editDistance, fold, isStopWord, negatedWords, phonetic, stem, words } from './analysis.js';
 import { isAttribute, isQuantityWord } from './attributes.js';
 import type { EvidenceRow, RangeRow } from './evidence.js';
 import { HeadingEvidence } from './headings.js';
 import type { PhraseRow } from './phrases.js';
 import { PhraseIndex } from './phrases.js';
 import type { QueryGroup, QueryPlan } from './plan.js';
-import { ATTRIBUTE_SHARE, LONG_QUERY, MATCHED_WORD, MAX_CODES, MAX_GROUPS, MAX_SECONDARY, MAX_SUGGESTIONS, lowerBound } from './plan.js';
-import { languageOf, leadingForm } from './reading.js';
+import { ATTRIBUTE_SHARE, HEAD_WORD, LONG_QUERY, MATCHED_WORD, MAX_CODES, MAX_GROUPS, MAX_SECONDARY, MAX_SUGGESTIONS, lowerBound } from './plan.js';
+import { isState, languageOf, leadingForm } from './reading.js';
 import { materialsOf } from './materials.js';
 import { typedDigits } from '../fraccion.js';
 
@@ -225,6 +225,7 @@ export class Vocabulary {
       .slice(0, MAX_CODES);
     // Single letters, numbers, sizes, units and model codes (an invoice line's "500 ML", "15W40") name no goods.
     const typed = words(q.replace(CODE_IN_TEXT, ' ')).filter((w) => w.length > 1 && !isStopWord(w) && !isQuantityWord(w));
+    const negated = negatedWords(q);
     const stems = typed.map(stem);
     const groups: QueryGroup[] = [];
     const roles: boolean[] = [];
@@ -239,10 +240,19 @@ export class Vocabulary {
     );
     // A form or packaging noun before the contents ("ROLLO DE PELICULA") qualifies them, as an attribute.
     const form = leadingForm(q, (f, c) => this.headings.namedTogether(f, c, language));
+    let named = false;
     for (const [position, word] of typed.entries()) {
-      const { primary, secondary } = this.alternativesOf(word);
-      // An English line opens with its attributes as often as not ("MEN'S COTTON T-SHIRT"): no first word names the goods by place.
-      const attribute = isAttribute(word, language === 'en' ? 1 : position) || word === form || (long && primary.length === 0);
+      // What the goods lack ("cerveza sin alcohol") finds the texts saying so, else it only qualifies them.
+      const lacks = negated.has(word) && this.df.has(NEGATED + stem(word));
+      const { primary, secondary } = lacks ? { primary: [`${NEGATED}${stem(word)} `], secondary: [] } : this.alternativesOf(word);
+      const attribute: boolean =
+        // An English line opens with its attributes as often as not ("MEN'S COTTON T-SHIRT"): no first word names the goods by place.
+        isAttribute(word, language === 'en' ? 1 : position) ||
+        word === form ||
+        (long && primary.length === 0) ||
+        (language === 'es' && named && isState(word)) ||
+        (negated.has(word) && !lacks);
+      named ||= !attribute;
       for (const s of [stem(word), ...secondary.map((c) => c.trimEnd())]) {
         for (const entry of this.synonyms.get(s) ?? []) {
           const applies = entry.terms.length === 1 || entry.terms.every((t) => stems.includes(t));
@@ -266,12 +276,18 @@ export class Vocabulary {
     // Attributes order the lines that name the goods; they count as goods when nothing else was typed.
     const allAttributes = roles.every(Boolean);
     const attributes = allAttributes ? groups : groups.map((g, i) => (roles[i] ? { ...g, weight: Math.round(g.weight / ATTRIBUTE_SHARE), matched: 0 } : g));
-    const headings = this.headings.headingsNamed(q, language, attributes, groupOfWord, form);
+    const { headings, phrase, head } = this.headings.headingsNamed(q, language, attributes, groupOfWord, form, typed);
+    // The head of a Spanish phrase names the goods: among the lines of a heading, one holding it outranks one holding a qualifier.
+    const weighed =
+      language === 'es' && head !== undefined && attributes.length > 1
+        ? attributes.map((g, i) => (i === head && g.matched > 0 ? { ...g, matched: g.matched + HEAD_WORD } : g))
+        : attributes;
     return {
-      groups: attributes,
+      groups: weighed,
       codes,
       marks: groups.flatMap((g) => [...g.primary, ...g.secondary].map((a) => a.trimEnd())),
       headings,
+      phraseCodes: phrase,
       quantityCodes: this.headings.quantityCodes(q, headings),
       materials: materialsOf(q),
       language,

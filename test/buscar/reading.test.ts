@@ -4,14 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { EVIDENCE, evidenceOf, rangeRowsOf } from '../../src/buscar/evidence.js';
+import { EVIDENCE, PHRASE, evidenceOf, rangeRowsOf } from '../../src/buscar/evidence.js';
 import { parseReferences } from '../../src/buscar/references.js';
 import type { LineRow } from '../../src/buscar/documents.js';
 import { inRange, queryQuantities, rangesOf } from '../../src/buscar/quantities.js';
 import { headCandidates, languageOf } from '../../src/buscar/reading.js';
 import { HEAD_HEADING, Vocabulary } from '../../src/buscar/vocabulary.js';
 import { vocabularyOf } from '../../src/buscar/documents.js';
-import { stem } from '../../src/buscar/analysis.js';
+import { negatedWords, splitTerms, stem } from '../../src/buscar/analysis.js';
 import { PhraseIndex, phrasesOf } from '../../src/buscar/phrases.js';
 
 describe('the head of a phrase', () => {
@@ -161,15 +161,98 @@ describe('heading first, then the line', () => {
 });
 
 describe('heading evidence', () => {
-  test('a search reference is read as a phrase: what it names counts as a reference, what qualifies it less', () => {
+  test('a search reference of several words names its codes as a phrase; alone, its words are goods words and its qualifiers less', () => {
     const [reference] = parseReferences('termino,codigos,palabras\nbolsa de plastico,3923,\n');
-    const evidence = new Map(evidenceOf(LINES, new Map(), [reference!]).map((e) => [e.TERMINO, e.ES]));
-    assert.match(evidence.get(stem('bolsa')) ?? '', new RegExp(`3923:${EVIDENCE.reference}`));
-    assert.match(evidence.get(stem('plastico')) ?? '', /3923:(\d+)/);
-    const strength = Number(/3923:(\d+)/.exec(evidence.get(stem('plastico')) ?? '')?.[1]);
-    assert.ok(strength < EVIDENCE.reference, `plástico qualifies the bag in the reference (${strength})`);
+    const rows = evidenceOf(LINES, new Map(), [reference!]);
+    const evidence = new Map(rows.map((e) => [e.TERMINO, e.ES]));
+    const strength = (term: string): number => Number(/3923:(\d+)/.exec(evidence.get(stem(term)) ?? '')?.[1]);
+    assert.equal(strength('bolsa'), EVIDENCE.goods, evidence.get(stem('bolsa')));
+    assert.ok(strength('plastico') <= EVIDENCE.goods, `the reference does not make plástico name the goods (${strength('plastico')})`);
+    const phrase = rows.find((e) => e.IDIOMA === PHRASE);
+    assert.deepEqual([phrase?.TERMINO, phrase?.ES], [`${stem('bolsa')} ${stem('plastico')}`, '3923']);
+  });
+
+  test('typed whole from the head on, the phrase names its headings first; a part of it does not', () => {
+    const lines = [
+      line('8408100100', 'Motores para barcos', 'Motores para la propulsión de barcos', 'Motores de émbolo de encendido por compresión (motores diésel)'),
+      line('2710192100', 'Aceite diésel (gasóleo)', 'Los demás aceites', 'Aceites de petróleo'),
+      line('9401300100', 'Asientos giratorios', 'Asientos giratorios de altura ajustable', 'Asientos, incluso los transformables en cama'),
+      line('8713100100', 'Sin mecanismo de propulsión', 'Sin mecanismo de propulsión', 'Sillones de ruedas y demás vehículos para inválidos'),
+    ];
+    const references = parseReferences('termino,codigos,palabras\ndiesel,2710,\nmotor diesel,8408,\nmotor oil,2710,\nsilla,9401,\nsilla de ruedas,8713,\n');
+    const v = vocabularyOf2(lines, references);
+    const diesel = v.plan('motores diesel');
+    assert.equal(diesel.headings[0]?.heading, '8408', JSON.stringify(diesel.headings));
+    assert.deepEqual(diesel.phraseCodes, ['8408']);
+    assert.equal(v.plan('aceite diesel').headings[0]?.heading, '2710');
+    assert.equal(v.plan('silla de oficina giratoria').headings[0]?.heading, '9401', 'silla de ruedas names wheelchairs, not every chair');
+    assert.equal(v.plan('silla de ruedas plegable').headings[0]?.heading, '8713');
   });
 });
+
+describe('words that qualify whatever the goods', () => {
+  test('a state typed after the goods is an attribute: it is read against the texts, never names the goods', () => {
+    const lines = [
+      line('1604140100', 'Atunes', 'Atunes, listados y bonitos', 'Preparaciones y conservas de pescado'),
+      line('7310210100', 'Latas', 'Latas o botes para ser cerrados por soldadura', 'Depósitos, barriles, latas, de fundición, hierro o acero'),
+    ];
+    const plan = vocabularyOf2(lines, []).plan('atun en lata');
+    assert.deepEqual(
+      plan.groups.map((g) => g.matched > 0),
+      [true, false],
+    );
+    assert.equal(plan.headings[0]?.heading, '1604');
+  });
+
+  test('what a text says the goods lack is found only by a description saying the same', () => {
+    assert.deepEqual(splitTerms('Lana sin cardar ni peinar').main, [stem('lana'), `~${stem('cardar')}`, `~${stem('peinar')}`]);
+    assert.deepEqual([...negatedWords('lana sin cardar ni peinar, lavada')], ['cardar', 'peinar']);
+    const lines = [
+      line('8301409900', 'Las demás cerraduras', 'Las demás cerraduras', 'Candados, cerraduras y cerrojos, de metal común; llaves de metal común'),
+      line('8302410600', 'Cerraduras sin llave', 'Para edificios', 'Guarniciones, herrajes y artículos similares, de metal común'),
+    ];
+    const v = vocabularyOf2(lines, []);
+    const keys = v.plan('cerradura para puerta con 4 llaves');
+    assert.ok(
+      keys.groups.some((g) => g.primary.includes(`${stem('llaves')} `)),
+      'llaves is the word itself',
+    );
+    const keyless = v.plan('cerradura sin llave');
+    assert.ok(
+      keyless.groups.some((g) => g.primary.includes(`~${stem('llave')} `)),
+      'sin llave finds the texts saying so',
+    );
+  });
+
+  test('the head of a Spanish phrase counts more than a qualifier in the lines holding it', () => {
+    const lines = [
+      line('8708800100', 'Amortiguadores', 'Sistemas de suspensión y sus partes', 'Partes y accesorios de vehículos automóviles'),
+      line('8708299901', 'Compuerta trasera abatible', 'Las demás partes de carrocería', 'Partes y accesorios de vehículos automóviles'),
+    ];
+    const [head, qualifier] = vocabularyOf2(lines, []).plan('amortiguador trasero para camioneta').groups;
+    assert.ok(head!.matched > qualifier!.matched, `${head!.matched} ${qualifier!.matched}`);
+  });
+
+  test('a plural in -rnos is stemmed as its singular, not as a verb with "nos"', () => {
+    assert.equal(stem('cuadernos'), stem('cuaderno'));
+    assert.equal(stem('modernos'), stem('moderno'));
+  });
+});
+
+/** A search vocabulary of some lines and references, built as a load builds it. */
+function vocabularyOf2(lines: LineRow[], references: ReturnType<typeof parseReferences>): Vocabulary {
+  const evidence = evidenceOf(lines, new Map(), references);
+  return new Vocabulary({
+    documents: lines.length,
+    terms: evidence.filter((e) => e.IDIOMA !== PHRASE).map((e) => ({ TERMINO: e.TERMINO, DF: 1 })),
+    words: vocabularyOf(lines, references, stem),
+    synonyms: [],
+    codes: [],
+    phrases: [],
+    evidence,
+    ranges: [],
+  });
+}
 
 describe('phrase suggestions after a connecting word', () => {
   test('the word being typed is completed with the words of the headings the head names goods in', () => {
