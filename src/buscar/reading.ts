@@ -119,11 +119,21 @@ export function languageOf(text: string, english: (word: string) => boolean, spa
 export function headCandidates(text: string, language: Language, form?: string): string[] {
   const { run, rest } = phraseParts(text, language, form);
   const ordered = language === 'en' ? [...run].reverse() : run;
+  const qualifies = (w: string): boolean => isAttribute(w, 1) || (language === 'en' && isEnglishAdjective(w));
   // A Spanish line's first word names the goods even when it could qualify others ("BOLSA DE …", "CAJA DE CARTON").
-  const goods = ordered.filter((w, i) => (language === 'es' && i === 0) || !isAttribute(w, 1));
-  const attributes = ordered.filter((w) => isAttribute(w, 1));
+  const goods = ordered.filter((w, i) => (language === 'es' && i === 0) || !qualifies(w));
+  const attributes = ordered.filter((w, i) => !(language === 'es' && i === 0) && qualifies(w));
   return [...new Set([...goods, ...rest.filter((w) => !isAttribute(w, 1) && !SET_WORDS.has(w) && w !== form), ...attributes])];
 }
+
+/**
+ * Whether an English word is an adjective by its form, which invoice English often writes after the
+ * goods ("CHICKEN BREAST BONELESS SKINLESS", "SUNGLASSES POLARIZED"): a word in -less, or a participle
+ * in -ed (not -eed, and not the nouns in -bed, -shed, -sled). Such a word never heads the phrase while
+ * another word of the run can.
+ */
+export const isEnglishAdjective = (word: string): boolean =>
+  word.length >= 6 && (word.endsWith('less') || (/[^e]ed$/.test(word) && !/(bed|shed|sled)$/.test(word)));
 
 /**
  * The first run of words naming something (ending at a connecting word, a break or a figure), in the
