@@ -9,7 +9,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { loadTables } from './contribuciones/tables.js';
-import { LineChecker } from './lotes/answer.js';
+import { LineChecker, sliceResult } from './lotes/answer.js';
 import { LotesTables } from './lotes/tables.js';
 import { ThreadChecker } from './lotes/threaded.js';
 import type { CheckSlice } from './lotes/worker.js';
@@ -92,7 +92,7 @@ function lotesParts(
   let close = (): Promise<void> => Promise.resolve();
   if (options.store) {
     const checker = new LineChecker(recordSets, loadTables());
-    check = (_version, store, parameters, lines) => checker.check(store, parameters, lines);
+    check = async (_version, store, parameters, lines) => (await checker.check(store, parameters, lines)).map(sliceResult);
   } else {
     const thread = new ThreadChecker(config, lotesThreads(config));
     check = (version, _store, parameters, lines) => {

@@ -101,6 +101,31 @@ function keyOf(name: string): string {
   return createHash('sha256').update(originalsKey()).update(readFileSync(definer)).digest('hex').slice(0, 16);
 }
 
+/**
+ * A text a test file computes from what the originals are made from (a hash of the demo's records), kept
+ * between runs under ORIGINALS, named by originalsKey and the test file's own compiled text: undefined
+ * until a run keeps it. Other kept texts of the same name, from other sources or code, are removed.
+ */
+export function keptText(name: string, definedIn: string): { read(): string | undefined; keep(text: string): void } {
+  const key = createHash('sha256')
+    .update(originalsKey())
+    .update(readFileSync(fileURLToPath(definedIn)))
+    .digest('hex')
+    .slice(0, 16);
+  const file = join(ORIGINALS, `${name}-${key}.txt`);
+  return {
+    read: () => (existsSync(file) ? readFileSync(file, 'utf8') : undefined),
+    keep: (text) => {
+      mkdirSync(ORIGINALS, { recursive: true });
+      // Written under a name of this process's own, then renamed: a file at `file` is always complete.
+      writeFileSync(`${file}.${process.pid}`, text);
+      renameSync(`${file}.${process.pid}`, file);
+      for (const other of readdirSync(ORIGINALS))
+        if (other.startsWith(`${name}-`) && other.endsWith('.txt') && join(ORIGINALS, other) !== file) rmSync(join(ORIGINALS, other), { force: true });
+    },
+  };
+}
+
 /** Beside the compiled tests; kept between runs, each original named by what it is made from (originalsKey). */
 export const ORIGINALS = fileURLToPath(new URL('../.test-originals/', import.meta.url));
 /** An original not made by this run (another key) is removed once it is this old: a run in progress may still copy it. */

@@ -6,7 +6,7 @@
  * characters XML forbids).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { LIMITS } from '../src/lotes/limits.js';
+import { linePieces, lineText, storedLine } from '../src/lotes/stored-lines.js';
 import { LotesTables } from '../src/lotes/tables.js';
 import { openWorkDb } from '../src/store/work.js';
 import type { TestDatabase } from './databases.js';
@@ -295,7 +296,7 @@ for (const kind of await storeKinds()) {
         lines: 1,
         extraColumns: [],
         stored: async function* () {
-          yield await Promise.resolve([{ linea: 2, datos: '{"values":{"descripcion":"caballos"},"extra":{}}' }]);
+          yield await Promise.resolve('2\t{"values":{"descripcion":"caballos"},"extra":{}}\n');
         },
       };
       assert.equal(await tables.create(batch, 3, file, () => false), 'unwanted');
@@ -304,6 +305,41 @@ for (const kind of await storeKinds()) {
       assert.equal(await tables.create(batch, 3, file, () => true), 'stored');
       assert.equal((await tables.byId(batch.id))?.lineas, 1);
       await tables.db.close();
+    });
+
+    test('lines reach lotes_lineas from the lines file as written, across its pieces', async () => {
+      // Values that JSON escapes (tab, line breaks), characters of two to four bytes, and lines longer
+      // than one 64 KiB read, so that pieces end inside a character's bytes and inside a line.
+      const values = (i: number): Record<string, string> => ({
+        referencia: `\tR${i}\r`,
+        descripcion: `${'ñandú 🐎 \u2028'.repeat(i % 3 === 0 ? 2500 : 3)} línea\n${i}`,
+      });
+      const raw = Array.from({ length: 40 }, (_, k) => ({ linea: 2 + 3 * k, values: values(k), extra: { peso: k + 0.5, nota: null } }));
+      const dir = mkdtempSync(join(tmpdir(), 'lotes-lineas-'));
+      const path = join(dir, 'lineas');
+      writeFileSync(path, raw.map((line) => lineText(storedLine(line))).join(''));
+      const pieces: string[] = [];
+      for await (const piece of linePieces(path)) pieces.push(piece);
+      assert.ok(pieces.length > 1);
+      for (const piece of pieces) assert.equal(piece.at(-1), '\n');
+      assert.equal(pieces.join(''), readFileSync(path, 'utf8'));
+      const tables = new LotesTables(openWorkDb(server.config));
+      const batch = {
+        id: crypto.randomUUID(),
+        usuario: 'lineas',
+        cuenta: 'cuenta-lineas',
+        nombre: 'x',
+        fecha: '2024-01-01',
+        pais_origen: null,
+        creado: new Date().toISOString(),
+      };
+      const file = { lines: raw.length, extraColumns: ['peso', 'nota'], stored: () => linePieces(path) };
+      assert.equal(await tables.create(batch, 3, file), 'stored');
+      assert.deepEqual(await tables.nextLines(batch.id, 0, 100), raw);
+      assert.deepEqual(await tables.nextLines(batch.id, raw[9]!.linea, 2), raw.slice(10, 12));
+      await tables.cancelOrRemove(batch.id, 'cuenta-lineas', new Date().toISOString());
+      await tables.db.close();
+      rmSync(dir, { recursive: true, force: true });
     });
   });
 }

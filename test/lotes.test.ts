@@ -134,8 +134,8 @@ for (const kind of await storeKinds()) {
 
     before(async () => {
       db = await createTestDatabase(kind, fillDemo);
-      // Uploads of 20 MiB here must not race the 10 s request timeout on a busy machine (robustness.test.ts tests the timeout).
-      server = await startServer({ DATABASE_URL: db.url, REQUEST_TIMEOUT_SECONDS: '120' });
+      // Uploads of 20 MiB here must not race the request and connection timeouts on a busy machine (robustness.test.ts tests them).
+      server = await startServer({ DATABASE_URL: db.url, REQUEST_TIMEOUT_SECONDS: '120', CONNECTION_TIMEOUT_SECONDS: '120' });
       const response = await post(server, MIXED, `${CSV}; charset=utf-8`, '?nombre=mezcla&pais_origen=usa');
       assert.equal(response.status, 202, await response.clone().text());
       const created = (await response.json()) as Lote;

@@ -33,12 +33,13 @@ const LETTER_COMPOUND = /(?<![\p{L}\p{N}])(\p{L})-(?=\p{L}{2})/gu;
  * too short and the word would name other goods (shirts, rays, belts).
  */
 export function fold(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/\p{Mn}/gu, '')
-    .toLowerCase()
-    .replace(LETTER_COMPOUND, '$1');
+  // Most words and many texts are plain ASCII, which decomposition leaves as it is, and most have no
+  // hyphen: both steps are skipped then (fold took a tenth of an import's CPU, 1.3 s of the demo's 11).
+  const folded = (NOT_ASCII.test(text) ? text.normalize('NFD').replace(/\p{Mn}/gu, '') : text).toLowerCase();
+  return folded.includes('-') ? folded.replace(LETTER_COMPOUND, '$1') : folded;
 }
+
+const NOT_ASCII = /[\u0080-\uffff]/;
 
 /** Folded words of a text, stop words included (letters and digits only). */
 export function words(text: string): string[] {

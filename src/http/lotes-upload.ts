@@ -1,20 +1,18 @@
 /**
  * A batch's file as it arrives: spooled to a directory of its own within MAX_BYTES (a 413 the client
- * can read past it), read into the lines `lotes_lineas` keeps, and those read back a chunk at a time
- * for the batch's transaction (src/http/lotes.ts).
+ * can read past it), and read into a file of the lines `lotes_lineas` keeps, which the batch's
+ * transaction inserts from (src/lotes/stored-lines.ts, src/http/lotes.ts).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { FileBytes, FileFormat, ReadFile } from '../lotes/read.js';
 import { MAX_BYTES, readFile } from '../lotes/read.js';
-import type { StoredLine } from '../lotes/tables.js';
-import { storedLine } from '../lotes/tables.js';
+import { lineText, storedLine } from '../lotes/stored-lines.js';
 import { HttpError, refusal } from './errors.js';
 
 /** Reads the file, writing its lines as `lotes_lineas` keeps them, one a line, to `path`. */
@@ -27,32 +25,13 @@ export async function readToFile(format: FileFormat, body: FileBytes, path: stri
   try {
     const read = await readFile(format, body, async (lines) => {
       if (failed !== undefined) throw failed;
-      if (!out.write(lines.map((line) => `${line.linea}\t${storedLine(line).datos}\n`).join(''))) await once(out, 'drain');
+      if (!out.write(lines.map((line) => lineText(storedLine(line))).join(''))) await once(out, 'drain');
     });
     out.end();
     await once(out, 'finish');
     return read;
   } finally {
     out.destroy();
-  }
-}
-
-/** The lines written by readToFile, read back a chunk at a time. */
-export async function* storedChunks(path: string): AsyncGenerator<StoredLine[]> {
-  const input = createReadStream(path, { highWaterMark: 64 * 1024 });
-  let chunk: StoredLine[] = [];
-  try {
-    for await (const text of createInterface({ input, crlfDelay: Infinity })) {
-      const tab = text.indexOf('\t');
-      chunk.push({ linea: Number(text.slice(0, tab)), datos: text.slice(tab + 1) });
-      if (chunk.length >= 200) {
-        yield chunk;
-        chunk = [];
-      }
-    }
-    if (chunk.length > 0) yield chunk;
-  } finally {
-    input.destroy();
   }
 }
 

@@ -38,7 +38,8 @@ import {
   PostQuery,
   ResultsQuery,
 } from './lotes-schemas.js';
-import { readToFile, spooled, storedChunks } from './lotes-upload.js';
+import { readToFile, spooled } from './lotes-upload.js';
+import { linePieces } from '../lotes/stored-lines.js';
 export type { LoteJson } from './lotes-schemas.js';
 
 export interface LotesContext {
@@ -304,7 +305,7 @@ async function send(ctx: LotesContext, request: FastifyRequest<Checked<typeof po
       const lines = join(dir, 'lineas');
       const read = await readToFile(format, body, lines);
       if (gone()) return 'unwanted' as const;
-      return ctx.tables.create(lote, ctx.perUser, { ...read, stored: () => storedChunks(lines) }, () => !gone());
+      return ctx.tables.create(lote, ctx.perUser, { ...read, stored: () => linePieces(lines) }, () => !gone());
     });
   } catch (error) {
     if (error instanceof FileError) throw fileError(error);

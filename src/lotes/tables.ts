@@ -9,6 +9,7 @@ import { accountOf, accountOpen, accountsDdl, closeAccount, closedFor } from '..
 import type { WorkDb, WorkStatements } from '../store/work.js';
 import { deadHolder } from '../store/work.js';
 import type { RawLine } from './columns.js';
+import { insertLines } from './stored-lines.js';
 
 export const ESTADOS = ['en_cola', 'procesando', 'terminado', 'cancelado', 'fallido'] as const;
 export type Estado = (typeof ESTADOS)[number];
@@ -37,15 +38,6 @@ export interface Lote {
   /** Extra columns' names in file order, as JSON. */
   readonly columnas_extra: string;
 }
-
-/** A line as `lotes_lineas` keeps it: its number and its values as JSON (storedLine). */
-export interface StoredLine {
-  readonly linea: number;
-  readonly datos: string;
-}
-
-/** A line's row in `lotes_lineas`: what the worker reads back (src/lotes/worker.ts). */
-export const storedLine = (line: RawLine): StoredLine => ({ linea: line.linea, datos: JSON.stringify({ values: line.values, extra: line.extra }) });
 
 /** What a finished slice writes. */
 export interface SliceResult {
@@ -127,7 +119,7 @@ export class LotesTables {
   /**
    * Stores a batch and its lines, read already, in one transaction, unless the user already has `limit`
    * batches queued or running: then nothing is stored and false comes back. `lines` gives the lines as
-   * stored (their JSON), a chunk at a time from a local file, so the transaction lasts as long as the
+   * stored, pieces of the lines file (src/lotes/stored-lines.ts), so the transaction lasts as long as the
    * inserts; `wanted` is asked last, before the commit: when it says no (the client is gone), nothing
    * is stored and false comes back too.
    */
@@ -137,7 +129,7 @@ export class LotesTables {
       'cuenta' | 'procesadas' | 'revisar' | 'errores' | 'hecho_hasta' | 'iniciado' | 'terminado' | 'version' | 'estado' | 'lineas' | 'columnas_extra'
     > & { readonly cuenta: string },
     limit: number,
-    file: { readonly lines: number; readonly extraColumns: readonly string[]; readonly stored: () => AsyncIterable<StoredLine[]> },
+    file: { readonly lines: number; readonly extraColumns: readonly string[]; readonly stored: () => AsyncIterable<string> },
     wanted: () => boolean = () => true,
   ): Promise<'stored' | 'limit' | 'unwanted'> {
     const { cuenta } = batch;
@@ -153,16 +145,7 @@ export class LotesTables {
           ...ACTIVE,
         ]);
         if (Number(active?.n ?? 0) >= limit) return 'limit';
-        for await (const lines of file.stored()) {
-          for (let i = 0; i < lines.length; i += ROWS_PER_INSERT) {
-            const chunk = lines.slice(i, i + ROWS_PER_INSERT);
-            const values = chunk.map((_, j) => `(${p(3 * j + 1)}, ${p(3 * j + 2)}, ${p(3 * j + 3)})`).join(', ');
-            await tx.run(
-              `INSERT INTO lotes_lineas (lote, linea, datos) VALUES ${values}`,
-              chunk.flatMap((line) => [batch.id, line.linea, line.datos]),
-            );
-          }
-        }
+        for await (const piece of file.stored()) await insertLines(tx, batch.id, piece);
         await tx.run(
           `INSERT INTO lotes (id, usuario, cuenta, nombre, estado, lineas, fecha, pais_origen, creado, columnas_extra, orden) VALUES (${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map(p).join(', ')})`,
           [

@@ -15,7 +15,7 @@ import { driverFor } from '../store/drivers.js';
 import type { Store } from '../store/store.js';
 import type { VersionInfo } from '../store/versions.js';
 import type { LoteParameters } from './answer.js';
-import { LineChecker } from './answer.js';
+import { LineChecker, sliceResult } from './answer.js';
 import type { RawLine } from './columns.js';
 
 export interface SliceRequest {
@@ -75,7 +75,7 @@ function storeFor(request: SliceRequest): Store {
 parentPort?.on('message', (request: SliceRequest) => {
   void (async () => {
     try {
-      const results = await checker.check(storeFor(request), request.parameters, request.lines);
+      const results = (await checker.check(storeFor(request), request.parameters, request.lines)).map(sliceResult);
       parentPort?.postMessage({ id: request.id, results });
     } catch (error) {
       parentPort?.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });

@@ -9,9 +9,10 @@
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { VersionInfo } from '../store/versions.js';
-import type { LoteParameters, Resultado } from './answer.js';
+import type { LoteParameters } from './answer.js';
 import type { RawLine } from './columns.js';
 import type { SliceRequest } from './thread.js';
+import type { SliceResult } from './tables.js';
 
 /**
  * A young generation of 8 MiB: a slice's answers are short-lived, and V8's default for a large heap
@@ -30,13 +31,13 @@ const LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 };
  */
 export const THREAD_IDLE_MS = 60_000;
 
-type Reply = { id: number; results: Resultado[] } | { id: number; error: string };
+type Reply = { id: number; results: SliceResult[] } | { id: number; error: string };
 
 /** One worker thread and the requests it has not answered yet. */
 class Thread {
   private worker: Worker | undefined;
   private next = 0;
-  private readonly pending = new Map<number, { resolve: (r: Resultado[]) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (r: SliceResult[]) => void; reject: (e: Error) => void }>();
 
   private idle: NodeJS.Timeout | undefined;
 
@@ -84,7 +85,7 @@ class Thread {
     this.idle.unref();
   }
 
-  check(version: VersionInfo | null, newest: boolean, parameters: LoteParameters, lines: readonly RawLine[]): Promise<Resultado[]> {
+  check(version: VersionInfo | null, newest: boolean, parameters: LoteParameters, lines: readonly RawLine[]): Promise<SliceResult[]> {
     clearTimeout(this.idle);
     const id = ++this.next;
     const request: SliceRequest = { id, version, newest, parameters, lines };
@@ -115,14 +116,14 @@ export class ThreadChecker {
   }
 
   /** The slice's results in its lines' order, each line answered by the thread its description belongs to. */
-  async check(version: VersionInfo | null, newest: boolean, parameters: LoteParameters, lines: readonly RawLine[]): Promise<Resultado[]> {
+  async check(version: VersionInfo | null, newest: boolean, parameters: LoteParameters, lines: readonly RawLine[]): Promise<SliceResult[]> {
     if (this.threads.length === 1) return this.threads[0]!.check(version, newest, parameters, lines);
     const shares = this.threads.map(() => [] as RawLine[]);
     for (const line of lines) shares[threadOf(line, shares.length)]!.push(line);
     const answers = await Promise.all(
       shares.map((share, i) => (share.length === 0 ? Promise.resolve([]) : this.threads[i]!.check(version, newest, parameters, share))),
     );
-    const byLine = new Map<number, Resultado>();
+    const byLine = new Map<number, SliceResult>();
     for (const results of answers) for (const r of results) byLine.set(r.linea, r);
     return lines.map((line) => byLine.get(line.linea)!);
   }

@@ -13,10 +13,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { VersionInForce } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import { leaseHolder } from '../store/work.js';
-import type { LoteParameters, Resultado } from './answer.js';
+import type { LoteParameters } from './answer.js';
 import type { RawLine } from './columns.js';
 import type { LegacyOwner } from '../store/accounts.js';
-import type { Lote, LotesTables } from './tables.js';
+import type { Lote, LotesTables, SliceResult } from './tables.js';
 
 /** How often a copy with nothing to do looks for a batch (one sent to this copy wakes it at once). */
 const POLL_MS = 1000;
@@ -30,8 +30,8 @@ export interface Versions {
   storeFor(version: string | null): Store | undefined;
 }
 
-/** Checks a slice of lines on a version (in a worker thread, or on the store itself): src/lotes/answer.ts either way. */
-export type CheckSlice = (version: string | null, store: Store, parameters: LoteParameters, lines: readonly RawLine[]) => Promise<Resultado[]>;
+/** Checks a slice of lines on a version (in a worker thread, or on the store itself): src/lotes/answer.ts either way, its results as the slice writes them. */
+export type CheckSlice = (version: string | null, store: Store, parameters: LoteParameters, lines: readonly RawLine[]) => Promise<SliceResult[]>;
 
 export interface WorkerOptions {
   readonly tables: LotesTables;
@@ -171,14 +171,7 @@ export class LotesWorker {
       const results = await check(on.version, on.store, { fecha: batch.fecha, paisOrigen: batch.pais_origen }, lines);
       const now = this.now();
       const finished = lines.length < SLICE_LINES ? now.toISOString() : null;
-      const saved = await tables.saveSlice(
-        batch.id,
-        this.owner,
-        now.getTime(),
-        now.getTime() + this.options.leaseMs,
-        results.map((r) => ({ linea: r.linea, revisar: r.revisar, error: r.error !== null, datos: JSON.stringify(r) })),
-        finished,
-      );
+      const saved = await tables.saveSlice(batch.id, this.owner, now.getTime(), now.getTime() + this.options.leaseMs, results, finished);
       if (saved === false) {
         log.info({ lote: batch.id }, 'batch cancelled or taken over: left');
         return;

@@ -82,7 +82,8 @@ describe('English descriptions', () => {
     ]);
     const references = parseReferences('termino,codigos,palabras\nropa interior,6207,\nrope,5607,\n');
     const evidence = new Map(evidenceOf(lines, english, references).map((e) => [e.TERMINO, e]));
-    // "ropa" and "rope" share the stem rop: the Spanish reference names underwear for a Spanish phrase only.
+    // "ropa" and "rope" share the stem rop: the Spanish reference names underwear for a Spanish phrase only
+    // (its word alone weighs as a goods word of a text, the whole reference being a phrase).
     assert.match(evidence.get('rop')!.ES, /6207:\d+/);
     assert.doesNotMatch(evidence.get('rop')!.EN, /6207/);
     assert.match(evidence.get('rop')!.EN, /5607:\d+/);
