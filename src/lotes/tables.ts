@@ -275,6 +275,16 @@ export class LotesTables {
     await this.db.run(`UPDATE lotes SET version = ${p(1)} WHERE id = ${p(2)} AND dueno = ${p(3)} AND version IS NULL`, [version, id, owner]);
   }
 
+  /** The lease renewed until `until` while its holder works a slice; nothing when the batch is no longer this owner's. */
+  async renewLease(id: string, owner: string, until: number): Promise<void> {
+    const p = (i: number): string => this.p(i);
+    await this.db.run(`UPDATE lotes SET lease_hasta = ${p(1)} WHERE id = ${p(2)} AND dueno = ${p(3)} AND estado = 'procesando' AND lease_hasta IS NOT NULL`, [
+      until,
+      id,
+      owner,
+    ]);
+  }
+
   /** The next lines to work, after the last one worked. */
   async nextLines(id: string, after: number, count: number): Promise<RawLine[]> {
     const p = (i: number): string => this.p(i);

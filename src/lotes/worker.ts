@@ -152,12 +152,12 @@ export class LotesWorker {
   }
 
   /**
-   * Works the batch slice by slice while it is this process's: each slice's commit renews the lease, or
-   * gives the batch back when another account's batch waits (or this one's account was closed), and the
-   * next take serves whichever account's turn it is.
+   * Works the batch slice by slice while it is this process's, its lease renewed as it works; a slice's
+   * commit gives the batch back when another account's batch waits (or this one's account was closed),
+   * and the next take serves whichever account's turn it is.
    */
   private async work(batch: Lote): Promise<void> {
-    const { tables, check, log } = this.options;
+    const { tables, log } = this.options;
     const on = await this.storeOf(batch);
     if (on === undefined) {
       log.warn({ lote: batch.id, fecha: batch.fecha, version: batch.version }, 'no dataset version for the batch: failed');
@@ -165,6 +165,26 @@ export class LotesWorker {
       return;
     }
     log.info({ lote: batch.id, lineas: batch.lineas, desde: batch.hecho_hasta }, 'batch taken');
+    // The lease is also renewed while a slice is worked, not only when one is committed: on a loaded
+    // machine a slice (the first starts the batches' thread) may outlast the lease, and another copy
+    // would take the batch from a holder that is alive. A holder that dies stops renewing it.
+    const renewal = setInterval(
+      () =>
+        void tables
+          .renewLease(batch.id, this.owner, this.now().getTime() + this.options.leaseMs)
+          .catch((error: unknown) => log.warn({ err: error, lote: batch.id }, 'batch lease not renewed')),
+      Math.max(500, Math.floor(this.options.leaseMs / 4)),
+    ).unref();
+    try {
+      await this.slices(batch, on);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  /** The batch's slices, one after the other, until it is finished, given back, cancelled or taken over. */
+  private async slices(batch: Lote, on: { version: string | null; store: Store }): Promise<void> {
+    const { tables, check, log } = this.options;
     let after = batch.hecho_hasta;
     while (!this.stopped) {
       const lines = await tables.nextLines(batch.id, after, SLICE_LINES);
