@@ -108,26 +108,37 @@ export function splitTerms(text: string): { main: string[]; context: string[] } 
 export const NEGATED = '~';
 const NEGATORS = new Set(['sin']);
 
+/** Where a text's words stand in what it says the goods lack: 'next', the next word is lacked; 'after', the last one was. */
+type Negation = 'none' | 'next' | 'after';
+
+/**
+ * One word's step through what a text says the goods lack: a negator (`sin`, or `ni` after a lacked
+ * word), the word lacked (the first word after it that is no stop word), or any other word; stop
+ * words leave the state as it was ("sin cardar ni peinar", "sin el cable").
+ */
+function negationStep(w: string, state: Negation): { readonly next: Negation; readonly word: 'negator' | 'lacked' | 'other' } {
+  if (NEGATORS.has(w) || (w === 'ni' && state === 'after')) return { next: 'next', word: 'negator' };
+  if (STOP_WORDS.has(w)) return { next: state, word: 'other' };
+  if (state === 'next') return { next: 'after', word: 'lacked' };
+  return { next: 'none', word: 'other' };
+}
+
 function splitUncached(text: string): { main: string[]; context: string[] } {
   const main: string[] = [];
   const context: string[] = [];
   for (const clause of fold(text).split(/[,;:.()[\]]/)) {
     let inContext = false;
     let previous = '';
-    // 'next': the next word is negated; 'after': the last word was ("sin cardar ni peinar").
-    let negation: 'none' | 'next' | 'after' = 'none';
+    let negation: Negation = 'none';
     for (const w of clause.match(/[\p{L}\p{N}]+/gu) ?? []) {
-      if (NEGATORS.has(w) || (w === 'ni' && negation === 'after')) {
-        negation = 'next';
-        continue;
-      }
-      if (negation === 'next' && !STOP_WORDS.has(w)) {
+      const step = negationStep(w, negation);
+      negation = step.next;
+      if (step.word === 'negator') continue;
+      if (step.word === 'lacked') {
         (inContext ? context : main).push(NEGATED + stem(w));
-        negation = 'after';
         previous = w;
         continue;
       }
-      if (!STOP_WORDS.has(w)) negation = 'none';
       // "other than cotton" (the US tariff's "excepto"): the goods are not of what follows.
       const otherThan = w === 'than' && previous === 'other';
       previous = w;
@@ -150,14 +161,11 @@ function splitUncached(text: string): { main: string[]; context: string[] } {
 /** The words a description says the goods lack: after `sin`, and after `ni` following one ("sin cardar ni peinar"). */
 export function negatedWords(text: string): Set<string> {
   const found = new Set<string>();
-  let negation: 'none' | 'next' | 'after' = 'none';
+  let negation: Negation = 'none';
   for (const w of words(text)) {
-    if (NEGATORS.has(w) || (w === 'ni' && negation === 'after')) negation = 'next';
-    else if (STOP_WORDS.has(w)) continue;
-    else if (negation === 'next') {
-      found.add(w);
-      negation = 'after';
-    } else negation = 'none';
+    const step = negationStep(w, negation);
+    negation = step.next;
+    if (step.word === 'lacked') found.add(w);
   }
   return found;
 }
