@@ -33,7 +33,7 @@ import { openapiOptions } from './http/openapi.js';
 import { CORS_PREFLIGHT } from './http/route-kinds.js';
 import { registerRoutes } from './http/routes.js';
 import { WEBHOOKS } from './http/vigilancias-schemas.js';
-import { sharedSerializers } from './http/serializers.js';
+import { sharedSchemaBucket, sharedSerializers } from './http/serializers.js';
 import { startVigilancias } from './vigilancias/service.js';
 import { recordSets } from './record-sets/index.js';
 import { Datasets } from './store/datasets.js';
@@ -151,7 +151,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     clientErrorHandler: clientErrorHandler(() => requestId({ headers: {} })),
     // Each route's declared parts are checked by their TypeBox schemas, in the contract's error shapes
     // (src/http/contract.ts). Given to every scope, plugins' included, as setValidatorCompiler on the root is not.
-    schemaController: { compilersFactory: { buildValidator, buildSerializer: sharedSerializers } },
+    schemaController: { bucket: sharedSchemaBucket, compilersFactory: { buildValidator, buildSerializer: sharedSerializers } },
   });
   closeSilentConnections(app);
   if (options.onRoute) app.addHook('onRoute', options.onRoute);

@@ -21,6 +21,7 @@ import { codeSearchSql, orderedPage, pageSql } from './fulltext.js';
 import type { StatementLimits } from './sqlite-statements.js';
 import { StatementCache } from './sqlite-statements.js';
 import type { CacheStats } from './store.js';
+import { DATASET_SELECT } from './core.js';
 
 const COLUMNS = SEARCH_COLUMNS;
 
@@ -55,11 +56,57 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
 /** The page's codes, bound as one JSON array: the statement's text is the same for every page. */
 const PAGE_SQL = pageSql(`SELECT "value" FROM json_each(?)`);
 
+/**
+ * The search structures of one load, shared by every store of this process that opens a file of it: a
+ * service that opens its file again (a reload, a version's file, which is a link to the load's file)
+ * and every server a test starts over a copy of the same data built them again, about a second of CPU
+ * for the demo dataset. A load is named by its dataset_info row (source, the instant it was stamped,
+ * content hash, counts) and its number of documents: the search tables are written by the same load
+ * as that row, in the same file, and never after. The structures read rows lazily (suggestions'
+ * codes and phrases) from `db`, the connection of whichever store is using them at the moment.
+ */
+interface SharedSearch {
+  db: Database.Database;
+  vocabulary?: Vocabulary;
+  index?: PostingIndex;
+}
+
+/**
+ * The loads' structures: the last one asked for held here, the others only while a store holds them
+ * (a service replacing its data lets the old structures go with the old store).
+ */
+let lastShared: { key: string; search: SharedSearch } | undefined;
+const sharedByLoad = new Map<string, WeakRef<SharedSearch>>();
+const forget = new FinalizationRegistry<string>((key) => {
+  if (sharedByLoad.get(key)?.deref() === undefined) sharedByLoad.delete(key);
+});
+
+function sharedSearch(db: Database.Database): SharedSearch {
+  const key = loadKey(db);
+  if (key === null) return { db };
+  if (lastShared?.key === key) return lastShared.search;
+  let search = sharedByLoad.get(key)?.deref();
+  if (search === undefined) {
+    search = { db };
+    sharedByLoad.set(key, new WeakRef(search));
+    forget.register(search, key);
+  }
+  lastShared = { key, search };
+  return search;
+}
+
+/** What names the load that wrote the file's search tables, or null for a file without a dataset info row. */
+function loadKey(db: Database.Database): string | null {
+  if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'dataset_info'`).get() === undefined) return null;
+  const info = db.prepare(DATASET_SELECT).get();
+  if (info === undefined) return null;
+  return JSON.stringify([info, db.prepare('SELECT COUNT(*) AS "n" FROM "buscar"').get()]);
+}
+
 export class SqliteFullText {
   private readonly statements: StatementCache;
   private readonly prepare: (sql: string) => Database.Statement;
-  private loaded: Vocabulary | undefined;
-  private postings: PostingIndex | undefined;
+  private shared: SharedSearch | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -73,40 +120,46 @@ export class SqliteFullText {
     return this.statements.stats();
   }
 
+  /** This load's structures, reading from this store's connection while it uses them. */
+  private structures(): SharedSearch {
+    const shared = (this.shared ??= sharedSearch(this.db));
+    shared.db = this.db;
+    return shared;
+  }
+
   /** Built on the first search or suggestion, not when the store opens: a start stays quick. */
   get vocabulary(): Vocabulary {
-    this.loaded ??= new Vocabulary({
-      documents: (this.db.prepare('SELECT COUNT(*) AS "n" FROM "buscar"').get() as { n: number }).n,
-      terms: this.db.prepare('SELECT "TERMINO", "DF" FROM "buscar_terminos"').all() as { TERMINO: string; DF: number }[],
-      words: this.db.prepare('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"').all() as {
+    const shared = this.structures();
+    shared.vocabulary ??= new Vocabulary({
+      documents: (shared.db.prepare('SELECT COUNT(*) AS "n" FROM "buscar"').get() as { n: number }).n,
+      terms: shared.db.prepare('SELECT "TERMINO", "DF" FROM "buscar_terminos"').all() as { TERMINO: string; DF: number }[],
+      words: shared.db.prepare('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"').all() as {
         PALABRA: string;
         TERMINO: string;
         FRECUENCIA: number;
       }[],
-      synonyms: this.db.prepare('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"').all() as { TERMINOS: string; EXPANSION: string }[],
+      synonyms: shared.db.prepare('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"').all() as { TERMINOS: string; EXPANSION: string }[],
       // A file written before the heading evidence existed still searches, word by word as before.
-      evidence: this.has('buscar_partidas') ? (this.db.prepare('SELECT "TERMINO", "ES", "EN", "IDIOMA" FROM "buscar_partidas"').all() as EvidenceRow[]) : [],
-      ranges: this.has('buscar_rangos') ? (this.db.prepare('SELECT "CODIGO", "RANGOS" FROM "buscar_rangos"').all() as RangeRow[]) : [],
-      codes: () => this.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
+      evidence: has(shared.db, 'buscar_partidas')
+        ? (shared.db.prepare('SELECT "TERMINO", "ES", "EN", "IDIOMA" FROM "buscar_partidas"').all() as EvidenceRow[])
+        : [],
+      ranges: has(shared.db, 'buscar_rangos') ? (shared.db.prepare('SELECT "CODIGO", "RANGOS" FROM "buscar_rangos"').all() as RangeRow[]) : [],
+      // Read later, from the connection of the store that asks then (the first may be closed by then).
+      codes: () => shared.db.prepare('SELECT "CODIGO", "DESCRIPCION" FROM "buscar"').all() as { CODIGO: string; DESCRIPCION: string | null }[],
       // A file written before the phrases existed still searches; its suggestions complete words alone.
       phrases: () =>
-        this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'buscar_frases'`).get()
-          ? (this.db.prepare('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"').all() as PhraseRow[])
-          : [],
+        has(shared.db, 'buscar_frases') ? (shared.db.prepare('SELECT "FRASE", "LINEAS", "IDIOMA" FROM "buscar_frases"').all() as PhraseRow[]) : [],
     });
-    return this.loaded;
+    return shared.vocabulary;
   }
 
   /** Read with the vocabulary's first use: the documents' tagged terms as posting lists. */
   get index(): PostingIndex {
-    this.postings ??= new PostingIndex(
-      this.db.prepare('SELECT "CODIGO", "TERMINOS" FROM "buscar"').iterate() as Iterable<{ CODIGO: string; TERMINOS: string | null }>,
+    const shared = this.structures();
+    shared.index ??= new PostingIndex(
+      shared.db.prepare('SELECT "CODIGO", "TERMINOS" FROM "buscar"').iterate() as Iterable<{ CODIGO: string; TERMINOS: string | null }>,
     );
-    return this.postings;
-  }
-
-  private has(table: string): boolean {
-    return this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(table) !== undefined;
+    return shared.index;
   }
 
   search(query: FullTextQuery): FullTextResult {
@@ -133,6 +186,8 @@ export class SqliteFullText {
     return this.vocabulary.suggest(q);
   }
 }
+
+const has = (db: Database.Database, table: string): boolean => db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(table) !== undefined;
 
 /** Whether the file holds the search tables this version writes (a file from an older version does not). */
 export function hasFullText(db: Database.Database): boolean {
