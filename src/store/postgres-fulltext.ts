@@ -18,6 +18,9 @@ import type { Suggestion } from '../buscar/vocabulary.js';
 import { Vocabulary } from '../buscar/vocabulary.js';
 import type { FullTextHit, FullTextQuery, FullTextResult } from './fulltext.js';
 import { codeSearchSql, orderedPage, pageSql } from './fulltext.js';
+import type { DatasetRow } from './core.js';
+import { DATASET_SELECT } from './core.js';
+import { heldForLoad, sharedByLoad } from './shared-search.js';
 
 export { SEARCH_TABLES };
 
@@ -79,38 +82,55 @@ interface SuggestionRows {
   reading?: Promise<void> | undefined;
 }
 
+/** A dataset's search structures, and the rows only suggestions read. */
+interface Loaded {
+  readonly vocabulary: Vocabulary;
+  readonly index: PostingIndex;
+  readonly forSuggestions: SuggestionRows;
+}
+
+/** What datasetHash says of a schema without dataset_info (an older version's). */
+const OLDER_VERSION = 'older version';
+
 function notRead(): never {
   throw new Error('the suggestions were asked before their rows were read');
 }
 
 export class PostgresFullText {
-  private vocabulary: { hash: string; vocabulary: Vocabulary; index: PostingIndex; forSuggestions: SuggestionRows } | null = null;
+  private vocabulary: ({ hash: string } & Loaded) | null = null;
   private checkedAt = 0;
   private hasInfo = false;
 
   constructor(private readonly query: Query) {}
 
   /**
-   * What identifies the dataset the index belongs to: the main one's hash, which a load changes. An
-   * older version (a schema of its own, searched `as_of` a date) has no `dataset_info` and never
-   * changes, so its vocabulary is read once.
+   * What identifies the dataset the index belongs to: the main one's load (its dataset_info row), which
+   * a load changes. An older version (a schema of its own, searched `as_of` a date) has no `dataset_info`
+   * and never changes, so its vocabulary is read once.
    */
   private async datasetHash(): Promise<string> {
     if (!this.hasInfo) {
       const [info] = await this.query<{ present: boolean }>(`SELECT to_regclass('dataset_info') IS NOT NULL AS "present"`);
-      if (!info?.present) return 'older version';
+      if (!info?.present) return OLDER_VERSION;
       // A table once there stays: the check is not made again at every look for a new load.
       this.hasInfo = true;
     }
-    return (await this.query<{ hash: string }>('SELECT "hash" FROM "dataset_info" WHERE "id" = 1'))[0]?.hash ?? '';
+    const [row] = await this.query<DatasetRow & QueryResultRow>(DATASET_SELECT);
+    return row === undefined ? '' : JSON.stringify([row.source, row.imported_at, row.hash, row.counts]);
   }
 
-  private async current(): Promise<{ vocabulary: Vocabulary; index: PostingIndex; forSuggestions: SuggestionRows }> {
+  private async current(): Promise<Loaded> {
     const now = Date.now();
     if (this.vocabulary && now - this.checkedAt < RECHECK_MS) return this.vocabulary;
     const hash = await this.datasetHash();
     this.checkedAt = now;
     if (this.vocabulary?.hash !== hash) {
+      // Another store of this process serving the same load has them already (shared-search.ts).
+      const held = hash === OLDER_VERSION || hash === '' ? undefined : heldForLoad<Loaded>(`postgres ${hash}`);
+      if (held !== undefined) {
+        this.vocabulary = { hash, ...sharedByLoad(`postgres ${hash}`, () => held) };
+        return this.vocabulary;
+      }
       const present = async (table: string): Promise<boolean> =>
         (await this.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS "present"`, [table]))[0]?.present === true;
       const [documents, terms, words, synonyms, evidence, ranges, postings] = await Promise.all([
@@ -136,7 +156,8 @@ export class PostgresFullText {
         evidence,
         ranges,
       });
-      this.vocabulary = { hash, vocabulary, index: new PostingIndex(postings), forSuggestions };
+      const loaded: Loaded = { vocabulary, index: new PostingIndex(postings), forSuggestions };
+      this.vocabulary = { hash, ...(hash === OLDER_VERSION || hash === '' ? loaded : sharedByLoad(`postgres ${hash}`, () => loaded)) };
     }
     return this.vocabulary;
   }

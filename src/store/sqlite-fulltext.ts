@@ -22,6 +22,7 @@ import type { StatementLimits } from './sqlite-statements.js';
 import { StatementCache } from './sqlite-statements.js';
 import type { CacheStats } from './store.js';
 import { DATASET_SELECT } from './core.js';
+import { sharedByLoad } from './shared-search.js';
 
 const COLUMNS = SEARCH_COLUMNS;
 
@@ -56,43 +57,16 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
 /** The page's codes, bound as one JSON array: the statement's text is the same for every page. */
 const PAGE_SQL = pageSql(`SELECT "value" FROM json_each(?)`);
 
-/**
- * The search structures of one load, shared by every store of this process that opens a file of it: a
- * service that opens its file again (a reload, a version's file, which is a link to the load's file)
- * and every server a test starts over a copy of the same data built them again, about a second of CPU
- * for the demo dataset. A load is named by its dataset_info row (source, the instant it was stamped,
- * content hash, counts) and its number of documents: the search tables are written by the same load
- * as that row, in the same file, and never after. The structures read rows lazily (suggestions'
- * codes and phrases) from `db`, the connection of whichever store is using them at the moment.
- */
+/** The search structures of a load (shared-search.ts), read from `db`: the connection of whichever store is using them at the moment. */
 interface SharedSearch {
   db: Database.Database;
   vocabulary?: Vocabulary;
   index?: PostingIndex;
 }
 
-/**
- * The loads' structures: the last one asked for held here, the others only while a store holds them
- * (a service replacing its data lets the old structures go with the old store).
- */
-let lastShared: { key: string; search: SharedSearch } | undefined;
-const sharedByLoad = new Map<string, WeakRef<SharedSearch>>();
-const forget = new FinalizationRegistry<string>((key) => {
-  if (sharedByLoad.get(key)?.deref() === undefined) sharedByLoad.delete(key);
-});
-
 function sharedSearch(db: Database.Database): SharedSearch {
   const key = loadKey(db);
-  if (key === null) return { db };
-  if (lastShared?.key === key) return lastShared.search;
-  let search = sharedByLoad.get(key)?.deref();
-  if (search === undefined) {
-    search = { db };
-    sharedByLoad.set(key, new WeakRef(search));
-    forget.register(search, key);
-  }
-  lastShared = { key, search };
-  return search;
+  return key === null ? { db } : sharedByLoad(`sqlite ${key}`, () => ({ db }));
 }
 
 /** What names the load that wrote the file's search tables, or null for a file without a dataset info row. */
