@@ -39,6 +39,35 @@ async function twoVersions(kind: 'sqlite' | 'postgres'): Promise<TestDatabase> {
   return db;
 }
 
+/**
+ * The two-version database of each store with a REST server over it, made once for the file: the
+ * Streamable HTTP and the stdio describes only read it, so both compare their tools with the same
+ * server's answers (the data, the version and the REST answers are the same as over two copies).
+ */
+const twoVersionsServed = new Map<'sqlite' | 'postgres', Promise<{ db: TestDatabase; server: Running }>>();
+function servedTwoVersions(kind: 'sqlite' | 'postgres'): Promise<{ db: TestDatabase; server: Running }> {
+  let made = twoVersionsServed.get(kind);
+  if (!made) {
+    made = twoVersions(kind).then(async (db) => {
+      try {
+        return { db, server: await startServer({ DATABASE_URL: db.url }) };
+      } catch (error) {
+        await db.drop();
+        throw error;
+      }
+    });
+    twoVersionsServed.set(kind, made);
+  }
+  return made;
+}
+after(async () => {
+  for (const made of twoVersionsServed.values()) {
+    const { db, server } = await made.catch(() => ({ db: undefined, server: undefined }));
+    await server?.close();
+    await db?.drop();
+  }
+});
+
 /** One tool call and the REST call it stands for. */
 interface Case {
   readonly tool: string;
@@ -303,8 +332,7 @@ for (const kind of await storeKinds()) {
     let client: Client;
 
     before(async () => {
-      db = await twoVersions(kind);
-      server = await startServer({ DATABASE_URL: db.url });
+      ({ db, server } = await servedTwoVersions(kind));
       client = new Client({ name: 'test', version: '1.0.0' });
       const transport = new StreamableHTTPClientTransport(new URL(`${server.base}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${server.token}` } },
@@ -314,8 +342,6 @@ for (const kind of await storeKinds()) {
 
     after(async () => {
       await client?.close();
-      await server?.close();
-      await db?.drop();
     });
 
     behavesAsRest(() => ({ client, server }));
@@ -509,8 +535,7 @@ for (const kind of await storeKinds()) {
     let stderr = '';
 
     before(async () => {
-      db = await twoVersions(kind);
-      server = await startServer({ DATABASE_URL: db.url });
+      ({ db, server } = await servedTwoVersions(kind));
       // No JWT_SECRET, no token: whoever runs the command already has the database.
       const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', ...TEST_ENV, LOG_LEVEL: 'info', DATABASE_URL: db.url };
       delete env['JWT_SECRET'];
@@ -524,8 +549,6 @@ for (const kind of await storeKinds()) {
 
     after(async () => {
       await client?.close();
-      await server?.close();
-      await db?.drop();
     });
 
     behavesAsRest(() => ({ client, server }));

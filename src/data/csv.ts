@@ -9,24 +9,50 @@ import type { Values } from '../store/store.js';
 /** Rows are handed on in batches of about this many characters: few writes, bounded memory. */
 export const BATCH_CHARS = 64 * 1024;
 
-function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/** One line: numbers as they are (a number's text never needs quotes), null empty, a text quoted only where needed. */
+function csvLine(values: Values): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) line += ',';
+    const value = values[i];
+    if (value === null) continue;
+    if (typeof value === 'number') {
+      line += String(value);
+      continue;
+    }
+    const text = String(value);
+    line += NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  }
+  return `${line}\r\n`;
 }
 
-const csvLine = (values: Values): string => `${values.map(csvField).join(',')}\r\n`;
-
-/** The CSV text of `rows`, header first, in batches; `counted` is told the number of rows at the end. */
+/**
+ * The CSV text of `rows`, header first, in batches; `counted` is told the number of rows at the end.
+ * Rows a store gives synchronously (an export) are read without a promise each: the same text, a
+ * fraction of the work.
+ */
 export async function* csvBatches(rs: RecordSet, rows: AsyncIterable<Values> | Iterable<Values>, counted?: (rows: number) => void): AsyncGenerator<string> {
   let batch = csvLine(rs.fields.map((f) => f.name));
   let count = 0;
-  for await (const row of rows) {
-    batch += csvLine(row);
-    count++;
-    if (batch.length >= BATCH_CHARS) {
-      yield batch;
-      batch = '';
+  if (Symbol.iterator in rows) {
+    for (const row of rows) {
+      batch += csvLine(row);
+      count++;
+      if (batch.length >= BATCH_CHARS) {
+        yield batch;
+        batch = '';
+      }
+    }
+  } else {
+    for await (const row of rows) {
+      batch += csvLine(row);
+      count++;
+      if (batch.length >= BATCH_CHARS) {
+        yield batch;
+        batch = '';
+      }
     }
   }
   yield batch;
