@@ -19,7 +19,7 @@ import { LotesTables } from '../src/lotes/tables.js';
 import { openWorkDb } from '../src/store/work.js';
 import type { TestDatabase } from './databases.js';
 import type { Running } from './servers.js';
-import { waitFor } from './lifetime.js';
+import { ASK_EVERY_MS, waitFor } from './lifetime.js';
 import { storeKinds } from './stores.js';
 import { createTestDatabase } from './databases.js';
 import { startServer } from './servers.js';
@@ -73,7 +73,7 @@ for (const kind of await storeKinds()) {
     });
 
     async function finished(id: string): Promise<void> {
-      await waitFor(`batch ${id} finished`, async () => (await server.json<Lote>(`/api/v1/lotes/${id}`)).body.estado === 'terminado', 120_000);
+      await waitFor(`batch ${id} finished`, async () => (await server.json<Lote>(`/api/v1/lotes/${id}`)).body.estado === 'terminado', 120_000, ASK_EVERY_MS);
     }
 
     test('the files of issue 43 are refused naming the bound they pass; the service answers and keeps no file', async () => {
@@ -254,32 +254,35 @@ for (const kind of await storeKinds()) {
       assert.equal(at('tags'), '["a",1]');
     });
 
-    test('issue 47: a body past 20 MiB gets a 413 the client reads, with or without a length, as it writes the rest', async () => {
-      const send = (chunked: boolean): Promise<number | string> =>
-        new Promise((resolve) => {
-          const total = 24 * 1024 * 1024;
-          const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, 'content-type': CSV };
-          if (!chunked) headers['content-length'] = String(total);
-          const url = new URL(`${server.base}/api/v1/lotes`);
-          const client = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers });
-          client.on('response', (response) => {
-            response.resume();
-            response.on('end', () => resolve(response.statusCode!));
+    // The 20 MiB bound is met while the upload is spooled (src/http/lotes-upload.ts), before the file is
+    // read or anything is stored: the same code on either store, so these 24 MiB are sent to the first store's server only.
+    if (kind === 'sqlite')
+      test('issue 47: a body past 20 MiB gets a 413 the client reads, with or without a length, as it writes the rest', async () => {
+        const send = (chunked: boolean): Promise<number | string> =>
+          new Promise((resolve) => {
+            const total = 24 * 1024 * 1024;
+            const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, 'content-type': CSV };
+            if (!chunked) headers['content-length'] = String(total);
+            const url = new URL(`${server.base}/api/v1/lotes`);
+            const client = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers });
+            client.on('response', (response) => {
+              response.resume();
+              response.on('end', () => resolve(response.statusCode!));
+            });
+            client.on('error', (error: Error & { code?: string }) => resolve(error.code ?? error.message));
+            // Written as a client that reads only once its body is out (as curl does), at the socket's pace.
+            void (async () => {
+              const piece = Buffer.alloc(256 * 1024, 'a');
+              for (let sent = 0; sent < total && !client.destroyed; sent += piece.length) {
+                if (!client.write(piece)) await new Promise((drained) => client.once('drain', drained));
+              }
+              client.end();
+            })();
           });
-          client.on('error', (error: Error & { code?: string }) => resolve(error.code ?? error.message));
-          // Written as a client that reads only once its body is out (as curl does), at the socket's pace.
-          void (async () => {
-            const piece = Buffer.alloc(256 * 1024, 'a');
-            for (let sent = 0; sent < total && !client.destroyed; sent += piece.length) {
-              if (!client.write(piece)) await new Promise((drained) => client.once('drain', drained));
-            }
-            client.end();
-          })();
-        });
-      assert.equal(await send(false), 413);
-      assert.equal(await send(true), 413);
-      assert.deepEqual(leftovers(), []);
-    });
+        assert.equal(await send(false), 413);
+        assert.equal(await send(true), 413);
+        assert.deepEqual(leftovers(), []);
+      });
 
     test('a batch whose client is gone before the commit is not stored', async () => {
       const tables = new LotesTables(openWorkDb(server.config));

@@ -15,7 +15,7 @@ import { FILE_COLUMNS, RESULT_COLUMNS } from '../src/lotes/result-columns.js';
 import type { TestDatabase } from './databases.js';
 import type { Running } from './servers.js';
 import type { Client } from './clients.js';
-import { waitFor } from './lifetime.js';
+import { ASK_EVERY_MS, waitFor } from './lifetime.js';
 import { storeKinds } from './stores.js';
 import { createTestDatabase, fillDemo } from './databases.js';
 import { addUser, startServer } from './servers.js';
@@ -117,6 +117,7 @@ async function finished(server: Running, id: string): Promise<Lote> {
       return last.estado === 'terminado';
     },
     300_000,
+    ASK_EVERY_MS,
   );
   return last!;
 }
@@ -429,6 +430,11 @@ for (const kind of await storeKinds()) {
       const tooMany = `descripcion\n${'caballo\n'.repeat(100_001)}`;
       const response = await post(server, tooMany, CSV);
       assert.equal(response.status, 413);
+      assert.equal((await server.json<Page<Lote>>('/api/v1/lotes')).body.total, held);
+      // The 20 MiB bound is met while the upload is spooled (src/http/lotes-upload.ts), before the file is
+      // read or anything is stored: the same code on either store, so its rounds (each some 20 MiB sent
+      // and dropped) are sent to the first store's server only.
+      if (kind !== 'sqlite') return;
       // Over 20 MiB, with its length or without (chunks): every client reads the 413 and its words before
       // the connection closes (a socket closed while the client still writes would reset and lose them).
       const huge = Buffer.alloc(20 * 1024 * 1024 + 10, 'a');
