@@ -37,15 +37,23 @@ export function defer(t: TestContext, undo: () => unknown): void {
  * The deadline is generous (a busy machine is slow, not wrong): it only turns a hang into a failure,
  * and costs nothing while the condition comes true. Two minutes: with 20 s, a three-line batch of
  * consulta-views.test.ts did not end in time on a machine whose load average was 17 (its worker
- * thread still starting). A test never sleeps a fixed time and then asserts.
+ * thread still starting). A test never sleeps a fixed time and then asserts. `everyMs` between two
+ * looks: a condition that asks a server (a batch's state over HTTP) is asked less often while a batch
+ * works for seconds, each look costing the client and the server a request.
  */
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 120_000, everyMs = 25): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/**
+ * Between two looks at a server's state over HTTP while it works for seconds (a batch's progress): each
+ * look costs the client and the server a request (at waitFor's 25 ms, some forty a second of waiting).
+ */
+export const ASK_EVERY_MS = 200;
 
 /** What `promise` gives if it settles within `timeoutMs`, else `late`: a bound on a wait that must end, not a speed check. */
 export async function within<T, L>(promise: Promise<T>, timeoutMs: number, late: L): Promise<T | L> {

@@ -11,6 +11,7 @@ import { database, fillDemo } from './databases.js';
 import { addUser, testConfig } from './servers.js';
 import { TEST_PASSWORD, tokenFor } from './clients.js';
 import type { Listening } from './process.js';
+import { ASK_EVERY_MS } from './lifetime.js';
 import { waitFor } from './process.js';
 import type { Lote } from './lotes-restart-fixture.js';
 import { EVERY_LINE, LINES, catalogue, finished, started } from './lotes-restart-fixture.js';
@@ -43,6 +44,7 @@ describe('lotes with two copies of the service (postgres)', { skip: !(await stor
         return seen.procesadas > 0;
       },
       300_000,
+      ASK_EVERY_MS,
     );
     assert.ok(seen!.procesadas < LINES, `the batch was still running (${seen!.procesadas} of ${LINES})`);
     const holders = copies.filter((c) => takes(c) > 0);

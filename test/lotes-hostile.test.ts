@@ -19,7 +19,7 @@ import { LotesTables } from '../src/lotes/tables.js';
 import { openWorkDb } from '../src/store/work.js';
 import type { TestDatabase } from './databases.js';
 import type { Running } from './servers.js';
-import { waitFor } from './lifetime.js';
+import { ASK_EVERY_MS, waitFor } from './lifetime.js';
 import { storeKinds } from './stores.js';
 import { createTestDatabase } from './databases.js';
 import { startServer } from './servers.js';
@@ -73,70 +73,75 @@ for (const kind of await storeKinds()) {
     });
 
     async function finished(id: string): Promise<void> {
-      await waitFor(`batch ${id} finished`, async () => (await server.json<Lote>(`/api/v1/lotes/${id}`)).body.estado === 'terminado', 120_000);
+      await waitFor(`batch ${id} finished`, async () => (await server.json<Lote>(`/api/v1/lotes/${id}`)).body.estado === 'terminado', 120_000, ASK_EVERY_MS);
     }
 
-    test('the files of issue 43 are refused naming the bound they pass; the service answers and keeps no file', async () => {
-      const total = async (): Promise<number> => (await server.json<{ total: number }>('/api/v1/lotes')).body.total;
-      const held = await total();
-      const wideNamed = `${Array.from({ length: 300 }, (_, i) => (i === 0 ? 'descripcion' : `c${i}`)).join(',')}\ncaballos\n`;
-      const cases: [string, string | Buffer, string, number, RegExp][] = [
-        ['16 rows of 16,382 cells of one 20,000-character shared string', crafted.sharedStringBomb(), XLSX, 422, /more than 256 columns/],
-        ['a repeated row number', crafted.repeatedRow(), XLSX, 422, /line 2: row 2 comes after row 2/],
-        ['an NDJSON line of 200,000 keys', crafted.manyKeys(), NDJSON, 422, /line 1: the line is longer than 262144 characters/],
-        ['NDJSON nested 10,000 deep', crafted.deepNdjson(), NDJSON, 422, /line 1: the line nests arrays and objects more than 32 deep/],
-        ['a header of 300 named columns', wideNamed, CSV, 422, /more than 256 columns/],
-        [
-          'NDJSON lines of 300 keys',
-          `${JSON.stringify(Object.fromEntries([['descripcion', 'x'], ...Array.from({ length: 299 }, (_, i) => [`k${i}`, i])]))}\n`,
-          NDJSON,
-          422,
-          /300 fields; a line may have at most 256/,
-        ],
-        ['a value past the header', 'descripcion\ncaballos,x\n', CSV, 422, /line 2: .*a value in column 2, past the header's 1 columns/],
-        ['a line of 20,000 characters', `descripcion\n${'x'.repeat(20_000)}\n`, CSV, 422, /line 2: .*16384 characters/],
-        ['a header and no line (CSV)', 'descripcion,fraccion\n', CSV, 422, /no lines under its header/],
-        ['a header and no line (XLSX)', xlsx({ rows: textRow(1, ['descripcion', 'fraccion']) }), XLSX, 422, /no lines under its header/],
-        [
-          'a sheet that declares 200 MiB',
-          xlsx({ rows: textRow(1, ['descripcion']), sheetDeclaredSize: 200 * 1024 * 1024 }),
-          XLSX,
-          413,
-          /expands to 209715200 bytes; .* at most 134217728/,
-        ],
-        [
-          'a sheet larger than it declares',
-          xlsx({ rows: [textRow(1, ['descripcion']), textRow(2, ['caballos'])].join(''), sheetDeclaredSize: 100 }),
-          XLSX,
-          422,
-          /expands to more than the 100 bytes it declares/,
-        ],
-        [
-          'lines that hold more text together than a batch stores',
-          xlsx({
-            rows: Array.from({ length: 3_000 }, (_, i) => `<row r="${i + 1}"><c r="A${i + 1}" t="s"><v>${i === 0 ? 0 : 1}</v></c></row>`).join(''),
-            shared: ['descripcion', 'y'.repeat(15_000)],
-          }),
-          XLSX,
-          413,
-          /at most 41943040 characters of text/,
-        ],
-      ];
-      for (const [what, body, type, status, message] of cases) {
-        const response = await post(server, body, type);
-        assert.equal(response.status, status, `${what}: ${response.status}`);
-        assert.match(await refusal(response), message, what);
-        assert.deepEqual(leftovers(), [], `${what}: no file left behind`);
-        assert.equal((await server.json('/health')).status, 200);
-      }
-      assert.equal(await total(), held, 'nothing stored');
+    // Each of these is refused while the file is read to a local file, before the store is touched
+    // (src/http/lotes.ts: spooled, readToFile, and only then the lines stored): the same code on either
+    // store, so they are sent to the first store's server only (the wide header, taken, to both).
+    if (kind === 'sqlite')
+      test('the files of issue 43 are refused naming the bound they pass; the service answers and keeps no file', async () => {
+        const total = async (): Promise<number> => (await server.json<{ total: number }>('/api/v1/lotes')).body.total;
+        const held = await total();
+        const wideNamed = `${Array.from({ length: 300 }, (_, i) => (i === 0 ? 'descripcion' : `c${i}`)).join(',')}\ncaballos\n`;
+        const cases: [string, string | Buffer, string, number, RegExp][] = [
+          ['16 rows of 16,382 cells of one 20,000-character shared string', crafted.sharedStringBomb(), XLSX, 422, /more than 256 columns/],
+          ['a repeated row number', crafted.repeatedRow(), XLSX, 422, /line 2: row 2 comes after row 2/],
+          ['an NDJSON line of 200,000 keys', crafted.manyKeys(), NDJSON, 422, /line 1: the line is longer than 262144 characters/],
+          ['NDJSON nested 10,000 deep', crafted.deepNdjson(), NDJSON, 422, /line 1: the line nests arrays and objects more than 32 deep/],
+          ['a header of 300 named columns', wideNamed, CSV, 422, /more than 256 columns/],
+          [
+            'NDJSON lines of 300 keys',
+            `${JSON.stringify(Object.fromEntries([['descripcion', 'x'], ...Array.from({ length: 299 }, (_, i) => [`k${i}`, i])]))}\n`,
+            NDJSON,
+            422,
+            /300 fields; a line may have at most 256/,
+          ],
+          ['a value past the header', 'descripcion\ncaballos,x\n', CSV, 422, /line 2: .*a value in column 2, past the header's 1 columns/],
+          ['a line of 20,000 characters', `descripcion\n${'x'.repeat(20_000)}\n`, CSV, 422, /line 2: .*16384 characters/],
+          ['a header and no line (CSV)', 'descripcion,fraccion\n', CSV, 422, /no lines under its header/],
+          ['a header and no line (XLSX)', xlsx({ rows: textRow(1, ['descripcion', 'fraccion']) }), XLSX, 422, /no lines under its header/],
+          [
+            'a sheet that declares 200 MiB',
+            xlsx({ rows: textRow(1, ['descripcion']), sheetDeclaredSize: 200 * 1024 * 1024 }),
+            XLSX,
+            413,
+            /expands to 209715200 bytes; .* at most 134217728/,
+          ],
+          [
+            'a sheet larger than it declares',
+            xlsx({ rows: [textRow(1, ['descripcion']), textRow(2, ['caballos'])].join(''), sheetDeclaredSize: 100 }),
+            XLSX,
+            422,
+            /expands to more than the 100 bytes it declares/,
+          ],
+          [
+            'lines that hold more text together than a batch stores',
+            xlsx({
+              rows: Array.from({ length: 3_000 }, (_, i) => `<row r="${i + 1}"><c r="A${i + 1}" t="s"><v>${i === 0 ? 0 : 1}</v></c></row>`).join(''),
+              shared: ['descripcion', 'y'.repeat(15_000)],
+            }),
+            XLSX,
+            413,
+            /at most 41943040 characters of text/,
+          ],
+        ];
+        for (const [what, body, type, status, message] of cases) {
+          const response = await post(server, body, type);
+          assert.equal(response.status, status, `${what}: ${response.status}`);
+          assert.match(await refusal(response), message, what);
+          assert.deepEqual(leftovers(), [], `${what}: no file left behind`);
+          assert.equal((await server.json('/health')).status, 200);
+        }
+        assert.equal(await total(), held, 'nothing stored');
 
-      // 60,000 blank rows reaching column XFD: blank rows are no lines, whatever their last cell.
-      const blank = await post(server, crafted.blankRowsToXfd(), XLSX);
-      assert.equal(blank.status, 422);
-      assert.match(await refusal(blank), /no lines under its header/);
+        // 60,000 blank rows reaching column XFD: blank rows are no lines, whatever their last cell.
+        const blank = await post(server, crafted.blankRowsToXfd(), XLSX);
+        assert.equal(blank.status, 422);
+        assert.match(await refusal(blank), /no lines under its header/);
+      });
 
-      // A header of 200,000 empty columns is a header of its named ones: the results are as narrow.
+    test('a header of 200,000 empty columns is a header of its named ones: the results are as narrow', async () => {
       const wide = await post(server, crafted.wideHeader(), CSV);
       assert.equal(wide.status, 202);
       const { id } = (await wide.json()) as Lote;
@@ -254,32 +259,35 @@ for (const kind of await storeKinds()) {
       assert.equal(at('tags'), '["a",1]');
     });
 
-    test('issue 47: a body past 20 MiB gets a 413 the client reads, with or without a length, as it writes the rest', async () => {
-      const send = (chunked: boolean): Promise<number | string> =>
-        new Promise((resolve) => {
-          const total = 24 * 1024 * 1024;
-          const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, 'content-type': CSV };
-          if (!chunked) headers['content-length'] = String(total);
-          const url = new URL(`${server.base}/api/v1/lotes`);
-          const client = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers });
-          client.on('response', (response) => {
-            response.resume();
-            response.on('end', () => resolve(response.statusCode!));
+    // The 20 MiB bound is met while the upload is spooled (src/http/lotes-upload.ts), before the file is
+    // read or anything is stored: the same code on either store, so these 24 MiB are sent to the first store's server only.
+    if (kind === 'sqlite')
+      test('issue 47: a body past 20 MiB gets a 413 the client reads, with or without a length, as it writes the rest', async () => {
+        const send = (chunked: boolean): Promise<number | string> =>
+          new Promise((resolve) => {
+            const total = 24 * 1024 * 1024;
+            const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, 'content-type': CSV };
+            if (!chunked) headers['content-length'] = String(total);
+            const url = new URL(`${server.base}/api/v1/lotes`);
+            const client = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers });
+            client.on('response', (response) => {
+              response.resume();
+              response.on('end', () => resolve(response.statusCode!));
+            });
+            client.on('error', (error: Error & { code?: string }) => resolve(error.code ?? error.message));
+            // Written as a client that reads only once its body is out (as curl does), at the socket's pace.
+            void (async () => {
+              const piece = Buffer.alloc(256 * 1024, 'a');
+              for (let sent = 0; sent < total && !client.destroyed; sent += piece.length) {
+                if (!client.write(piece)) await new Promise((drained) => client.once('drain', drained));
+              }
+              client.end();
+            })();
           });
-          client.on('error', (error: Error & { code?: string }) => resolve(error.code ?? error.message));
-          // Written as a client that reads only once its body is out (as curl does), at the socket's pace.
-          void (async () => {
-            const piece = Buffer.alloc(256 * 1024, 'a');
-            for (let sent = 0; sent < total && !client.destroyed; sent += piece.length) {
-              if (!client.write(piece)) await new Promise((drained) => client.once('drain', drained));
-            }
-            client.end();
-          })();
-        });
-      assert.equal(await send(false), 413);
-      assert.equal(await send(true), 413);
-      assert.deepEqual(leftovers(), []);
-    });
+        assert.equal(await send(false), 413);
+        assert.equal(await send(true), 413);
+        assert.deepEqual(leftovers(), []);
+      });
 
     test('a batch whose client is gone before the commit is not stored', async () => {
       const tables = new LotesTables(openWorkDb(server.config));

@@ -12,6 +12,7 @@ import { openWorkDb } from '../src/store/work.js';
 import { TEST_PASSWORD, tokenFor } from './clients.js';
 import { database, fillDemo } from './databases.js';
 import type { Listening } from './process.js';
+import { ASK_EVERY_MS } from './lifetime.js';
 import { runService, waitFor } from './process.js';
 import { addUser, testConfig } from './servers.js';
 
@@ -48,6 +49,7 @@ export async function finished(base: string, id: string, headers: Record<string,
       return lote.estado === 'terminado';
     },
     600_000,
+    ASK_EVERY_MS,
   );
   const ndjson = await (await fetch(`${base}/api/v1/lotes/${id}/resultados?formato=ndjson`, { headers })).text();
   const lines = ndjson
@@ -92,6 +94,7 @@ export function describeKilled(kind: StoreKind): void {
           return seen.procesadas > 0;
         },
         300_000,
+        ASK_EVERY_MS,
       );
       first.child.kill('SIGKILL');
       assert.equal(await first.exited, 'SIGKILL');

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { waitFor } from './lifetime.js';
+import { ASK_EVERY_MS, waitFor } from './lifetime.js';
 import { storeKinds } from './stores.js';
 import { database } from './databases.js';
 import { addUser, serve } from './servers.js';
@@ -49,6 +49,7 @@ for (const kind of await storeKinds()) {
         'both batches finished',
         async () => (await state(small)).estado === 'terminado' && (last = await state(large)).estado === 'terminado',
         300_000,
+        ASK_EVERY_MS,
       );
       const done = await state(small);
       assert.equal(last!.procesadas, 3000);

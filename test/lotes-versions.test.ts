@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Running } from './servers.js';
-import { tempDir, waitFor } from './lifetime.js';
+import { ASK_EVERY_MS, tempDir, waitFor } from './lifetime.js';
 import { copyOfBuiltDemo } from './databases.js';
 import { startServer } from './servers.js';
 
@@ -46,7 +46,12 @@ describe('a batch on each version of the demo answers as the single calls', () =
     });
     assert.equal(response.status, 202, await response.clone().text());
     const { id } = (await response.json()) as { id: string };
-    await waitFor(`batch ${id} finished`, async () => (await server.json<{ estado: string }>(`/api/v1/lotes/${id}`)).body.estado === 'terminado', 120_000);
+    await waitFor(
+      `batch ${id} finished`,
+      async () => (await server.json<{ estado: string }>(`/api/v1/lotes/${id}`)).body.estado === 'terminado',
+      120_000,
+      ASK_EVERY_MS,
+    );
     const page = await server.json<Page<Resultado>>(`/api/v1/lotes/${id}/resultados?limit=1000`);
     return new Map(page.body.items.map((r) => [r.referencia, r]));
   }

@@ -15,7 +15,7 @@ import { FILE_COLUMNS, RESULT_COLUMNS } from '../src/lotes/result-columns.js';
 import type { TestDatabase } from './databases.js';
 import type { Running } from './servers.js';
 import type { Client } from './clients.js';
-import { waitFor } from './lifetime.js';
+import { ASK_EVERY_MS, waitFor } from './lifetime.js';
 import { storeKinds } from './stores.js';
 import { createTestDatabase, fillDemo } from './databases.js';
 import { addUser, startServer } from './servers.js';
@@ -117,6 +117,7 @@ async function finished(server: Running, id: string): Promise<Lote> {
       return last.estado === 'terminado';
     },
     300_000,
+    ASK_EVERY_MS,
   );
   return last!;
 }
@@ -424,42 +425,47 @@ for (const kind of await storeKinds()) {
       assert.equal((await server.json<Page<Lote>>('/api/v1/lotes')).body.total, before);
     });
 
-    test('limits: more than 100,000 lines or 20 MiB is a 413', async () => {
-      const held = (await server.json<Page<Lote>>('/api/v1/lotes')).body.total;
-      const tooMany = `descripcion\n${'caballo\n'.repeat(100_001)}`;
-      const response = await post(server, tooMany, CSV);
-      assert.equal(response.status, 413);
-      // Over 20 MiB, with its length or without (chunks): every client reads the 413 and its words before
-      // the connection closes (a socket closed while the client still writes would reset and lose them).
-      const huge = Buffer.alloc(20 * 1024 * 1024 + 10, 'a');
-      const piece = Buffer.alloc(1024 * 1024, 'a');
-      const chunks = (): ReadableStream<Uint8Array> =>
-        Readable.toWeb(
-          Readable.from(
-            (function* () {
-              yield Buffer.from('descripcion\n');
-              for (let i = 0; i < 24; i++) yield piece;
-            })(),
-          ),
-        ) as ReadableStream<Uint8Array>;
-      const declared = await declaredTooLarge(server);
-      assert.match(declared.answer, /^HTTP\/1\.1 413 /);
-      assert.equal(declared.reset, false, 'the connection was reset while the client sent the body the 413 refused');
-      for (let round = 0; round < 3; round++) {
-        const big = await post(server, huge, CSV);
-        assert.equal(big.status, 413);
-        assert.match(((await big.json()) as { detail: string }).detail, /20 MiB/);
-        const chunked = await server.authed.fetch('/api/v1/lotes', {
-          method: 'POST',
-          headers: { 'content-type': CSV },
-          body: chunks(),
-          duplex: 'half',
-        } as RequestInit);
-        assert.equal(chunked.status, 413);
-        assert.match(((await chunked.json()) as { detail: string }).detail, /20 MiB/);
-      }
-      assert.equal((await server.json<Page<Lote>>('/api/v1/lotes')).body.total, held);
-    });
+    // Both bounds are met before the store is touched (src/http/lotes.ts: the upload is spooled within 20
+    // MiB, then read to a local file, 100,000 lines at most; only then are its lines stored): the same code
+    // on either store, so this test (100,000 lines read, then rounds of some 20 MiB sent and dropped) runs
+    // on the first store's server only.
+    if (kind === 'sqlite')
+      test('limits: more than 100,000 lines or 20 MiB is a 413', async () => {
+        const held = (await server.json<Page<Lote>>('/api/v1/lotes')).body.total;
+        const tooMany = `descripcion\n${'caballo\n'.repeat(100_001)}`;
+        const response = await post(server, tooMany, CSV);
+        assert.equal(response.status, 413);
+        // Over 20 MiB, with its length or without (chunks): every client reads the 413 and its words before
+        // the connection closes (a socket closed while the client still writes would reset and lose them).
+        const huge = Buffer.alloc(20 * 1024 * 1024 + 10, 'a');
+        const piece = Buffer.alloc(1024 * 1024, 'a');
+        const chunks = (): ReadableStream<Uint8Array> =>
+          Readable.toWeb(
+            Readable.from(
+              (function* () {
+                yield Buffer.from('descripcion\n');
+                for (let i = 0; i < 24; i++) yield piece;
+              })(),
+            ),
+          ) as ReadableStream<Uint8Array>;
+        const declared = await declaredTooLarge(server);
+        assert.match(declared.answer, /^HTTP\/1\.1 413 /);
+        assert.equal(declared.reset, false, 'the connection was reset while the client sent the body the 413 refused');
+        for (let round = 0; round < 3; round++) {
+          const big = await post(server, huge, CSV);
+          assert.equal(big.status, 413);
+          assert.match(((await big.json()) as { detail: string }).detail, /20 MiB/);
+          const chunked = await server.authed.fetch('/api/v1/lotes', {
+            method: 'POST',
+            headers: { 'content-type': CSV },
+            body: chunks(),
+            duplex: 'half',
+          } as RequestInit);
+          assert.equal(chunked.status, 413);
+          assert.match(((await chunked.json()) as { detail: string }).detail, /20 MiB/);
+        }
+        assert.equal((await server.json<Page<Lote>>('/api/v1/lotes')).body.total, held);
+      });
 
     test('hostile files are refused or taken, never a 5xx', async () => {
       const formulas = `descripcion,fraccion,extra\n"=HYPERLINK(""http://evil"",""x"")",=1+1,"@cmd|' /C calc'!A0"\n"\t-2+3",+0101,\r\n`;
