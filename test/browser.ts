@@ -3,6 +3,11 @@
  * downloaded browser). With CI=true a missing Chromium fails the suite; elsewhere the suite is skipped
  * and says why. Each page records its console errors and uncaught exceptions, and axe-core (from
  * node_modules) is run inside it on demand.
+ *
+ * Every page a test opens is a new tab of one browser context per browser (newPage): a tab has its
+ * own sessionStorage, the only storage the page uses (no cookie, localStorage or IndexedDB), so to the
+ * page it is a new browser. A context per page cost Chromium about a second of CPU more for each
+ * (its own renderer and network state, and every module fetched and compiled again with no cache).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -35,33 +40,48 @@ export function launch(): Promise<Browser> {
 }
 
 export interface Watched {
+  /** A new tab; `page.close()` when done (the context is shared: newPage). */
   readonly page: Page;
-  readonly context: BrowserContext;
   /** Console errors and uncaught exceptions so far. */
   readonly errors: string[];
 }
 
-/** A fresh browser context (its own sessionStorage: a new browser as far as the page can tell). */
+const contexts = new WeakMap<Browser, Promise<BrowserContext>>();
+
+/** The browser's one context, made on first use; closed with the browser. */
+function sharedContext(browser: Browser): Promise<BrowserContext> {
+  let context = contexts.get(browser);
+  if (context === undefined) {
+    context = browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'es-MX', timezoneId: 'America/Mexico_City' });
+    contexts.set(browser, context);
+  }
+  return context;
+}
+
+/** A new tab at this size (its own sessionStorage: a new browser as far as the page can tell). */
 export async function newPage(browser: Browser, width = 1280, height = 900): Promise<Watched> {
-  const context = await browser.newContext({ viewport: { width, height }, locale: 'es-MX', timezoneId: 'America/Mexico_City' });
-  const page = await context.newPage();
+  const page = await (await sharedContext(browser)).newPage();
+  // Playwright's 30 s default is a speed check on a loaded machine (a batch's first slice starts a
+  // thread over the whole dataset): the same bound as lifetime.ts waitFor.
+  page.setDefaultTimeout(120_000);
+  await page.setViewportSize({ width, height });
   const errors: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(`console: ${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
-  return { page, context, errors };
+  return { page, errors };
 }
 
 /**
- * Opens the context's pages signed in with `token`, as the login form leaves a tab (the token in the
+ * Opens the tab's documents signed in with `token`, as the login form leaves a tab (the token in the
  * tab's sessionStorage, before the page's first script runs): for the tests whose subject is not the
  * login; the login form's own tests go through it. Only the first document of the service's origin in
- * a tab is signed in, so a tab that logs out stays logged out.
+ * the tab is signed in, so a tab that logs out stays logged out.
  */
-export async function signIn(context: BrowserContext, base: string, token: string): Promise<void> {
+export async function signIn(page: Page, base: string, token: string): Promise<void> {
   const session = sessionRecord(token, Date.now() + 25 * 60_000);
-  await context.addInitScript(
+  await page.addInitScript(
     ({ origin, key, value }) => {
       if (location.origin !== origin || sessionStorage.getItem('test.signed-in') !== null) return;
       sessionStorage.setItem('test.signed-in', 'yes');
@@ -83,10 +103,11 @@ export interface Violation {
 /**
  * axe-core's violations on the page as it is now, of every impact. The script is evaluated through
  * the browser's debugging protocol, which the page's CSP does not govern, so the page keeps its own
- * strict CSP during the check.
+ * strict CSP during the check; once per document (a second check of the same document, after the
+ * person's actions changed it, runs the same axe again: its results are computed afresh at each run).
  */
 export async function axeViolations(page: Page): Promise<Violation[]> {
-  await page.evaluate(axeSource);
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource);
   const result = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: Violation[] }> } }).axe;
     return axe.run(document, { resultTypes: ['violations'] });

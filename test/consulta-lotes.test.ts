@@ -53,10 +53,15 @@ async function accessible(page: Page, where: string): Promise<void> {
 /** Opens a page of the consulta in a new browser, signed in as the login form leaves a tab (test/browser.ts signIn). */
 async function opened(browser: Browser, base: string, path: string, width?: number): Promise<Watched> {
   const watched = await newPage(browser, width);
-  await signIn(watched.context, base, await tokenFor(base));
-  await watched.page.goto(base + path);
-  await watched.page.locator('.enlace-permanente').waitFor();
+  await signIn(watched.page, base, await tokenFor(base));
+  await shown(watched.page, base, path);
   return watched;
+}
+
+/** Goes to a page of the consulta in this tab and waits until it has shown its answer (the permalink comes last). */
+async function shown(page: Page, base: string, path: string): Promise<void> {
+  await page.goto(base + path);
+  await page.locator('.enlace-permanente').waitFor();
 }
 
 /** Chooses a file in the form and sends it; the page goes to the batch's own address. */
@@ -75,18 +80,24 @@ async function saved(page: Page, button: string): Promise<{ name: string; bytes:
   return { name: download.suggestedFilename(), bytes: readFileSync(path) };
 }
 
+/** One Chromium for the file's two services, launched by the first suite that runs (its pages are new tabs: browser.ts newPage). */
+let launched: Promise<Browser> | undefined;
+const theBrowser = (): Promise<Browser> => (launched ??= launch());
+after(async () => {
+  await (await launched)?.close();
+});
+
 describe('the batches page in a real browser', { skip: missing ?? false }, () => {
   let server: Running;
   let browser: Browser;
   let id = '';
   serveFixture('sqlite', { MAX_EVENT_LOOP_DELAY_MS: '0' }, (running) => (server = running), fillDemo);
   before(async () => {
-    browser = await launch();
+    browser = await theBrowser();
   });
-  after(() => browser?.close());
 
   test('send a CSV, watch the progress reach the end, read the lines to review first, save the results as CSV and XLSX', async () => {
-    const { page, context, errors } = await opened(browser, server.base, '/consulta/lotes/');
+    const { page, errors } = await opened(browser, server.base, '/consulta/lotes/');
     await page.getByRole('link', { name: 'Lotes', exact: true }).first().waitFor();
     await page.getByText('Aún no ha enviado ningún lote.').waitFor();
     await accessible(page, 'the batches page, empty');
@@ -178,12 +189,12 @@ describe('the batches page in a real browser', { skip: missing ?? false }, () =>
     await page.locator('.enlace-permanente').waitFor();
     await accessible(page, 'the batches page, one batch');
     assert.deepEqual(errors, []);
-    await context.close();
+    await page.close();
   });
 
   test('a file the service refuses is said in Spanish, naming the line; a file neither CSV nor XLSX is not sent', async () => {
     const before = (await server.json<{ total: number }>('/api/v1/lotes')).body.total;
-    const { page, context, errors } = await opened(browser, server.base, '/consulta/lotes/');
+    const { page, errors } = await opened(browser, server.base, '/consulta/lotes/');
     await sendFile(page, 'sin-columnas.csv', 'referencia,nombre\r\nA,b\r\n');
     const alert = page.getByRole('alert').filter({ hasText: 'El archivo no se aceptó' });
     await alert.waitFor();
@@ -199,12 +210,12 @@ describe('the batches page in a real browser', { skip: missing ?? false }, () =>
       errors.filter((e) => !/status of 422/.test(e)),
       [],
     );
-    await context.close();
+    await page.close();
   });
 
   test('more lines to review than a page shows: "Ver más líneas" adds the next ones, in file order', async () => {
     const many = ['fraccion', ...Array.from({ length: 130 }, () => '99999999')].join('\r\n');
-    const { page, context, errors } = await opened(browser, server.base, '/consulta/lotes/');
+    const { page, errors } = await opened(browser, server.base, '/consulta/lotes/');
     await sendFile(page, 'muchas.csv', many, { nombre: 'muchas' });
     await page.waitForURL(UUID);
     const rows = page.locator('section.revisar tbody tr');
@@ -219,13 +230,16 @@ describe('the batches page in a real browser', { skip: missing ?? false }, () =>
     );
     assert.equal(await page.getByRole('button', { name: 'Ver más líneas' }).count(), 0, 'no more to show');
     assert.deepEqual(errors, []);
-    await context.close();
+    await page.close();
   });
 
   test('at 390 px wide the pages fit the screen; the lines to review scroll inside their own box', async () => {
     assert.notEqual(id, '', 'the first test sent a batch');
+    // One tab goes to each page in turn: each is a new document, loaded and measured afresh.
+    const { page, errors } = await newPage(browser, 390);
+    await signIn(page, server.base, await tokenFor(server.base));
     for (const path of ['/consulta/lotes/', `/consulta/lotes/${id}`]) {
-      const { page, context, errors } = await opened(browser, server.base, path, 390);
+      await shown(page, server.base, path);
       if (path !== '/consulta/lotes/') await page.locator('section.revisar tbody tr').first().waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `${path} scrolls sideways by ${overflow} px`);
@@ -237,9 +251,9 @@ describe('the batches page in a real browser', { skip: missing ?? false }, () =>
         assert.deepEqual(box, { overflowX: 'auto', scrolls: true });
       }
       await accessible(page, `${path} at 390 px`);
-      assert.deepEqual(errors, []);
-      await context.close();
+      assert.deepEqual(errors, [], path);
     }
+    await page.close();
   });
 });
 
@@ -253,16 +267,15 @@ describe('the batches page on a service whose batches stay queued: cancel, then 
     db = await createTestDatabase('sqlite');
     server = await startServer({ DATABASE_URL: db.url, MAX_EVENT_LOOP_DELAY_MS: '0', LOTES_POR_USUARIO: '1' }, { app: { lotesWorker: false } });
     base = server.base;
-    browser = await launch();
+    browser = await theBrowser();
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
     await db?.drop();
   });
 
   test('a queued batch shows 0 %, a second one is refused in words, the first is cancelled with its button, then deleted', async () => {
-    const { page, context, errors } = await opened(browser, base, '/consulta/lotes/');
+    const { page, errors } = await opened(browser, base, '/consulta/lotes/');
     await sendFile(page, 'uno.csv', 'fraccion\r\n01012101\r\n', { nombre: 'en espera' });
     await page.waitForURL(UUID);
     const id = UUID.exec(new URL(page.url()).pathname)![1]!;
@@ -302,6 +315,6 @@ describe('the batches page on a service whose batches stay queued: cancel, then 
       errors.filter((e) => !/status of (404|429)/.test(e)),
       [],
     );
-    await context.close();
+    await page.close();
   });
 });

@@ -67,8 +67,8 @@ describe('consulta on a phone and on a desktop', { skip: missing ?? false }, () 
    */
   async function loggedIn(size: { width: number; height: number }): Promise<Watched> {
     const watched = await newPage(browser, size.width, size.height);
-    await watched.context.addInitScript(OBSERVE_SHIFTS);
-    await signIn(watched.context, server.base, server.token);
+    await watched.page.addInitScript(OBSERVE_SHIFTS);
+    await signIn(watched.page, server.base, server.token);
     return watched;
   }
 
@@ -92,7 +92,7 @@ describe('consulta on a phone and on a desktop', { skip: missing ?? false }, () 
 
   for (const size of [PHONE, DESKTOP]) {
     test(`at ${size.width} px: every view fits the screen, the header is short, nothing shifts, axe finds nothing serious`, async () => {
-      const { page, context, errors } = await loggedIn(size);
+      const { page, errors } = await loggedIn(size);
       for (const path of VIEWS) {
         const m = await view(page, path);
         assert.ok(m.overflow <= 0, `${path} scrolls sideways by ${m.overflow} px`);
@@ -103,13 +103,13 @@ describe('consulta on a phone and on a desktop', { skip: missing ?? false }, () 
         assert.deepEqual(violations, [], `${path} at ${size.width} px: ${JSON.stringify(violations)}`);
       }
       assert.deepEqual(errors, []);
-      await context.close();
+      await page.close();
     });
   }
 
   test('the login is asked for where the permalink points, with a meta description, and nothing shifts', async () => {
-    const { page, context, errors } = await newPage(browser, PHONE.width, PHONE.height);
-    await context.addInitScript(OBSERVE_SHIFTS);
+    const { page, errors } = await newPage(browser, PHONE.width, PHONE.height);
+    await page.addInitScript(OBSERVE_SHIFTS);
     const response = await page.goto(`${server.base}/consulta/fraccion/4011.10.10`);
     assert.equal(response?.request().redirectedFrom(), null);
     await page.getByLabel('Usuario').waitFor();
@@ -124,11 +124,11 @@ describe('consulta on a phone and on a desktop', { skip: missing ?? false }, () 
     assert.ok(new URL(page.url()).pathname.endsWith('/consulta/fraccion/4011.10.10'));
     assert.deepEqual(await seriousViolations(page), []);
     assert.deepEqual(errors, []);
-    await context.close();
+    await page.close();
   });
 
   test('on a phone the fraction shows its IGI within two screens, its NICO as a list and its code history once', async () => {
-    const { page, context } = await loggedIn(PHONE);
+    const { page } = await loggedIn(PHONE);
     await view(page, '/consulta/fraccion/4011.10.10');
     const igi = page.locator('.resumen div', { hasText: 'IGI' });
     const box = await igi.boundingBox();
@@ -145,11 +145,11 @@ describe('consulta on a phone and on a desktop', { skip: missing ?? false }, () 
     assert.equal(await firstCell.evaluate((td) => getComputedStyle(td).display), 'block');
     const head = await page.locator('#aranceles thead').boundingBox();
     assert.ok(head !== null && head.height <= 1, `the header row is out of sight: ${JSON.stringify(head)}`);
-    await context.close();
+    await page.close();
   });
 
   test('what the data does not hold is said as absence; English is marked; the US lines show no markup; operations are named', async () => {
-    const { page, context } = await loggedIn(DESKTOP);
+    const { page } = await loggedIn(DESKTOP);
     await view(page, '/consulta/fraccion/4011.10.10');
     const { body } = await server.json<Record<string, unknown[]>>('/api/v1/ficha/40111010');
     // 4011.10.10 has no FTA or ALADI record in the demo data: the page says the data holds none.
@@ -167,11 +167,11 @@ describe('consulta on a phone and on a desktop', { skip: missing ?? false }, () 
     assert.doesNotMatch(shown, /<\/?[a-z]+>/i, 'no raw tag on the page');
     assert.match(shown, /33\.02 cm \(13 inches\)/);
     assert.ok((await page.locator('#usa td[lang="en"]').count()) > 0, 'the US texts are marked as English');
-    await context.close();
+    await page.close();
   });
 
   test('a heading the data holds only in English is marked as English, on the fraction, the results and the explorer', async () => {
-    const { page, context } = await loggedIn(DESKTOP);
+    const { page } = await loggedIn(DESKTOP);
     // Heading 8714 has no Spanish text in the sources: the demo shows the HS English.
     const { body } = await server.json<{ DESCRIPCIONPARTIDA: string }[]>('/api/v1/informacion-general/?fraccion=87141001&limit=1');
     assert.match(body[0]?.DESCRIPCIONPARTIDA ?? '', /^Vehicles; parts and accessories/);
@@ -183,11 +183,11 @@ describe('consulta on a phone and on a desktop', { skip: missing ?? false }, () 
       // A Spanish level beside it is not marked.
       assert.equal(await page.locator('[lang="en"]', { hasText: /Vehículos automóviles/ }).count(), 0, `${path}: Spanish stays unmarked`);
     }
-    await context.close();
+    await page.close();
   });
 
   test('each permit, regulation and NOM says whether it governs import, export or both', async () => {
-    const { page, context } = await loggedIn(DESKTOP);
+    const { page } = await loggedIn(DESKTOP);
     const { body } = await server.json<Record<string, { IMPORTACION?: string; EXPORTACION?: string }[]>>('/api/v1/ficha/01012101');
     assert.ok((body['regulaciones']?.length ?? 0) > 0, 'the fraction has regulations');
     await view(page, '/consulta/fraccion/0101.21.01');
@@ -199,6 +199,6 @@ describe('consulta on a phone and on a desktop', { skip: missing ?? false }, () 
     );
     const regulations = await page.locator('[aria-label="Regulaciones no arancelarias"] td[data-label="Operación"]').allInnerTexts();
     assert.deepEqual(regulations.sort(), expected.sort());
-    await context.close();
+    await page.close();
   });
 });

@@ -29,8 +29,8 @@ describe('consulta: reglas de origen', { skip: missing ?? false }, () => {
 
   for (const size of SIZES) {
     test(`at ${size.width} px: the rules as published and as read, an evaluation in Spanish, nothing too wide, axe clean`, async () => {
-      const { page, context, errors } = await newPage(browser, size.width, size.height);
-      await signIn(context, server.base, server.token);
+      const { page, errors } = await newPage(browser, size.width, size.height);
+      await signIn(page, server.base, server.token);
       await page.goto(`${server.base}/consulta/fraccion/8421.99.01`);
       const section = page.locator('#reglas-origen');
       await section.locator('form.evaluar-origen').waitFor();
@@ -71,17 +71,17 @@ describe('consulta: reglas de origen', { skip: missing ?? false }, () => {
       await section.locator('[role="alert"]').waitFor();
       assert.match((await section.locator('[role="alert"]').textContent()) ?? '', /Línea 1: la segunda columna debe decir sí o no/);
       assert.deepEqual(errors, []);
-      await context.close();
+      await page.close();
     });
   }
 
   test('one article per rule that applies (TIPAT and the UK list for live horses)', async () => {
-    const { page, context } = await newPage(browser, 1280, 900);
-    await signIn(context, server.base, server.token);
+    const { page } = await newPage(browser, 1280, 900);
+    await signIn(page, server.base, server.token);
     // 0101.21.01 has rules; a NICO page of it too; the section is always there.
     await page.goto(`${server.base}/consulta/fraccion/0101.21.01`);
     await page.locator('#reglas-origen form').waitFor();
     assert.equal(await page.locator('#reglas-origen article.regla').count(), 2);
-    await context.close();
+    await page.close();
   });
 });

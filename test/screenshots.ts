@@ -25,14 +25,14 @@ async function retake(): Promise<void> {
     const dir = join(projectRoot, 'docs', 'img');
     mkdirSync(dir, { recursive: true });
     for (const [name, path] of SHOTS) {
-      const { page, context } = await newPage(browser, 1100, 900);
+      const { page } = await newPage(browser, 1100, 900);
       await page.goto(server.base + path);
       await page.getByLabel('Usuario').fill(TEST_USER);
       await page.getByLabel('Contraseña').fill(TEST_PASSWORD);
       await page.getByRole('button', { name: 'Entrar' }).click();
       await page.locator('.enlace-permanente').waitFor();
       await page.screenshot({ path: join(dir, `${name}.png`) });
-      await context.close();
+      await page.close();
       console.log(`docs/img/${name}.png`);
     }
   } finally {
