@@ -19,6 +19,8 @@ import { openStore, startBuild, withUserAdmin } from '../src/store/drivers.js';
 import { writeDatabase } from '../src/data/write.js';
 import { Connection, NAMED_MAX, createPostgresPool, ensurePostgresSchema, poolSize, postgresPoolConfig, storeError } from '../src/store/postgres-connection.js';
 import { StoreUnavailableError } from '../src/store/store.js';
+import type { FullTextQuery } from '../src/store/fulltext.js';
+import { PostgresFullText } from '../src/store/postgres-fulltext.js';
 import { openWorkDb } from '../src/store/work.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
 import type { TestDatabase } from './databases.js';
@@ -259,6 +261,24 @@ if (kinds.includes('postgres')) {
       for (const sql of ['DELETE FROM "users"', 'UPDATE "aladi2" SET "NOTAS" = NULL', 'CREATE TABLE "x" ("a" INTEGER)', 'DROP TABLE "aladi2"']) {
         await assert.rejects(pool.query(sql), (error: unknown) => error instanceof pg.DatabaseError && error.code === '25006', sql);
       }
+    });
+
+    test('searches asked at once before the first is answered read the search tables once, and agree', async (t) => {
+      const pool = createPostgresPool(loadConfig({ DATABASE_URL: db.url }), 'service');
+      defer(t, () => pool.end());
+      const reads: string[] = [];
+      const text = new PostgresFullText(async <T extends pg.QueryResultRow>(sql: string, values?: readonly unknown[]) => {
+        if (sql.includes('"buscar_terminos"') || sql.includes('"TERMINOS" FROM "buscar"')) reads.push(sql);
+        return (await pool.query<T>(sql, values as unknown[])).rows;
+      });
+      const query = (q: string): FullTextQuery => ({ text: q, code: null, skip: 0, limit: 5 });
+      // A batch's thread asks two searches at once, a service lookups: each once built its own copy of the vocabulary.
+      const [first, second, third] = await Promise.all([text.search(query('café')), text.search(query('cafe')), text.reading(query('niño'))]);
+      assert.equal(reads.length, 2, reads.join('\n'));
+      assert.ok(first.hits.length > 0);
+      assert.deepEqual(second, first);
+      assert.equal(third, await text.reading(query('niño')));
+      assert.equal(reads.length, 2);
     });
 
     test('the B-tree indexes serve exact, prefix and case-insensitive filters', async (t) => {

@@ -98,6 +98,7 @@ function notRead(): never {
 
 export class PostgresFullText {
   private vocabulary: ({ hash: string } & Loaded) | null = null;
+  private checking: Promise<{ hash: string } & Loaded> | undefined;
   private checkedAt = 0;
   private hasInfo = false;
 
@@ -119,47 +120,63 @@ export class PostgresFullText {
     return row === undefined ? '' : JSON.stringify([row.source, row.imported_at, row.hash, row.counts]);
   }
 
+  /**
+   * The vocabulary and posting lists of the dataset in place, read once per load. Callers that arrive
+   * while they are being read (or the dataset's hash checked) wait for that one reading: two searches
+   * asked at once before the first was answered (a batch's thread asks two at a time, a service just
+   * started or just loaded its lookups at once) each read every row and built their own copy, all
+   * alive together (a batch's thread peaked at a 104 MB heap against 70 with one reading).
+   */
   private async current(): Promise<Loaded> {
+    if (this.vocabulary && Date.now() - this.checkedAt < RECHECK_MS) return this.vocabulary;
+    this.checking ??= this.check().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  /** Whether another load replaced the dataset, and its vocabulary read again when it did. */
+  private async check(): Promise<{ hash: string } & Loaded> {
     const now = Date.now();
-    if (this.vocabulary && now - this.checkedAt < RECHECK_MS) return this.vocabulary;
     const hash = await this.datasetHash();
     this.checkedAt = now;
     if (this.vocabulary?.hash !== hash) {
-      // Another store of this process serving the same load has them already (shared-search.ts).
-      const held = hash === OLDER_VERSION || hash === '' ? undefined : heldForLoad<Loaded>(`postgres ${hash}`);
-      if (held !== undefined) {
-        this.vocabulary = { hash, ...sharedByLoad(`postgres ${hash}`, () => held) };
-        return this.vocabulary;
-      }
-      const present = async (table: string): Promise<boolean> =>
-        (await this.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS "present"`, [table]))[0]?.present === true;
-      const [documents, terms, words, synonyms, evidence, ranges, postings] = await Promise.all([
-        this.query<{ n: number }>('SELECT COUNT(*)::int AS "n" FROM "buscar"'),
-        this.query<{ TERMINO: string; DF: number }>('SELECT "TERMINO", "DF" FROM "buscar_terminos"'),
-        this.query<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"'),
-        this.query<{ TERMINOS: string; EXPANSION: string }>('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"'),
-        // A dataset loaded before the heading evidence existed still searches, word by word as before.
-        present('buscar_partidas').then((p) =>
-          p ? this.query<EvidenceRow & QueryResultRow>('SELECT "TERMINO", "ES", "EN", "IDIOMA" FROM "buscar_partidas"') : [],
-        ),
-        present('buscar_rangos').then((p) => (p ? this.query<RangeRow & QueryResultRow>('SELECT "CODIGO", "RANGOS" FROM "buscar_rangos"') : [])),
-        this.query<{ CODIGO: string; TERMINOS: string | null }>('SELECT "CODIGO", "TERMINOS" FROM "buscar"'),
-      ]);
-      const forSuggestions: SuggestionRows = {};
-      const vocabulary = new Vocabulary({
-        documents: documents[0]?.n ?? 0,
-        terms,
-        words,
-        synonyms,
-        codes: () => forSuggestions.rows?.codes ?? notRead(),
-        phrases: () => forSuggestions.rows?.phrases ?? notRead(),
-        evidence,
-        ranges,
-      });
-      const loaded: Loaded = { vocabulary, index: new PostingIndex(postings), forSuggestions };
-      this.vocabulary = { hash, ...(hash === OLDER_VERSION || hash === '' ? loaded : sharedByLoad(`postgres ${hash}`, () => loaded)) };
+      // A load's structures are shared by every store of this process serving it (shared-search.ts);
+      // an older version's schema (no dataset_info) keeps its own.
+      const shared = hash !== OLDER_VERSION && hash !== '';
+      const loaded = (shared ? heldForLoad<Loaded>(`postgres ${hash}`) : undefined) ?? (await this.load());
+      this.vocabulary = { hash, ...(shared ? sharedByLoad(`postgres ${hash}`, () => loaded) : loaded) };
     }
     return this.vocabulary;
+  }
+
+  /** The dataset's vocabulary and posting lists, from its search tables. */
+  private async load(): Promise<Loaded> {
+    const present = async (table: string): Promise<boolean> =>
+      (await this.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS "present"`, [table]))[0]?.present === true;
+    const [documents, terms, words, synonyms, evidence, ranges, postings] = await Promise.all([
+      this.query<{ n: number }>('SELECT COUNT(*)::int AS "n" FROM "buscar"'),
+      this.query<{ TERMINO: string; DF: number }>('SELECT "TERMINO", "DF" FROM "buscar_terminos"'),
+      this.query<{ PALABRA: string; TERMINO: string; FRECUENCIA: number }>('SELECT "PALABRA", "TERMINO", "FRECUENCIA" FROM "buscar_palabras"'),
+      this.query<{ TERMINOS: string; EXPANSION: string }>('SELECT "TERMINOS", "EXPANSION" FROM "buscar_sinonimos"'),
+      // A dataset loaded before the heading evidence existed still searches, word by word as before.
+      present('buscar_partidas').then((p) =>
+        p ? this.query<EvidenceRow & QueryResultRow>('SELECT "TERMINO", "ES", "EN", "IDIOMA" FROM "buscar_partidas"') : [],
+      ),
+      present('buscar_rangos').then((p) => (p ? this.query<RangeRow & QueryResultRow>('SELECT "CODIGO", "RANGOS" FROM "buscar_rangos"') : [])),
+      this.query<{ CODIGO: string; TERMINOS: string | null }>('SELECT "CODIGO", "TERMINOS" FROM "buscar"'),
+    ]);
+    const index = new PostingIndex(postings);
+    const forSuggestions: SuggestionRows = {};
+    const vocabulary = new Vocabulary({
+      documents: documents[0]?.n ?? 0,
+      terms,
+      words,
+      synonyms,
+      codes: () => forSuggestions.rows?.codes ?? notRead(),
+      phrases: () => forSuggestions.rows?.phrases ?? notRead(),
+      evidence,
+      ranges,
+    });
+    return { vocabulary, index, forSuggestions };
   }
 
   async search(query: FullTextQuery): Promise<FullTextResult> {
