@@ -24,6 +24,7 @@ import { PostgresFullText } from '../src/store/postgres-fulltext.js';
 import { openWorkDb } from '../src/store/work.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
 import type { TestDatabase } from './databases.js';
+import { database } from './databases.js';
 import type { Running } from './servers.js';
 import { defer, waitFor } from './lifetime.js';
 import { createPostgresDatabase, storeKinds } from './stores.js';
@@ -264,7 +265,10 @@ if (kinds.includes('postgres')) {
     });
 
     test('searches asked at once before the first is answered read the search tables once, and agree', async (t) => {
-      const pool = createPostgresPool(loadConfig({ DATABASE_URL: db.url }), 'service');
+      // A load of its own (written now, not copied): another store of this process serving the same
+      // load would hand its search structures over and read nothing (shared-search.ts).
+      const own = await database(t, 'postgres', (writer) => fillFixture(writer));
+      const pool = createPostgresPool(loadConfig({ DATABASE_URL: own.url }), 'service');
       defer(t, () => pool.end());
       const reads: string[] = [];
       const text = new PostgresFullText(async <T extends pg.QueryResultRow>(sql: string, values?: readonly unknown[]) => {
