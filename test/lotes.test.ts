@@ -403,7 +403,7 @@ for (const kind of await storeKinds()) {
         [randomBytes(2000), XLSX, 422, /XLSX/],
         ['{"fraccion":"01012101"}\n{"fraccion": \n', NDJSON, 422, /line 2/],
         ['[1,2]\n', NDJSON, 422, /line 1: the line is not a JSON object/],
-        // Refused past its first chunks of lines, which were stored as read: the refusal takes them back.
+        // Refused at line 1,501, after 1,500 good lines were read to the local file (src/http/lotes.ts): nothing of it is stored.
         [`${'{"fraccion":"01012101"}\n'.repeat(1500)}{"fraccion": \n`, NDJSON, 422, /line 1501/],
         ['fraccion\n01012101\n', 'application/json', 415, /Unsupported Media Type/],
         ['fraccion\n01012101\n', 'text/plain', 415, /Unsupported Media Type/],
