@@ -57,6 +57,17 @@ async function refusal(response: Response): Promise<string> {
   return detail[0]!.msg;
 }
 
+/** A batch of one user's own account (`cuenta-<usuario>`), as the route stores it before its lines. */
+const newBatch = (usuario: string) => ({
+  id: crypto.randomUUID(),
+  usuario,
+  cuenta: `cuenta-${usuario}`,
+  nombre: 'x',
+  fecha: '2024-01-01',
+  pais_origen: null,
+  creado: new Date().toISOString(),
+});
+
 for (const kind of await storeKinds()) {
   describe(`hostile batch files (${kind})`, () => {
     let db: TestDatabase;
@@ -291,15 +302,7 @@ for (const kind of await storeKinds()) {
 
     test('a batch whose client is gone before the commit is not stored', async () => {
       const tables = new LotesTables(openWorkDb(server.config));
-      const batch = {
-        id: crypto.randomUUID(),
-        usuario: 'ausente',
-        cuenta: 'cuenta-ausente',
-        nombre: 'x',
-        fecha: '2024-01-01',
-        pais_origen: null,
-        creado: new Date().toISOString(),
-      };
+      const batch = newBatch('ausente');
       const file = {
         lines: 1,
         extraColumns: [],
@@ -332,15 +335,7 @@ for (const kind of await storeKinds()) {
       for (const piece of pieces) assert.equal(piece.at(-1), '\n');
       assert.equal(pieces.join(''), readFileSync(path, 'utf8'));
       const tables = new LotesTables(openWorkDb(server.config));
-      const batch = {
-        id: crypto.randomUUID(),
-        usuario: 'lineas',
-        cuenta: 'cuenta-lineas',
-        nombre: 'x',
-        fecha: '2024-01-01',
-        pais_origen: null,
-        creado: new Date().toISOString(),
-      };
+      const batch = newBatch('lineas');
       const file = { lines: raw.length, extraColumns: ['peso', 'nota'], stored: () => linePieces(path) };
       assert.equal(await tables.create(batch, 3, file), 'stored');
       assert.deepEqual(await tables.nextLines(batch.id, 0, 100), raw);

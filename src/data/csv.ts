@@ -36,23 +36,24 @@ function csvLine(values: Values): string {
 export async function* csvBatches(rs: RecordSet, rows: AsyncIterable<Values> | Iterable<Values>, counted?: (rows: number) => void): AsyncGenerator<string> {
   let batch = csvLine(rs.fields.map((f) => f.name));
   let count = 0;
+  /** Adds a row; the batch when it is full (then begun again), else undefined. */
+  const add = (row: Values): string | undefined => {
+    batch += csvLine(row);
+    count++;
+    if (batch.length < BATCH_CHARS) return undefined;
+    const full = batch;
+    batch = '';
+    return full;
+  };
   if (Symbol.iterator in rows) {
     for (const row of rows) {
-      batch += csvLine(row);
-      count++;
-      if (batch.length >= BATCH_CHARS) {
-        yield batch;
-        batch = '';
-      }
+      const full = add(row);
+      if (full !== undefined) yield full;
     }
   } else {
     for await (const row of rows) {
-      batch += csvLine(row);
-      count++;
-      if (batch.length >= BATCH_CHARS) {
-        yield batch;
-        batch = '';
-      }
+      const full = add(row);
+      if (full !== undefined) yield full;
     }
   }
   yield batch;
