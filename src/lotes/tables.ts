@@ -7,7 +7,7 @@
 import type { LegacyOwner } from '../store/accounts.js';
 import { accountOf, accountOpen, accountsDdl, closeAccount, closedFor } from '../store/accounts.js';
 import type { WorkDb, WorkStatements } from '../store/work.js';
-import { deadHolder } from '../store/work.js';
+import { binder, deadHolder } from '../store/work.js';
 import type { RawLine } from './columns.js';
 import { insertLines } from './stored-lines.js';
 
@@ -56,9 +56,11 @@ function ddl(db: WorkDb): string[] {
       lineas ${bigint} NOT NULL, procesadas ${bigint} NOT NULL DEFAULT 0, revisar ${bigint} NOT NULL DEFAULT 0,
       errores ${bigint} NOT NULL DEFAULT 0, fecha ${text} NOT NULL, pais_origen ${text}, version ${text},
       creado ${text} NOT NULL, iniciado ${text}, terminado ${text}, hecho_hasta ${bigint} NOT NULL DEFAULT 0,
-      columnas_extra ${text} NOT NULL, orden ${bigint} NOT NULL, dueno ${text}, lease_hasta ${bigint}, cuenta ${text})`,
+      columnas_extra ${text} NOT NULL, orden ${bigint} NOT NULL, dueno ${text}, lease_hasta ${bigint}, cuenta ${text},
+      intentos ${bigint} NOT NULL DEFAULT 0)`,
     // Batches stored before accounts existed are handed to theirs by claimLegacy.
     `ALTER TABLE lotes ${addColumn} cuenta ${text}`,
+    `ALTER TABLE lotes ${addColumn} intentos ${bigint} NOT NULL DEFAULT 0`,
     'CREATE INDEX IF NOT EXISTS lotes_usuario ON lotes (usuario, orden)',
     'CREATE INDEX IF NOT EXISTS lotes_cuenta ON lotes (cuenta, orden)',
     accountsDdl(db.types),
@@ -73,6 +75,16 @@ function ddl(db: WorkDb): string[] {
 
 const COLUMNS =
   'id, usuario, cuenta, nombre, estado, lineas, procesadas, revisar, errores, fecha, pais_origen, version, creado, iniciado, terminado, hecho_hasta, columnas_extra';
+
+/**
+ * How many takes in a row may end without a slice committed before the batch is failed (`fallido`, the
+ * lines worked so far kept): a slice that always kills its holder (a thread out of memory, a process
+ * killed by the system) or always fails would otherwise be taken again after every lease, without end.
+ * `lotes.intentos` counts them: each take adds one; a commit sets it to 1 when its holder goes on to
+ * the next slice (that take now counts for it), to 0 when the batch is given back or finished. A
+ * kill -9, or a lease lost under load, costs one take; three in a row are not chance.
+ */
+export const MAX_TAKES = 3;
 
 /** Rows inserted per statement: far under both databases' limits on bound values. */
 const ROWS_PER_INSERT = 200;
@@ -229,23 +241,30 @@ export class LotesTables {
     await this.ready();
     const p = (i: number): string => this.p(i);
     return this.db.transaction(async (tx) => {
-      const [row] = await tx.all<Record<string, unknown>>(
-        `SELECT ${COLUMNS} FROM lotes WHERE estado IN ('en_cola', 'procesando') AND (lease_hasta IS NULL OR lease_hasta < ${p(1)}) ` +
-          `AND cuenta IS NOT NULL AND ${accountOpen('lotes.cuenta')} ` +
-          `ORDER BY COALESCE((SELECT t.turno FROM lotes_turnos AS t WHERE t.cuenta = lotes.cuenta), 0), orden LIMIT 1${tx.lockRows}`,
-        [nowMs],
-      );
-      if (!row) return undefined;
-      const taken = lote(row);
-      await tx.run(
-        `UPDATE lotes SET estado = 'procesando', dueno = ${p(1)}, lease_hasta = ${p(2)}, iniciado = COALESCE(iniciado, ${p(3)}) WHERE id = ${p(4)}`,
-        [owner, until, now, taken.id],
-      );
-      await tx.run(`INSERT INTO lotes_turnos (cuenta, turno) VALUES (${p(1)}, ${p(2)}) ON CONFLICT (cuenta) DO UPDATE SET turno = excluded.turno`, [
-        taken.cuenta,
-        nowMs,
-      ]);
-      return { ...taken, estado: 'procesando', iniciado: taken.iniciado ?? now };
+      for (;;) {
+        const [row] = await tx.all<Record<string, unknown>>(
+          `SELECT ${COLUMNS}, intentos FROM lotes WHERE estado IN ('en_cola', 'procesando') AND (lease_hasta IS NULL OR lease_hasta < ${p(1)}) ` +
+            `AND cuenta IS NOT NULL AND ${accountOpen('lotes.cuenta')} ` +
+            `ORDER BY COALESCE((SELECT t.turno FROM lotes_turnos AS t WHERE t.cuenta = lotes.cuenta), 0), orden LIMIT 1${tx.lockRows}`,
+          [nowMs],
+        );
+        if (!row) return undefined;
+        const { intentos, ...columns } = row;
+        const taken = lote(columns);
+        if (Number(intentos) >= MAX_TAKES) {
+          await tx.run(`UPDATE lotes SET estado = 'fallido', terminado = ${p(1)}, dueno = NULL, lease_hasta = NULL WHERE id = ${p(2)}`, [now, taken.id]);
+          continue;
+        }
+        await tx.run(
+          `UPDATE lotes SET estado = 'procesando', dueno = ${p(1)}, lease_hasta = ${p(2)}, iniciado = COALESCE(iniciado, ${p(3)}), intentos = intentos + 1 WHERE id = ${p(4)}`,
+          [owner, until, now, taken.id],
+        );
+        await tx.run(`INSERT INTO lotes_turnos (cuenta, turno) VALUES (${p(1)}, ${p(2)}) ON CONFLICT (cuenta) DO UPDATE SET turno = excluded.turno`, [
+          taken.cuenta,
+          nowMs,
+        ]);
+        return { ...taken, estado: 'procesando', iniciado: taken.iniciado ?? now };
+      }
     });
   }
 
@@ -318,6 +337,8 @@ export class LotesTables {
         const b = binder(tx);
         const sets = [
           `procesadas = procesadas + ${b(results.length)}`,
+          // The holder that keeps the batch goes on to the next slice: its take counts for that one.
+          `intentos = ${finished === null && !release ? 1 : 0}`,
           `revisar = revisar + ${b(results.filter((r) => r.revisar).length)}`,
           `errores = errores + ${b(results.filter((r) => r.error).length)}`,
           ...(last === undefined ? [] : [`hecho_hasta = ${b(last)}`]),
@@ -466,16 +487,6 @@ class LeaseLost extends Error {
   constructor() {
     super('the batch is no longer this worker’s');
   }
-}
-
-/** Placeholders in the order their values are bound (SQLite's `?` are positional). */
-function binder(db: WorkStatements): ((value: unknown) => string) & { values: unknown[] } {
-  const values: unknown[] = [];
-  const bind = (value: unknown): string => {
-    values.push(value);
-    return db.dialect.placeholder(values.length);
-  };
-  return Object.assign(bind, { values });
 }
 
 let lastOrder = 0;

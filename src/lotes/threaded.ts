@@ -4,7 +4,8 @@
  * description (lines without one, by their fraction), so that a description is always searched by the
  * same thread and found in that thread's memo the next time the catalogue names it: a repeat is answered
  * once whichever thread holds it. A thread is started when first needed and again after it dies (the
- * slice it held fails, and is worked again after the lease).
+ * slice it held fails, and is worked again after the lease; a batch whose slice fails MAX_TAKES times
+ * in a row is failed: src/lotes/tables.ts).
  */
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';

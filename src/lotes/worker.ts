@@ -17,6 +17,7 @@ import type { LoteParameters } from './answer.js';
 import type { RawLine } from './columns.js';
 import type { LegacyOwner } from '../store/accounts.js';
 import type { Lote, LotesTables, SliceResult } from './tables.js';
+import { MAX_TAKES } from './tables.js';
 
 /** How often a copy with nothing to do looks for a batch (one sent to this copy wakes it at once). */
 const POLL_MS = 1000;
@@ -102,7 +103,8 @@ export class LotesWorker {
         batch = await this.take();
         if (batch !== undefined) await this.work(batch);
       } catch (error) {
-        this.options.log.error({ err: error, lote: batch?.id }, 'batch work failed; retried after its lease');
+        // Taken again once its lease runs out; after MAX_TAKES takes without a slice committed, failed (LotesTables.take).
+        this.options.log.error({ err: error, lote: batch?.id }, `batch work failed; retried after its lease, failed after ${MAX_TAKES} takes without progress`);
       }
       if (batch === undefined && !this.stopped) await this.pause();
     }

@@ -79,6 +79,16 @@ export function deadHolder(holder: string): boolean {
   }
 }
 
+/** Placeholders in the order their values are bound (SQLite's `?` are positional). */
+export function binder(db: WorkStatements): ((value: unknown) => string) & { values: unknown[] } {
+  const values: unknown[] = [];
+  const bind = (value: unknown): string => {
+    values.push(value);
+    return db.dialect.placeholder(values.length);
+  };
+  return Object.assign(bind, { values });
+}
+
 /** Where the SQLite working file of the main file is. */
 export function workFilePath(mainPath: string): string {
   return mainPath.replace(/(\.sqlite3?|\.db)?$/i, '.trabajo.sqlite');
