@@ -272,7 +272,8 @@ if (kinds.includes('postgres')) {
       defer(t, () => pool.end());
       const reads: string[] = [];
       const text = new PostgresFullText(async <T extends pg.QueryResultRow>(sql: string, values?: readonly unknown[]) => {
-        if (sql.includes('"buscar_terminos"') || sql.includes('"TERMINOS" FROM "buscar"')) reads.push(sql);
+        // The vocabulary's terms, and the posting lists the load stored (buscar/postings.ts).
+        if (sql.includes('"buscar_terminos"') || sql.includes('FROM "buscar_indice"')) reads.push(sql);
         return (await pool.query<T>(sql, values as unknown[])).rows;
       });
       const query = (q: string): FullTextQuery => ({ text: q, code: null, skip: 0, limit: 5 });

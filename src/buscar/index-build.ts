@@ -11,6 +11,7 @@ import type { EvidenceRow, RangeRow } from './evidence.js';
 import { evidenceOf, rangeRowsOf } from './evidence.js';
 import type { PhraseRow } from './phrases.js';
 import { phrasesOf } from './phrases.js';
+import { POSTINGS_TABLE } from './postings.js';
 import type { Reference } from './references.js';
 import { readReferences } from './references.js';
 
@@ -35,7 +36,16 @@ export interface SearchIndex {
   readonly ranges: RangeRow[];
 }
 
-export const SEARCH_TABLES = ['buscar', 'buscar_terminos', 'buscar_palabras', 'buscar_sinonimos', 'buscar_frases', 'buscar_partidas', 'buscar_rangos'] as const;
+export const SEARCH_TABLES = [
+  'buscar',
+  'buscar_terminos',
+  'buscar_palabras',
+  'buscar_sinonimos',
+  'buscar_frases',
+  'buscar_partidas',
+  'buscar_rangos',
+  POSTINGS_TABLE,
+] as const;
 
 export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<EnglishRow>, references: readonly Reference[]): SearchIndex {
   const englishByCode = englishIndex(english);

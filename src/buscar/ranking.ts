@@ -24,6 +24,8 @@ import {
 } from './plan.js';
 import { LINE_TERMS, constructionReading, materialReading, stateReading } from './materials.js';
 import { lowerBound } from './phrases.js';
+import type { StoredPostings } from './postings.js';
+import { buildPostings, readPostings, storedPostings } from './postings.js';
 
 /**
  * The search references count most (they are curated: "llanta" means a tyre to a broker, though the
@@ -72,6 +74,8 @@ export interface RankedCode {
 
 const EMPTY = new Int32Array(0);
 
+const isStored = (source: object): source is StoredPostings => typeof (source as Partial<StoredPostings>).CODIGOS === 'string';
+
 /** What a line's materials add, by how they read against the description's (materials.ts). */
 const MATERIAL_SCORE = { agrees: MATERIAL_AGREEMENT, contradicts: -MATERIAL_CONTRADICTION, unstated: -MATERIAL_UNSTATED, none: 0 } as const;
 
@@ -82,10 +86,10 @@ const MATERIAL_SCORE = { agrees: MATERIAL_AGREEMENT, contradicts: -MATERIAL_CONT
  */
 export class PostingIndex {
   /** The documents' codes, in byte order: a document is its position here. */
-  private readonly codes: string[];
+  private readonly codes: readonly string[];
   /** The tagged terms, sorted, and their documents (ascending positions), side by side. */
-  private readonly terms: string[];
-  private readonly lists: Int32Array[];
+  private readonly terms: readonly string[];
+  private readonly lists: readonly Int32Array[];
   private readonly byTerm = new Map<string, number>();
   /** 1 for the lines of chapters 98 and 99, which words never find (analysis.ts). */
   private readonly special: Uint8Array;
@@ -93,21 +97,13 @@ export class PostingIndex {
   private readonly materials: Uint32Array;
   private scratch: { score: Float64Array; candidate: Uint8Array; claimed: Int32Array; own: Uint32Array } | undefined;
 
-  constructor(rows: Iterable<{ CODIGO: string; TERMINOS: string | null }>) {
-    const sorted = [...rows].sort((a, b) => (a.CODIGO < b.CODIGO ? -1 : a.CODIGO > b.CODIGO ? 1 : 0));
-    this.codes = sorted.map((r) => r.CODIGO);
+  /** Built from the documents' tagged terms, or read as a load stored them (postings.ts). */
+  constructor(source: Iterable<{ CODIGO: string; TERMINOS: string | null }> | StoredPostings) {
+    const { codes, terms, lists } = isStored(source) ? readPostings(source) : buildPostings(source);
+    this.codes = codes;
+    this.terms = terms;
+    this.lists = lists;
     this.special = Uint8Array.from(this.codes, (c) => (isSpecialTreatment(c) ? 1 : 0));
-    const building = new Map<string, number[]>();
-    for (const [doc, row] of sorted.entries()) {
-      for (const term of (row.TERMINOS ?? '').split(' ')) {
-        if (term === '') continue;
-        const list = building.get(term);
-        if (list === undefined) building.set(term, [doc]);
-        else if (list[list.length - 1] !== doc) list.push(doc);
-      }
-    }
-    this.terms = [...building.keys()].sort();
-    this.lists = this.terms.map((t) => Int32Array.from(building.get(t)!));
     for (const [i, t] of this.terms.entries()) this.byTerm.set(t, i);
     // What the goods are made of, as their own texts say it (not a reference's words, a purpose or English).
     this.materials = new Uint32Array(this.codes.length);
@@ -119,6 +115,11 @@ export class PostingIndex {
 
   get size(): number {
     return this.codes.length;
+  }
+
+  /** The posting lists as a load stores them (the table buscar_indice). */
+  stored(): StoredPostings {
+    return storedPostings({ codes: this.codes, terms: this.terms, lists: this.lists });
   }
 
   /** Each list of the documents holding the term (`prefix`: any term starting with it). */

@@ -10,6 +10,8 @@ import type { PoolClient, QueryResultRow } from 'pg';
 import type { EnglishRow, LineRow } from '../buscar/documents.js';
 import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../buscar/documents.js';
 import { SEARCH_TABLES, buildSearchIndex, shippedReferences } from '../buscar/index-build.js';
+import type { StoredPostings } from '../buscar/postings.js';
+import { POSTINGS_TABLE, postingsColumns } from '../buscar/postings.js';
 import type { EvidenceRow, RangeRow } from '../buscar/evidence.js';
 import type { PhraseRow } from '../buscar/phrases.js';
 import { PostingIndex, planReading } from '../buscar/ranking.js';
@@ -65,6 +67,14 @@ export async function buildPostgresFullText(client: PoolClient, references: read
   await insertAll(client, 'buscar_frases', ['FRASE', 'LINEAS', 'IDIOMA'], ['text', 'int', 'text'], index.phrases);
   await insertAll(client, 'buscar_partidas', ['TERMINO', 'ES', 'EN', 'IDIOMA'], ['text', 'text', 'text', 'text'], index.evidence);
   await insertAll(client, 'buscar_rangos', ['CODIGO', 'RANGOS'], ['text', 'text'], index.ranges);
+  await client.query(`CREATE TABLE "${POSTINGS_TABLE}" (${postingsColumns('TEXT', 'BYTEA')})`);
+  const postings = new PostingIndex(index.documents).stored();
+  await client.query(`INSERT INTO "${POSTINGS_TABLE}" ("CODIGOS", "TERMINOS", "LARGOS", "DOCUMENTOS") VALUES ($1, $2, $3, $4)`, [
+    postings.CODIGOS,
+    postings.TERMINOS,
+    postings.LARGOS,
+    postings.DOCUMENTOS,
+  ]);
   await client.query(`ANALYZE ${SEARCH_TABLES.map((t) => `"${t}"`).join(', ')}`);
 }
 
@@ -162,7 +172,12 @@ export class PostgresFullText {
         p ? this.query<EvidenceRow & QueryResultRow>('SELECT "TERMINO", "ES", "EN", "IDIOMA" FROM "buscar_partidas"') : [],
       ),
       present('buscar_rangos').then((p) => (p ? this.query<RangeRow & QueryResultRow>('SELECT "CODIGO", "RANGOS" FROM "buscar_rangos"') : [])),
-      this.query<{ CODIGO: string; TERMINOS: string | null }>('SELECT "CODIGO", "TERMINOS" FROM "buscar"'),
+      // As the load stored them; a dataset loaded before it stored them builds them from the search table.
+      present(POSTINGS_TABLE).then(async (p) =>
+        p
+          ? (await this.query<StoredPostings & QueryResultRow>(`SELECT "CODIGOS", "TERMINOS", "LARGOS", "DOCUMENTOS" FROM "${POSTINGS_TABLE}"`))[0]!
+          : this.query<{ CODIGO: string; TERMINOS: string | null }>('SELECT "CODIGO", "TERMINOS" FROM "buscar"'),
+      ),
     ]);
     const index = new PostingIndex(postings);
     const forSuggestions: SuggestionRows = {};

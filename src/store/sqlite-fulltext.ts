@@ -12,6 +12,8 @@ import { ENGLISH_SQL, LINES_SQL, SEARCH_COLUMNS } from '../buscar/documents.js';
 import { buildSearchIndex, shippedReferences } from '../buscar/index-build.js';
 import type { EvidenceRow, RangeRow } from '../buscar/evidence.js';
 import type { PhraseRow } from '../buscar/phrases.js';
+import type { StoredPostings } from '../buscar/postings.js';
+import { POSTINGS_TABLE, postingsColumns } from '../buscar/postings.js';
 import { PostingIndex, planReading } from '../buscar/ranking.js';
 import type { Reference } from '../buscar/references.js';
 import type { Suggestion } from '../buscar/vocabulary.js';
@@ -50,6 +52,8 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
   insert('buscar_frases', ['FRASE', 'LINEAS', 'IDIOMA'], index.phrases);
   insert('buscar_partidas', ['TERMINO', 'ES', 'EN', 'IDIOMA'], index.evidence);
   insert('buscar_rangos', ['CODIGO', 'RANGOS'], index.ranges);
+  db.exec(`CREATE TABLE "${POSTINGS_TABLE}" (${postingsColumns('TEXT', 'BLOB')})`);
+  insert(POSTINGS_TABLE, ['CODIGOS', 'TERMINOS', 'LARGOS', 'DOCUMENTOS'], [new PostingIndex(index.documents).stored()]);
   db.exec(`CREATE VIRTUAL TABLE "buscar_fts" USING fts5("TERMINOS", content = 'buscar', tokenize = 'unicode61', prefix = '3 4 5 6 7')`);
   db.exec(`INSERT INTO "buscar_fts" ("buscar_fts") VALUES ('rebuild')`);
 }
@@ -127,11 +131,14 @@ export class SqliteFullText {
     return shared.vocabulary;
   }
 
-  /** Read with the vocabulary's first use: the documents' tagged terms as posting lists. */
+  /** Read with the vocabulary's first use: the documents' tagged terms as posting lists (buscar/postings.ts). */
   get index(): PostingIndex {
     const shared = this.structures();
     shared.index ??= new PostingIndex(
-      shared.db.prepare('SELECT "CODIGO", "TERMINOS" FROM "buscar"').iterate() as Iterable<{ CODIGO: string; TERMINOS: string | null }>,
+      // As the load stored them; a file written before it stored them builds them from the search table.
+      has(shared.db, POSTINGS_TABLE)
+        ? (shared.db.prepare(`SELECT "CODIGOS", "TERMINOS", "LARGOS", "DOCUMENTOS" FROM "${POSTINGS_TABLE}"`).get() as StoredPostings)
+        : (shared.db.prepare('SELECT "CODIGO", "TERMINOS" FROM "buscar"').iterate() as Iterable<{ CODIGO: string; TERMINOS: string | null }>),
     );
     return shared.index;
   }
