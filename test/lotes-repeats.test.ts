@@ -14,7 +14,7 @@ import type { Resultado } from '../src/lotes/answer.js';
 import type { RawLine } from '../src/lotes/columns.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { openStore } from '../src/store/drivers.js';
-import { ASK_EVERY_MS, waitFor } from './lifetime.js';
+import { endedOn } from './batch-end.js';
 import { storeKinds } from './stores.js';
 import { database, fillDemo } from './databases.js';
 import { TEST_SECRET, serve } from './servers.js';
@@ -88,17 +88,7 @@ describe('repeated lines are answered once, each as if alone', async () => {
       });
       assert.equal(sent.status, 202, await sent.clone().text());
       const { id } = (await sent.json()) as { id: string };
-      let fecha = '';
-      await waitFor(
-        `batch ${id} finished`,
-        async () => {
-          const state = (await server.json<{ estado: string; fecha: string }>(`/api/v1/lotes/${id}`)).body;
-          fecha = state.fecha;
-          return state.estado === 'terminado';
-        },
-        600_000,
-        ASK_EVERY_MS,
-      );
+      const { fecha } = await endedOn<{ estado: string; fecha: string }>(server, id, 600_000);
       const ndjson = await (await fetch(`${server.base}/api/v1/lotes/${id}/resultados?formato=ndjson`, { headers })).text();
       const results = ndjson
         .trimEnd()

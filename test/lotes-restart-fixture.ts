@@ -13,6 +13,7 @@ import { TEST_PASSWORD, tokenFor } from './clients.js';
 import { database, fillDemo } from './databases.js';
 import type { Listening } from './process.js';
 import { ASK_EVERY_MS } from './lifetime.js';
+import { ended } from './batch-end.js';
 import { runService, waitFor } from './process.js';
 import { addUser, testConfig } from './servers.js';
 
@@ -41,22 +42,13 @@ export function catalogue(): string {
 
 /** Waits for the batch to end on `base`, then reads every line it answered (NDJSON): their numbers in order. */
 export async function finished(base: string, id: string, headers: Record<string, string>, what: string): Promise<{ lote: Lote; lines: number[] }> {
-  let lote: Lote | undefined;
-  await waitFor(
-    what,
-    async () => {
-      lote = (await (await fetch(`${base}/api/v1/lotes/${id}`, { headers })).json()) as Lote;
-      return lote.estado === 'terminado';
-    },
-    600_000,
-    ASK_EVERY_MS,
-  );
+  const lote = await ended(what, async () => (await (await fetch(`${base}/api/v1/lotes/${id}`, { headers })).json()) as Lote, 600_000);
   const ndjson = await (await fetch(`${base}/api/v1/lotes/${id}/resultados?formato=ndjson`, { headers })).text();
   const lines = ndjson
     .trimEnd()
     .split('\n')
     .map((l) => (JSON.parse(l) as { linea: number }).linea);
-  return { lote: lote!, lines };
+  return { lote, lines };
 }
 
 /** The line numbers of the catalogue's lines (the header is line 1). */

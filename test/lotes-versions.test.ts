@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Running } from './servers.js';
-import { ASK_EVERY_MS, tempDir, waitFor } from './lifetime.js';
+import { tempDir } from './lifetime.js';
+import { endedOn } from './batch-end.js';
 import { copyOfBuiltDemo } from './databases.js';
 import { startServer } from './servers.js';
 
@@ -38,7 +39,18 @@ describe('a batch on each version of the demo answers as the single calls', () =
     tmp.remove();
   });
 
-  async function batch(fecha: string): Promise<Map<string, Resultado>> {
+  /** The batch of LINES on `fecha`: sent once for the tests that read it on the same date. */
+  const batches = new Map<string, Promise<Map<string, Resultado>>>();
+  function batch(fecha: string): Promise<Map<string, Resultado>> {
+    let answered = batches.get(fecha);
+    if (answered === undefined) {
+      answered = sent(fecha);
+      batches.set(fecha, answered);
+    }
+    return answered;
+  }
+
+  async function sent(fecha: string): Promise<Map<string, Resultado>> {
     const response = await fetch(`${server.base}/api/v1/lotes?fecha=${fecha}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${server.token}`, 'content-type': 'text/csv' },
@@ -46,12 +58,7 @@ describe('a batch on each version of the demo answers as the single calls', () =
     });
     assert.equal(response.status, 202, await response.clone().text());
     const { id } = (await response.json()) as { id: string };
-    await waitFor(
-      `batch ${id} finished`,
-      async () => (await server.json<{ estado: string }>(`/api/v1/lotes/${id}`)).body.estado === 'terminado',
-      120_000,
-      ASK_EVERY_MS,
-    );
+    await endedOn(server, id, 120_000);
     const page = await server.json<Page<Resultado>>(`/api/v1/lotes/${id}/resultados?limit=1000`);
     return new Map(page.body.items.map((r) => [r.referencia, r]));
   }
