@@ -4,16 +4,23 @@
  * and says why. Each page records its console errors and uncaught exceptions, and axe-core (from
  * node_modules) is run inside it on demand.
  *
- * Every page a test opens is a new tab of one browser context per browser (newPage): a tab has its
- * own sessionStorage, the only storage the page uses (no cookie, localStorage or IndexedDB), so to the
- * page it is a new browser. A context per page cost Chromium about a second of CPU more for each
- * (its own renderer and network state, and every module fetched and compiled again with no cache).
+ * One Chromium serves every test file of a process (openBrowser): npm test's worker processes run
+ * many files one after another, and a launch cost about 2.7 s of CPU per file (launch, first tab,
+ * close); the worker closes it when it ends (tools/test-process.ts), and a file run alone closes it
+ * when done. Each file that uses it has a browser context of its own, closed with every tab left
+ * open when the file releases the browser: nothing a file opened outlives it.
+ *
+ * Every page a test opens is a new tab of that context (newPage): a tab has its own sessionStorage,
+ * the only storage the page uses (no cookie, localStorage or IndexedDB), so to the page it is a new
+ * browser. A context per page cost Chromium about a second of CPU more for each (its own renderer
+ * and network state, and every module fetched and compiled again with no cache).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { TOKEN_KEY, sessionRecord } from '../src/consulta/api.js';
+import { closeAtEnd, keepsAcrossFiles } from '../tools/test-process.js';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
 
@@ -35,8 +42,52 @@ export function browserMissing(): string | null {
   return `Chromium is not installed at ${CHROMIUM} (Debian package chromium, or set CHROMIUM_PATH)`;
 }
 
+/** A Chromium of its own (the README's screenshots); the tests share one: openBrowser. */
 export function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/** The process's Chromium, once launched; and how many suites hold it now (openBrowser, releaseBrowser). */
+let shared: Promise<Browser> | undefined;
+let holders = 0;
+
+/**
+ * The process's one Chromium, launched on first use (again if it has gone away); each call is paired
+ * with a releaseBrowser() when the suite is done with it (its `after`).
+ */
+export function openBrowser(): Promise<Browser> {
+  holders++;
+  if (shared === undefined) {
+    const launching = launch();
+    shared = launching;
+    const kept = keepsAcrossFiles() ? closeAtEnd(() => closeShared(launching)) : undefined;
+    const forget = (): void => {
+      if (shared === launching) shared = undefined;
+      kept?.forget();
+    };
+    launching.then((browser) => browser.on('disconnected', forget), forget);
+  }
+  return shared;
+}
+
+async function closeShared(browser: Promise<Browser>): Promise<void> {
+  await (await browser.catch(() => undefined))?.close();
+}
+
+/**
+ * The suite is done with the browser: once no suite holds it, the tabs and the context the file
+ * used are closed; and the browser too, unless this process runs more test files (a worker of npm
+ * test, which closes it when it ends).
+ */
+export async function releaseBrowser(): Promise<void> {
+  if (holders === 0) throw new Error('releaseBrowser() without openBrowser()');
+  if (--holders > 0 || shared === undefined) return;
+  const browser = await shared.catch(() => undefined);
+  if (browser === undefined) return;
+  const context = contexts.get(browser);
+  contexts.delete(browser);
+  if (!keepsAcrossFiles()) await closeShared(shared);
+  else await (await context)?.close();
 }
 
 export interface Watched {
@@ -48,7 +99,7 @@ export interface Watched {
 
 const contexts = new WeakMap<Browser, Promise<BrowserContext>>();
 
-/** The browser's one context, made on first use; closed with the browser. */
+/** The browser's one context for the file that uses it, made on first use; closed when the file releases the browser. */
 function sharedContext(browser: Browser): Promise<BrowserContext> {
   let context = contexts.get(browser);
   if (context === undefined) {

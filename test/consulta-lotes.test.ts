@@ -12,7 +12,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import type { Browser, Page } from 'playwright-core';
 import type { Watched } from './browser.js';
-import { axeViolations, browserMissing, launch, newPage, signIn } from './browser.js';
+import { axeViolations, browserMissing, newPage, openBrowser, releaseBrowser, signIn } from './browser.js';
 import type { TestDatabase } from './databases.js';
 import type { Running } from './servers.js';
 import { createTestDatabase, fillDemo } from './databases.js';
@@ -80,11 +80,11 @@ async function saved(page: Page, button: string): Promise<{ name: string; bytes:
   return { name: download.suggestedFilename(), bytes: readFileSync(path) };
 }
 
-/** One Chromium for the file's two services, launched by the first suite that runs (its pages are new tabs: browser.ts newPage). */
+/** The browser for the file's two services, taken by the first suite that runs, released when the file ends (its pages are new tabs: browser.ts newPage). */
 let launched: Promise<Browser> | undefined;
-const theBrowser = (): Promise<Browser> => (launched ??= launch());
+const theBrowser = (): Promise<Browser> => (launched ??= openBrowser());
 after(async () => {
-  await (await launched)?.close();
+  if (launched !== undefined) await releaseBrowser();
 });
 
 describe('the batches page in a real browser', { skip: missing ?? false }, () => {

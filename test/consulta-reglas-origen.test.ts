@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserMissing, launch, newPage, seriousViolations, signIn } from './browser.js';
+import { browserMissing, newPage, openBrowser, releaseBrowser, seriousViolations, signIn } from './browser.js';
 import type { Running } from './servers.js';
 import { serveFixture } from './servers.js';
 import { fillReglasOrigen } from './reglas-origen-fixture.js';
@@ -23,9 +23,9 @@ describe('consulta: reglas de origen', { skip: missing ?? false }, () => {
   let browser: Browser;
   serveFixture('sqlite', { MAX_EVENT_LOOP_DELAY_MS: '0' }, (running) => (server = running), fillReglasOrigen);
   before(async () => {
-    browser = await launch();
+    browser = await openBrowser();
   });
-  after(() => browser?.close());
+  after(releaseBrowser);
 
   for (const size of SIZES) {
     test(`at ${size.width} px: the rules as published and as read, an evaluation in Spanish, nothing too wide, axe clean`, async () => {

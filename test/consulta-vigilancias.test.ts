@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { recordSets } from '../src/record-sets/index.js';
 import type { Watched } from './browser.js';
-import { browserMissing, launch, newPage, seriousViolations, signIn } from './browser.js';
+import { browserMissing, newPage, openBrowser, releaseBrowser, seriousViolations, signIn } from './browser.js';
 import type { Running } from './servers.js';
 import { waitFor } from './lifetime.js';
 import { serveFixture } from './servers.js';
@@ -73,11 +73,11 @@ describe('the watch lists page in a real browser', { skip: missing ?? false }, (
     (running) => (server = running),
   );
   before(async () => {
-    browser = await launch();
+    browser = await openBrowser();
     receiver = await startReceiver();
   });
   after(async () => {
-    await browser?.close();
+    await releaseBrowser();
     await receiver?.close();
   });
 

@@ -4,7 +4,9 @@
  * answers none. A process thus loads the service's modules (Fastify, its plugins, the search's stemmer,
  * TypeBox's compiled schemas: about 1.3 s of CPU) once for many files instead of once per file.
  *
- * It ends, and the parent starts another, once its heap is large (RETIRE_AT_BYTES).
+ * It ends, and the parent starts another, once its heap is large (RETIRE_AT_BYTES). What files keep
+ * for the files after them (tools/test-process.ts: one Chromium for all the page's tests) is closed
+ * when it ends.
  *
  * Node's test runner reports as usual (the `spec` reporter on stdout); each file's tests sit under one
  * suite named by the file, and a file's top-level `before`/`after` hooks are that suite's.
@@ -12,6 +14,7 @@
 import { resolve } from 'node:path';
 import { describe } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { closeKept, runsManyFiles } from './test-process.js';
 
 /** What the parent sends: the next file to run (relative to the project's root), or null when there is none. */
 export interface NextFile {
@@ -40,6 +43,7 @@ const RETIRE_AT_BYTES = 384 * 2 ** 20;
 /** A file whose tests have not ended after this long fails, and the worker goes on with the next (a hang is a failure, not a wait). */
 const FILE_TIMEOUT_MS = 15 * 60 * 1000;
 
+runsManyFiles();
 for (let file = await next(); file !== null;) {
   const started = process.hrtime.bigint();
   const url = pathToFileURL(resolve(file)).href;
@@ -50,4 +54,6 @@ for (let file = await next(); file !== null;) {
   process.send({ done: file, seconds: Number(process.hrtime.bigint() - started) / 1e9, retiring } satisfies WorkerMessage);
   file = retiring ? null : await next();
 }
+// What the files kept for each other (test/browser.ts's Chromium) would otherwise keep the process alive.
+await closeKept();
 process.disconnect();
