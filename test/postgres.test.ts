@@ -272,8 +272,8 @@ if (kinds.includes('postgres')) {
       defer(t, () => pool.end());
       const reads: string[] = [];
       const text = new PostgresFullText(async <T extends pg.QueryResultRow>(sql: string, values?: readonly unknown[]) => {
-        // The vocabulary's terms, and the posting lists the load stored (buscar/postings.ts).
-        if (sql.includes('"buscar_terminos"') || sql.includes('FROM "buscar_indice"')) reads.push(sql);
+        // The vocabulary's terms, and the posting lists the load stored (buscar/postings.ts: their row, then its documents in pieces).
+        if (sql.includes('"buscar_terminos"') || sql.includes('"CODIGOS"')) reads.push(sql);
         return (await pool.query<T>(sql, values as unknown[])).rows;
       });
       const query = (q: string): FullTextQuery => ({ text: q, code: null, skip: 0, limit: 5 });
