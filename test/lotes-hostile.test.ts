@@ -20,7 +20,7 @@ import { openWorkDb } from '../src/store/work.js';
 import type { TestDatabase } from './databases.js';
 import type { Running } from './servers.js';
 import { waitFor } from './lifetime.js';
-import { endedOn } from './batch-end.js';
+import { endedOn, newBatch } from './batch-end.js';
 import { storeKinds } from './stores.js';
 import { createTestDatabase } from './databases.js';
 import { startServer } from './servers.js';
@@ -57,17 +57,6 @@ async function refusal(response: Response): Promise<string> {
   assert.deepEqual(detail[0]!.loc, ['body']);
   return detail[0]!.msg;
 }
-
-/** A batch of one user's own account (`cuenta-<usuario>`), as the route stores it before its lines. */
-const newBatch = (usuario: string) => ({
-  id: crypto.randomUUID(),
-  usuario,
-  cuenta: `cuenta-${usuario}`,
-  nombre: 'x',
-  fecha: '2024-01-01',
-  pais_origen: null,
-  creado: new Date().toISOString(),
-});
 
 for (const kind of await storeKinds()) {
   describe(`hostile batch files (${kind})`, () => {

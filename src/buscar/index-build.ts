@@ -11,7 +11,8 @@ import type { EvidenceRow, RangeRow } from './evidence.js';
 import { evidenceOf, rangeRowsOf } from './evidence.js';
 import type { PhraseRow } from './phrases.js';
 import { phrasesOf } from './phrases.js';
-import { POSTINGS_TABLE } from './postings.js';
+import type { StoredPostings } from './postings.js';
+import { POSTINGS_TABLE, buildPostings, storedPostings } from './postings.js';
 import type { Reference } from './references.js';
 import { readReferences } from './references.js';
 
@@ -34,6 +35,8 @@ export interface SearchIndex {
   readonly evidence: EvidenceRow[];
   /** The ranges of quantities each line's texts state. */
   readonly ranges: RangeRow[];
+  /** The documents' posting lists, as the load stores them (postings.ts). */
+  readonly postings: StoredPostings;
 }
 
 export const SEARCH_TABLES = [
@@ -68,6 +71,7 @@ export function buildSearchIndex(lines: readonly LineRow[], english: Iterable<En
   const synonyms = references.filter((r) => r.expansion.length > 0).map((r) => ({ TERMINOS: r.terms.join(' '), EXPANSION: r.expansion.join(' ') }));
   return {
     documents,
+    postings: storedPostings(buildPostings(documents)),
     terms: [...df].map(([TERMINO, DF]) => ({ TERMINO, DF })),
     words: vocabularyOf(unique, references, stem),
     synonyms,

@@ -25,7 +25,7 @@ import {
 import { LINE_TERMS, constructionReading, materialReading, stateReading } from './materials.js';
 import { lowerBound } from './phrases.js';
 import type { StoredPostings } from './postings.js';
-import { buildPostings, readPostings, storedPostings } from './postings.js';
+import { buildPostings, readPostings } from './postings.js';
 
 /**
  * The search references count most (they are curated: "llanta" means a tyre to a broker, though the
@@ -115,11 +115,6 @@ export class PostingIndex {
 
   get size(): number {
     return this.codes.length;
-  }
-
-  /** The posting lists as a load stores them (the table buscar_indice). */
-  stored(): StoredPostings {
-    return storedPostings({ codes: this.codes, terms: this.terms, lists: this.lists });
   }
 
   /** Each list of the documents holding the term (`prefix`: any term starting with it). */

@@ -252,7 +252,7 @@ export class LotesTables {
         const { intentos, ...columns } = row;
         const taken = lote(columns);
         if (Number(intentos) >= MAX_TAKES) {
-          await tx.run(`UPDATE lotes SET estado = 'fallido', terminado = ${p(1)}, dueno = NULL, lease_hasta = NULL WHERE id = ${p(2)}`, [now, taken.id]);
+          await failed(tx, taken.id, now);
           continue;
         }
         await tx.run(
@@ -384,14 +384,9 @@ export class LotesTables {
     return other !== undefined;
   }
 
-  /** A batch that cannot be worked (no version in force on its date). */
+  /** A batch that cannot be worked (no version in force on its date), while `owner` holds it. */
   async fail(id: string, owner: string, now: string): Promise<void> {
-    const p = (i: number): string => this.p(i);
-    await this.db.run(`UPDATE lotes SET estado = 'fallido', terminado = ${p(1)}, dueno = NULL, lease_hasta = NULL WHERE id = ${p(2)} AND dueno = ${p(3)}`, [
-      now,
-      id,
-      owner,
-    ]);
+    await failed(this.db, id, now, owner);
   }
 
   /** Results in file order: a page (keyset on the line number), only the lines to review when asked. */
@@ -475,6 +470,13 @@ export class LotesTables {
     }
     return old.length;
   }
+}
+
+/** Marks batch `id` failed (`fallido`) and ends its lease; only while `owner` holds it, when one is named. */
+async function failed(tx: WorkStatements, id: string, now: string, owner?: string): Promise<void> {
+  const b = binder(tx);
+  const held = owner === undefined ? '' : ` AND dueno = ${b(owner)}`;
+  await tx.run(`UPDATE lotes SET estado = 'fallido', terminado = ${b(now)}, dueno = NULL, lease_hasta = NULL WHERE id = ${b(id)}${held}`, b.values);
 }
 
 async function removeRows(tx: WorkStatements, id: string): Promise<void> {

@@ -70,12 +70,11 @@ export async function buildPostgresFullText(client: PoolClient, references: read
   await client.query(`CREATE TABLE "${POSTINGS_TABLE}" (${postingsColumns('TEXT', 'BYTEA')})`);
   // Kept uncompressed, so that a piece of the lists is read without decompressing them whole (readStoredPostings).
   await client.query(`ALTER TABLE "${POSTINGS_TABLE}" ALTER COLUMN "DOCUMENTOS" SET STORAGE EXTERNAL`);
-  const postings = new PostingIndex(index.documents).stored();
   await client.query(`INSERT INTO "${POSTINGS_TABLE}" ("CODIGOS", "TERMINOS", "LARGOS", "DOCUMENTOS") VALUES ($1, $2, $3, $4)`, [
-    postings.CODIGOS,
-    postings.TERMINOS,
-    postings.LARGOS,
-    postings.DOCUMENTOS,
+    index.postings.CODIGOS,
+    index.postings.TERMINOS,
+    index.postings.LARGOS,
+    index.postings.DOCUMENTOS,
   ]);
   await client.query(`ANALYZE ${SEARCH_TABLES.map((t) => `"${t}"`).join(', ')}`);
 }

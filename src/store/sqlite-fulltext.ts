@@ -53,7 +53,7 @@ export function buildSqliteFullText(db: Database.Database, references: readonly 
   insert('buscar_partidas', ['TERMINO', 'ES', 'EN', 'IDIOMA'], index.evidence);
   insert('buscar_rangos', ['CODIGO', 'RANGOS'], index.ranges);
   db.exec(`CREATE TABLE "${POSTINGS_TABLE}" (${postingsColumns('TEXT', 'BLOB')})`);
-  insert(POSTINGS_TABLE, ['CODIGOS', 'TERMINOS', 'LARGOS', 'DOCUMENTOS'], [new PostingIndex(index.documents).stored()]);
+  insert(POSTINGS_TABLE, ['CODIGOS', 'TERMINOS', 'LARGOS', 'DOCUMENTOS'], [index.postings]);
   db.exec(`CREATE VIRTUAL TABLE "buscar_fts" USING fts5("TERMINOS", content = 'buscar', tokenize = 'unicode61', prefix = '3 4 5 6 7')`);
   db.exec(`INSERT INTO "buscar_fts" ("buscar_fts") VALUES ('rebuild')`);
 }

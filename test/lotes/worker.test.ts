@@ -15,6 +15,7 @@ import type { SliceResult } from '../../src/lotes/tables.js';
 import { LotesWorker, SLICE_LINES } from '../../src/lotes/worker.js';
 import type { Store } from '../../src/store/store.js';
 import { openWorkDb } from '../../src/store/work.js';
+import { newBatch } from '../batch-end.js';
 import { database } from '../databases.js';
 import { defer, waitFor } from '../lifetime.js';
 import { testConfig } from '../servers.js';
@@ -24,9 +25,8 @@ const LINES = 2 * SLICE_LINES + 50;
 
 /** A batch of `LINES` lines, stored as the route stores one. */
 async function storedBatch(tables: LotesTables): Promise<string> {
-  const id = crypto.randomUUID();
   const lines = Array.from({ length: LINES }, (_, i) => `${i + 2}\t{"values":{"descripcion":"caballos ${i}"},"extra":{}}\n`);
-  const batch = { id, usuario: 'ana', cuenta: 'cuenta-ana', nombre: 'x', fecha: '2024-01-01', pais_origen: null, creado: new Date().toISOString() };
+  const batch = newBatch('ana');
   const file = {
     lines: LINES,
     extraColumns: [],
@@ -35,7 +35,7 @@ async function storedBatch(tables: LotesTables): Promise<string> {
     },
   };
   assert.equal(await tables.create(batch, 3, file), 'stored');
-  return id;
+  return batch.id;
 }
 
 /** A worker over `tables` whose slices are answered by `answer`; an hour passes between two looks at the clock. */
