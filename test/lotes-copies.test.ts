@@ -55,8 +55,12 @@ describe('lotes with two copies of the service (postgres)', { skip: !(await stor
     const killed = Date.now();
     assert.equal(await holder.exited, 'SIGKILL');
 
+    // The other copy takes the batch once the dead holder's lease has run out (some 20 s): watched in its
+    // log, which costs no request, before its state is asked over HTTP until the batch ends.
+    const takenBy = (copy: Listening) => copy.lines.find((l) => l.msg === 'batch taken' && l['lote'] === id);
+    await waitFor('the other copy to take the batch', () => takenBy(other) !== undefined, 600_000, 100);
     const done = await finished(other.base, id, headers, 'the batch finished by the other copy');
-    const taken = other.lines.find((l) => l.msg === 'batch taken' && l['lote'] === id);
+    const taken = takenBy(other);
     assert.ok(taken, 'the other copy took the batch');
     const tookAfter = Number(taken['time']) - killed;
     t.diagnostic(`taken over ${(tookAfter / 1000).toFixed(1)} s after the kill`);
