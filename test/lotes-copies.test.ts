@@ -23,7 +23,16 @@ describe('lotes with two copies of the service (postgres)', { skip: !(await stor
     // The default lease (20 s), not the restart tests' 4 s: the holder is alive here, and a slice on a
     // loaded machine must never outlast its lease (the other copy would take the batch from a live
     // holder; with 8 s it did, on a machine running three suites at once).
-    const env = { DATABASE_URL: db.url, PG_STATEMENT_TIMEOUT_MS: '120000', LOTES_LEASE_S: '20' };
+    // The service's own polls at their defaults (2 s, not the tests' 200 ms): nothing here waits on a
+    // version, a replaced store or a watch list, and the copies idle some 20 s waiting for the lease.
+    const env = {
+      DATABASE_URL: db.url,
+      PG_STATEMENT_TIMEOUT_MS: '120000',
+      LOTES_LEASE_S: '20',
+      DATASET_VERSIONS_CHECK_MS: '2000',
+      RELOAD_CHECK_MS: '2000',
+      VIGILANCIAS_CHECK_MS: '2000',
+    };
     // Started together, as a deployment's copies are (their schema work is serialised by an advisory lock).
     const copies = await Promise.all([started(t, env), started(t, env)]);
     const token = await tokenFor(copies[0].base, 'broker', TEST_PASSWORD);
