@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { database, fillDemo } from './databases.js';
-import { addUser, testConfig } from './servers.js';
+import { testConfig } from './service-env.js';
+import { addUser } from './users.js';
 import { TEST_PASSWORD, TEST_USER, tokenFor } from './clients.js';
 import { runService } from './process.js';
 

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { storeKinds } from './stores.js';
 import { database, fillDemo } from './databases.js';
-import { addUser, testConfig } from './servers.js';
+import { testConfig } from './service-env.js';
+import { addUser } from './users.js';
 import { TEST_PASSWORD, tokenFor } from './clients.js';
 import type { Listening } from './process.js';
 import { ASK_EVERY_MS } from './lifetime.js';
@@ -23,7 +24,16 @@ describe('lotes with two copies of the service (postgres)', { skip: !(await stor
     // The default lease (20 s), not the restart tests' 4 s: the holder is alive here, and a slice on a
     // loaded machine must never outlast its lease (the other copy would take the batch from a live
     // holder; with 8 s it did, on a machine running three suites at once).
-    const env = { DATABASE_URL: db.url, PG_STATEMENT_TIMEOUT_MS: '120000', LOTES_LEASE_S: '20' };
+    // The service's own polls at their defaults (2 s, not the tests' 200 ms): nothing here waits on a
+    // version, a replaced store or a watch list, and the copies idle some 20 s waiting for the lease.
+    const env = {
+      DATABASE_URL: db.url,
+      PG_STATEMENT_TIMEOUT_MS: '120000',
+      LOTES_LEASE_S: '20',
+      DATASET_VERSIONS_CHECK_MS: '2000',
+      RELOAD_CHECK_MS: '2000',
+      VIGILANCIAS_CHECK_MS: '2000',
+    };
     // Started together, as a deployment's copies are (their schema work is serialised by an advisory lock).
     const copies = await Promise.all([started(t, env), started(t, env)]);
     const token = await tokenFor(copies[0].base, 'broker', TEST_PASSWORD);
@@ -55,8 +65,12 @@ describe('lotes with two copies of the service (postgres)', { skip: !(await stor
     const killed = Date.now();
     assert.equal(await holder.exited, 'SIGKILL');
 
+    // The other copy takes the batch once the dead holder's lease has run out (some 20 s): watched in its
+    // log, which costs no request, before its state is asked over HTTP until the batch ends.
+    const takenBy = (copy: Listening) => copy.lines.find((l) => l.msg === 'batch taken' && l['lote'] === id);
+    await waitFor('the other copy to take the batch', () => takenBy(other) !== undefined, 600_000, 100);
     const done = await finished(other.base, id, headers, 'the batch finished by the other copy');
-    const taken = other.lines.find((l) => l.msg === 'batch taken' && l['lote'] === id);
+    const taken = takenBy(other);
     assert.ok(taken, 'the other copy took the batch');
     const tookAfter = Number(taken['time']) - killed;
     t.diagnostic(`taken over ${(tookAfter / 1000).toFixed(1)} s after the kill`);

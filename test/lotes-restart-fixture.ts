@@ -15,7 +15,8 @@ import type { Listening } from './process.js';
 import { ASK_EVERY_MS } from './lifetime.js';
 import { ended } from './batch-end.js';
 import { runService, waitFor } from './process.js';
-import { addUser, testConfig } from './servers.js';
+import { testConfig } from './service-env.js';
+import { addUser } from './users.js';
 
 /** The service started as runService does, given longer to answer: a start on a busy machine is no failure here. */
 export const started = (t: TestContext, env: Record<string, string>): Promise<Listening> => runService(t, env, [], 300_000);

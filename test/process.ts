@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
 import { defer, waitFor } from './lifetime.js';
-import { TEST_ENV } from './servers.js';
+import { TEST_ENV } from './service-env.js';
 
 export { waitFor };
 

@@ -4,53 +4,27 @@
  * user added and logged in (startServer); `serve(t, …)` closes it when the test ends, `serveFixture`
  * gives a describe one server over a database of its own.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { after, before } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { AppOptions } from '../src/app.js';
-import { hashPassword } from '../src/auth/passwords.js';
 import type { Config } from '../src/config.js';
 import type { StoreKind } from '../src/config-values.js';
-import { loadConfig } from '../src/config.js';
-import { withUserAdmin } from '../src/store/drivers.js';
 import type { DatasetWriter } from '../src/store/store.js';
 import type { Client } from './clients.js';
 import { TEST_PASSWORD, TEST_USER, clientWith, login } from './clients.js';
 import type { TestDatabase } from './databases.js';
-import { ORIGINALS, createTestDatabase } from './databases.js';
+import { createTestDatabase } from './databases.js';
 import { fillFixture } from './fixtures.js';
 import { defer } from './lifetime.js';
+import { testConfig } from './service-env.js';
+import { addUser } from './users.js';
 
-export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
-
-/**
- * What every server a test starts runs with unless the test says otherwise: no log, a known secret,
- * no load shedding and no rate limit, and PostgreSQL time limits far above any query's time: each of
- * these answers 503 or 429 by how busy the machine is or how many requests a test makes, not by what
- * the test is about. Their own tests set them (robustness.test.ts, postgres.test.ts). The service's
- * polls (the catalog of versions, a replaced main store, the watch lists' events) run every 200 ms
- * rather than 2 s: tests that wait for what they see come true sooner, and none asserts on when.
- */
-export const TEST_ENV: Readonly<Record<string, string>> = {
-  LOG_LEVEL: 'silent',
-  JWT_SECRET: TEST_SECRET,
-  MAX_EVENT_LOOP_DELAY_MS: '0',
-  RATE_LIMIT_MAX: '0',
-  PG_STATEMENT_TIMEOUT_MS: '120000',
-  PG_CONNECT_TIMEOUT_MS: '120000',
-  DATASET_VERSIONS_CHECK_MS: '200',
-  RELOAD_CHECK_MS: '200',
-  VIGILANCIAS_CHECK_MS: '200',
-};
-
-/** The configuration of a test's server: TEST_ENV with the test's own variables over it. */
-export const testConfig = (env: Record<string, string> = {}): Config => loadConfig({ ...TEST_ENV, ...env });
+// What a test's service runs with and its users, in modules of their own (a test that starts the service only as a process loads no app).
+export { TEST_ENV, TEST_SECRET, testConfig } from './service-env.js';
+export { addUser } from './users.js';
 
 export interface Running {
   readonly app: FastifyInstance;
@@ -95,54 +69,6 @@ export function serveFixture(
     await server?.close();
     await db?.drop();
   });
-}
-
-/** Users added by the tests, with a hash made once per run for each password (the service still verifies it at every login). */
-export async function addUser(config: Config, username: string, password: string): Promise<void> {
-  const hash = await passwordHash(password);
-  await withUserAdmin(config, (admin) => admin.add(username, hash, null, null));
-}
-
-const hashes = new Map<string, Promise<string>>();
-
-/**
- * A scrypt hash of `password`, made by the first test file of a run that needs it and kept under
- * ORIGINALS, named by a SHA-256 of the password (a test password, never a secret) and of the code
- * that hashes: a server start then costs no hashing, only the login's verification.
- */
-function passwordHash(password: string): Promise<string> {
-  let hash = hashes.get(password);
-  if (hash === undefined) {
-    hash = keptHash(password);
-    hashes.set(password, hash);
-  }
-  return hash;
-}
-
-/**
- * The cost of the test users' hashes: scrypt at N = 2^10 verifies in a few milliseconds where the
- * service's own cost takes about half a second of CPU here, and the suite logs in some hundred times.
- * The parameters travel with each hash, so the service verifies these by the same code as any other;
- * hashes at its own cost are made by the CLI's tests (`users add`) and the demo user.
- */
-const TEST_HASH_COST = { N: 2 ** 10, r: 8, p: 1 } as const;
-
-async function keptHash(password: string): Promise<string> {
-  const hasher = readFileSync(fileURLToPath(new URL('../src/auth/passwords.js', import.meta.url)));
-  const file = join(
-    ORIGINALS,
-    `password-${createHash('sha256')
-      .update(hasher)
-      .update(`\0${JSON.stringify(TEST_HASH_COST)}\0${password}`)
-      .digest('hex')
-      .slice(0, 16)}.txt`,
-  );
-  if (existsSync(file)) return readFileSync(file, 'utf8');
-  const hash = await hashPassword(password, TEST_HASH_COST);
-  mkdirSync(ORIGINALS, { recursive: true });
-  writeFileSync(`${file}.${process.pid}`, hash);
-  renameSync(`${file}.${process.pid}`, file);
-  return hash;
 }
 
 /** How a test's server starts: `app` are buildApp's options (a clock, a store, no batch worker…). */

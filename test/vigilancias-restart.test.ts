@@ -11,7 +11,8 @@ import { test } from 'node:test';
 import { openWorkDb } from '../src/store/work.js';
 import { defer } from './lifetime.js';
 import { database } from './databases.js';
-import { addUser, testConfig } from './servers.js';
+import { testConfig } from './service-env.js';
+import { addUser } from './users.js';
 import { TEST_PASSWORD, tokenFor } from './clients.js';
 import { runService, waitFor } from './process.js';
 

@@ -111,13 +111,20 @@ class Chunks {
     }
   }
 
-  /** Lets the event loop through when reading has run its turn. */
-  async breathe(): Promise<void> {
-    await this.turns.turn();
+  /**
+   * Lets the event loop through when reading has run its turn: then a promise to await, else nothing.
+   * Asked for every line, it makes no promise of its own the many times there is nothing to wait for.
+   */
+  breathe(): Promise<void> | undefined {
+    return this.turns.due() ? this.turns.pause() : undefined;
   }
 
-  /** A line kept; `characters` is its text (values, and the names of its extra columns, which are stored with it). */
-  async add(line: RawLine, characters: number): Promise<void> {
+  /**
+   * A line kept; `characters` is its text (values, and the names of its extra columns, which are stored
+   * with it). A promise to await when a chunk was handed on, else nothing: a line that only joins the
+   * chunk makes no promise. A bound passed throws at once.
+   */
+  add(line: RawLine, characters: number): Promise<void> | undefined {
     if (this.count >= LIMITS.lines) throw new TooManyLines();
     if (characters > LIMITS.lineCharacters) throw new FileError('LOTE_LINE_TOO_LONG', { characters, max: LIMITS.lineCharacters }, line.linea);
     this.characters += characters;
@@ -126,7 +133,7 @@ class Chunks {
     }
     this.count++;
     this.pending.push(line);
-    if (this.pending.length >= CHUNK_LINES) await this.flush();
+    return this.pending.length >= CHUNK_LINES ? this.flush() : undefined;
   }
 
   async flush(): Promise<void> {
@@ -233,21 +240,28 @@ async function firstLine(text: AsyncIterator<string>): Promise<{ line: string; a
   return { line: newline === -1 ? head : head.slice(0, newline), all: all() };
 }
 
-/** CSV and XLSX: rows, the first non-blank one the header; a row holds no more cells than the header. */
-async function readRows(rows: (width: Width) => AsyncIterable<SheetRow>, chunks: Chunks, what: string): Promise<ReadFile> {
+/**
+ * CSV and XLSX: rows, the first non-blank one the header; a row holds no more cells than the header.
+ * The readers hand rows on a few at a time (the header alone, so that the rows after it are read with its width).
+ */
+async function readRows(rows: (width: Width) => AsyncIterable<readonly SheetRow[]>, chunks: Chunks, what: string): Promise<ReadFile> {
   const width: Width = { columns: LIMITS.columns, header: false };
   let header: Header | undefined;
   try {
-    for await (const row of rows(width)) {
-      await chunks.breathe();
-      if (header === undefined) {
-        // The spec: an XLSX file's first row is its header (a CSV's first line that is not blank).
-        if (what === 'XLSX' && row.linea !== 1) throw new FileError('LOTE_XLSX_FIRST_ROW_EMPTY', {}, 1);
-        header = new Header(row.cells, row.linea);
-        Object.assign(width, header.width);
-        continue;
+    for await (const some of rows(width)) {
+      for (const row of some) {
+        const pause = chunks.breathe();
+        if (pause !== undefined) await pause;
+        if (header === undefined) {
+          // The spec: an XLSX file's first row is its header (a CSV's first line that is not blank).
+          if (what === 'XLSX' && row.linea !== 1) throw new FileError('LOTE_XLSX_FIRST_ROW_EMPTY', {}, 1);
+          header = new Header(row.cells, row.linea);
+          Object.assign(width, header.width);
+          continue;
+        }
+        const taken = chunks.add(...header.line(row.linea, row.cells));
+        if (taken !== undefined) await taken;
       }
-      await chunks.add(...header.line(row.linea, row.cells));
     }
     await chunks.flush();
   } catch (error) {
@@ -297,7 +311,8 @@ async function readNdjson(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Pro
   const line = async (part: string): Promise<void> => {
     linea = countRow(linea);
     if (part.trim() === '') return;
-    await chunks.breathe();
+    const pause = chunks.breathe();
+    if (pause !== undefined) await pause;
     if (depthOf(part) > LIMITS.depth) throw new FileError('LOTE_NDJSON_TOO_DEEP', { max: LIMITS.depth }, linea);
     let object: unknown;
     try {
@@ -328,7 +343,8 @@ async function readNdjson(bytes: AsyncIterable<Uint8Array>, chunks: Chunks): Pro
         }
       }
     }
-    await chunks.add({ linea, values, extra }, characters);
+    const taken = chunks.add({ linea, values, extra }, characters);
+    if (taken !== undefined) await taken;
   };
   const tooLong = (): FileError => new FileError('LOTE_NDJSON_LINE_TOO_LONG', { max: LIMITS.ndjsonLineCharacters }, linea + 1);
   // A line cut between pieces is carried to the next one (in pieces: never joined again and again).

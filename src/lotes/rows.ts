@@ -40,6 +40,13 @@ export const beyondWidth = (linea: number, column: number, width: Width): FileEr
     ? new FileError('LOTE_PAST_HEADER', { column, columns: width.columns }, linea)
     : new FileError('LOTE_TOO_MANY_COLUMNS', { max: LIMITS.columns }, linea);
 
+/**
+ * Rows the CSV reader hands on at once (one step of its generator rather than one a row). Few: the rows
+ * of a whole 64 KiB piece (some 8,000 short ones) outlived the young generation while the reader
+ * worked them, and the collector's work doubled.
+ */
+const ROWS_AT_ONCE = 64;
+
 const QUOTE = 34;
 const CR = 13;
 const LF = 10;
@@ -57,8 +64,12 @@ const enum State {
  * separators, line breaks and doubled quotes; a quote inside an unquoted field, or after a closing
  * quote, is taken as a character (as csv-parse's `relax_quotes` did). CRLF, LF and CR end a row.
  * A piece's characters are looked at once each: the work is the file's length, whatever its shape.
+ * The rows are handed on ROWS_AT_ONCE at a time (one step of the generator and its promises, not one
+ * a row), and at the end of each piece; before the header is known (`width.header`) each row alone,
+ * so that the rows after it are read with its width. Rows read before a refusal are handed on before
+ * it, as one at a time they were.
  */
-export async function* csvRows(text: AsyncIterable<string>, delimiter: string, width: Width): AsyncGenerator<SheetRow> {
+export async function* csvRows(text: AsyncIterable<string>, delimiter: string, width: Width): AsyncGenerator<SheetRow[]> {
   const DELIMITER = delimiter.charCodeAt(0);
   let line = 1;
   let rowLine = 1;
@@ -85,87 +96,96 @@ export async function* csvRows(text: AsyncIterable<string>, delimiter: string, w
     field = '';
     state = State.FieldStart;
   };
-  /** Ends the row: the row, unless it is blank. */
-  const endRow = (): SheetRow | undefined => {
+  /** The rows ended and not handed on yet. */
+  let ended: SheetRow[] = [];
+  /** Ends the row, kept unless it is blank; whether the rows kept are handed on now (ROWS_AT_ONCE of them, or any before the header). */
+  const endRow = (): boolean => {
     endField();
     rows = countRow(rows);
     while (cells.length > 0 && cells.at(-1) === '') cells.pop();
-    const row = blankRow(cells) ? undefined : { linea: rowLine, cells };
+    if (!blankRow(cells)) ended.push({ linea: rowLine, cells });
     cells = [];
     column = 0;
     rowCharacters = 0;
     rowLine = line;
-    return row;
+    return ended.length >= (width.header ? ROWS_AT_ONCE : 1);
+  };
+  const handOn = (): SheetRow[] => {
+    const out = ended;
+    ended = [];
+    return out;
   };
 
-  for await (const piece of text) {
-    let runStart = state === State.Unquoted || state === State.Quoted ? 0 : -1;
-    for (let i = 0; i < piece.length; i++) {
-      if ((i & 0x3ff) === 0 && turns.due()) await turns.pause();
-      const c = piece.charCodeAt(i);
-      const wasCr = afterCr;
-      afterCr = c === CR;
-      if (c === CR || (c === LF && !wasCr)) line++;
-      switch (state) {
-        case State.FieldStart:
-          if (c === QUOTE) {
-            state = State.Quoted;
-            quoteLine = line;
-            runStart = i + 1;
-          } else if (c === DELIMITER) {
-            endField();
-          } else if (c === LF && wasCr) {
-            // The LF of a CRLF whose CR ended the row.
-            rowLine = line;
-          } else if (c === CR || c === LF) {
-            const row = endRow();
-            if (row !== undefined) yield row;
-          } else {
-            state = State.Unquoted;
-            runStart = i;
-          }
-          break;
-        case State.Unquoted:
-          if (c === DELIMITER || c === CR || c === LF) {
-            grow(piece.slice(runStart, i));
-            runStart = -1;
-            if (c === DELIMITER) endField();
-            else {
-              const row = endRow();
-              if (row !== undefined) yield row;
+  try {
+    for await (const piece of text) {
+      let runStart = state === State.Unquoted || state === State.Quoted ? 0 : -1;
+      for (let i = 0; i < piece.length; i++) {
+        if ((i & 0x3ff) === 0 && turns.due()) await turns.pause();
+        const c = piece.charCodeAt(i);
+        const wasCr = afterCr;
+        afterCr = c === CR;
+        if (c === CR || (c === LF && !wasCr)) line++;
+        switch (state) {
+          case State.FieldStart:
+            if (c === QUOTE) {
+              state = State.Quoted;
+              quoteLine = line;
+              runStart = i + 1;
+            } else if (c === DELIMITER) {
+              endField();
+            } else if (c === LF && wasCr) {
+              // The LF of a CRLF whose CR ended the row.
+              rowLine = line;
+            } else if (c === CR || c === LF) {
+              if (endRow()) yield handOn();
+            } else {
+              state = State.Unquoted;
+              runStart = i;
             }
-          }
-          break;
-        case State.Quoted:
-          if (c === QUOTE) {
-            grow(piece.slice(runStart, i));
-            runStart = -1;
-            state = State.QuoteInQuoted;
-          }
-          break;
-        case State.QuoteInQuoted:
-          if (c === QUOTE) {
-            // A doubled quote: the second one is the character, and the field goes on.
-            state = State.Quoted;
-            runStart = i;
-          } else if (c === DELIMITER) {
-            endField();
-          } else if (c === CR || c === LF) {
-            const row = endRow();
-            if (row !== undefined) yield row;
-          } else {
-            grow('"');
-            state = State.Unquoted;
-            runStart = i;
-          }
-          break;
+            break;
+          case State.Unquoted:
+            if (c === DELIMITER || c === CR || c === LF) {
+              grow(piece.slice(runStart, i));
+              runStart = -1;
+              if (c === DELIMITER) endField();
+              else if (endRow()) yield handOn();
+            }
+            break;
+          case State.Quoted:
+            if (c === QUOTE) {
+              grow(piece.slice(runStart, i));
+              runStart = -1;
+              state = State.QuoteInQuoted;
+            }
+            break;
+          case State.QuoteInQuoted:
+            if (c === QUOTE) {
+              // A doubled quote: the second one is the character, and the field goes on.
+              state = State.Quoted;
+              runStart = i;
+            } else if (c === DELIMITER) {
+              endField();
+            } else if (c === CR || c === LF) {
+              if (endRow()) yield handOn();
+            } else {
+              grow('"');
+              state = State.Unquoted;
+              runStart = i;
+            }
+            break;
+        }
       }
+      if (runStart !== -1) grow(piece.slice(runStart));
+      if (ended.length > 0) yield handOn();
     }
-    if (runStart !== -1) grow(piece.slice(runStart));
-  }
-  if (state === State.Quoted) throw new FileError('LOTE_CSV_QUOTE_OPEN', {}, quoteLine);
-  if (state !== State.FieldStart || column > 0 || field !== '') {
-    const row = endRow();
-    if (row !== undefined) yield row;
+    if (state === State.Quoted) throw new FileError('LOTE_CSV_QUOTE_OPEN', {}, quoteLine);
+    if (state !== State.FieldStart || column > 0 || field !== '') {
+      endRow();
+      if (ended.length > 0) yield handOn();
+    }
+  } catch (error) {
+    // The rows read before the refusal go first, as they did one at a time.
+    if (ended.length > 0) yield handOn();
+    throw error;
   }
 }

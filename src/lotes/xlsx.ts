@@ -239,8 +239,9 @@ const CELL = /<(?:\w+:)?c(?=[\s/>])([^>]*?)(?:\/>|>([\s\S]*?)<\/(?:\w+:)?c\s*>)/
 /**
  * The first sheet's rows that hold some text, in order (blank ones are counted, not handed on), each as the texts of its cells up to the last one with text.
  * `width` bounds a row's cells: a cell with text past it refuses the file; blank ones are never held.
+ * Each row is handed on alone (in an array of one, as the CSV reader hands on a few).
  */
-export async function* xlsxRows(zip: Buffer, width: Width): AsyncGenerator<SheetRow> {
+export async function* xlsxRows(zip: Buffer, width: Width): AsyncGenerator<SheetRow[]> {
   if (zip.length === 0) throw new FileError('LOTE_XLSX_EMPTY');
   const parts = zipParts(zip);
   const { sheet, shared } = await locate(zip, parts);
@@ -280,6 +281,6 @@ export async function* xlsxRows(zip: Buffer, width: Width): AsyncGenerator<Sheet
         cells[column] = text;
       }
     }
-    if (!blankRow(cells)) yield { linea, cells };
+    if (!blankRow(cells)) yield [{ linea, cells }];
   }
 }
