@@ -191,6 +191,25 @@ async function restAnswer(server: Running, c: Case): Promise<{ status: number; b
   return { status: response.status, body: await response.json() };
 }
 
+/**
+ * The REST answer to one of CASES, asked of `server` once: both transports of a store compare their
+ * tools with the same server's answers (servedTwoVersions), which only reads its data.
+ */
+const casesAnswered = new WeakMap<Running, Map<Case, Promise<{ status: number; body: unknown }>>>();
+function restAnswerOnce(server: Running, c: Case): Promise<{ status: number; body: unknown }> {
+  let answers = casesAnswered.get(server);
+  if (answers === undefined) {
+    answers = new Map();
+    casesAnswered.set(server, answers);
+  }
+  let answer = answers.get(c);
+  if (answer === undefined) {
+    answer = restAnswer(server, c);
+    answers.set(c, answer);
+  }
+  return answer;
+}
+
 /** What every transport must do, given a connected client and a REST server over the same data. */
 function behavesAsRest(setup: () => { client: Client; server: Running }): void {
   test('eight read-only tools whose input fields are the REST parameters of the same name, described in Spanish with the data they answer from', async () => {
@@ -226,7 +245,7 @@ function behavesAsRest(setup: () => { client: Client; server: Running }): void {
     const { client, server } = setup();
     const statuses = new Set<number>();
     for (const c of CASES) {
-      const expected = await restAnswer(server, c);
+      const expected = await restAnswerOnce(server, c);
       statuses.add(expected.status);
       const result = (await client.callTool({ name: c.tool, arguments: c.args })) as CallToolResult;
       const label = `${c.tool} ${JSON.stringify(c.args).slice(0, 120)} (REST ${expected.status})`;
