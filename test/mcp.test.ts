@@ -23,8 +23,8 @@ import type { Running } from './servers.js';
 import { defer } from './lifetime.js';
 import { storeKinds } from './stores.js';
 import { createTestDatabase, database } from './databases.js';
-import { TEST_ENV, serve, serveWithLog, startServer } from './servers.js';
-import { TEST_USER, tokenFor } from './clients.js';
+import { TEST_ENV, addUser, serve, serveWithLog, startServer } from './servers.js';
+import { TEST_PASSWORD, TEST_USER, clientWith, tokenFor } from './clients.js';
 import { cliInProcess } from './commands.js';
 
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -191,6 +191,25 @@ async function restAnswer(server: Running, c: Case): Promise<{ status: number; b
   return { status: response.status, body: await response.json() };
 }
 
+/**
+ * The REST answer to one of CASES, asked of `server` once: both transports of a store compare their
+ * tools with the same server's answers (servedTwoVersions), which only reads its data.
+ */
+const casesAnswered = new WeakMap<Running, Map<Case, Promise<{ status: number; body: unknown }>>>();
+function restAnswerOnce(server: Running, c: Case): Promise<{ status: number; body: unknown }> {
+  let answers = casesAnswered.get(server);
+  if (answers === undefined) {
+    answers = new Map();
+    casesAnswered.set(server, answers);
+  }
+  let answer = answers.get(c);
+  if (answer === undefined) {
+    answer = restAnswer(server, c);
+    answers.set(c, answer);
+  }
+  return answer;
+}
+
 /** What every transport must do, given a connected client and a REST server over the same data. */
 function behavesAsRest(setup: () => { client: Client; server: Running }): void {
   test('eight read-only tools whose input fields are the REST parameters of the same name, described in Spanish with the data they answer from', async () => {
@@ -226,7 +245,7 @@ function behavesAsRest(setup: () => { client: Client; server: Running }): void {
     const { client, server } = setup();
     const statuses = new Set<number>();
     for (const c of CASES) {
-      const expected = await restAnswer(server, c);
+      const expected = await restAnswerOnce(server, c);
       statuses.add(expected.status);
       const result = (await client.callTool({ name: c.tool, arguments: c.args })) as CallToolResult;
       const label = `${c.tool} ${JSON.stringify(c.args).slice(0, 120)} (REST ${expected.status})`;
@@ -324,6 +343,8 @@ const initialize = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
 };
 const MCP_ACCEPT = 'application/json, text/event-stream';
+/** The user whose calls the JSON-RPC batch test counts. */
+const BATCH_USER = 'lotes-jsonrpc';
 
 for (const kind of await storeKinds()) {
   describe(`MCP over Streamable HTTP at /mcp (${kind})`, () => {
@@ -340,8 +361,17 @@ for (const kind of await storeKinds()) {
       await client.connect(transport);
     });
 
+    /**
+     * One server with a rate limit of five calls for both rate-limit tests, each calling as a user of
+     * its own (tool calls are counted per user): a start, and the tools made from its OpenAPI
+     * document, rather than one for each.
+     */
+    let limited: Promise<Running> | undefined;
+    const limitedServer = (): Promise<Running> => (limited ??= startServer({ DATABASE_URL: db.url, RATE_LIMIT_MAX: '5' }));
+
     after(async () => {
       await client?.close();
+      await (await limited?.catch(() => undefined))?.close();
     });
 
     behavesAsRest(() => ({ client, server }));
@@ -378,34 +408,35 @@ for (const kind of await storeKinds()) {
       assert.deepEqual(message.result.structuredContent, rest.body);
     });
 
-    test('a tool call counts once against the rate limit: the REST call it makes is not counted again', async (t) => {
-      const limited = await startServer({ DATABASE_URL: db.url, RATE_LIMIT_MAX: '3' });
-      defer(t, () => limited.close());
+    test('a tool call counts once against the rate limit: the REST call it makes is not counted again', async () => {
+      const limited = await limitedServer();
       const call = (id: number): Promise<Response> =>
         limited.authed.fetch('/mcp', {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: MCP_ACCEPT },
           body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ficha_fraccion', arguments: { fraccion: '0101.21.01' } } }),
         });
-      for (const id of [1, 2, 3]) {
+      for (const id of [1, 2, 3, 4, 5]) {
         const response = await call(id);
         assert.equal(response.status, 200);
-        assert.equal(response.headers.get('ratelimit-remaining'), String(3 - id));
+        assert.equal(response.headers.get('ratelimit-remaining'), String(5 - id));
         const message = (await response.json()) as { result: CallToolResult };
         assert.equal(message.result.isError ?? false, false, JSON.stringify(message.result.content));
       }
-      const refused = await call(4);
+      const refused = await call(6);
       assert.equal(refused.status, 429);
       assert.ok(refused.headers.get('retry-after'));
       await refused.arrayBuffer();
     });
 
-    test('each tool call of a JSON-RPC batch counts against the rate limit; a batch of more than 20 messages is refused whole', async (t) => {
-      const limited = await startServer({ DATABASE_URL: db.url, RATE_LIMIT_MAX: '5' });
-      defer(t, () => limited.close());
+    test('each tool call of a JSON-RPC batch counts against the rate limit; a batch of more than 20 messages is refused whole', async () => {
+      const limited = await limitedServer();
+      // A user of its own: a budget of five calls that no other test has spent.
+      await addUser(limited.config, BATCH_USER, TEST_PASSWORD);
+      const caller = clientWith(limited.base, await tokenFor(limited.base, BATCH_USER, TEST_PASSWORD));
       const ficha = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ficha_fraccion', arguments: { fraccion: '0101.21.01' } } });
       const batch = (body: unknown): Promise<Response> =>
-        limited.authed.fetch('/mcp', {
+        caller.fetch('/mcp', {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: MCP_ACCEPT },
           body: JSON.stringify(body),

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import Fastify from 'fastify';
 import { Webhook } from 'standardwebhooks';
@@ -24,8 +24,11 @@ import { Vigilancias } from '../src/vigilancias/vigilancias.js';
 import { withAladi2 } from './fixtures.js';
 import { defer, temporary, waitFor } from './lifetime.js';
 import { storeKinds } from './stores.js';
-import { database } from './databases.js';
-import { addUser, captureLog, serve, testConfig } from './servers.js';
+import type { TestDatabase } from './databases.js';
+import { createTestDatabase, database } from './databases.js';
+import type { Running } from './servers.js';
+import { addUser, captureLog, serve, startServer, testConfig } from './servers.js';
+import type { Client } from './clients.js';
 import { TEST_PASSWORD, TEST_USER, clientFor } from './clients.js';
 import { runService } from './process.js';
 
@@ -71,8 +74,35 @@ type Entregas = { items: { id: string; evento: string; estado: string; intentos:
 
 for (const kind of await storeKinds()) {
   describe(`vigilancias (${kind})`, () => {
-    test('make, read, list, replace, rotate and delete; fractions normalised; errors in the contract shapes; another user gets 404; the limit', async (t) => {
-      const { client, other } = await service(t, kind, { VIGILANCIAS_POR_USUARIO: '2' });
+    /**
+     * One service of the store for the tests that save and read watch lists and deliver nothing: at
+     * most two lists per user, plain http allowed to erp.interno alone. Each test calls as users of
+     * its own (made here, `name`), so that none sees or counts another's lists.
+     */
+    let saving: Promise<{ db: TestDatabase; server: Running }> | undefined;
+    const savingAs = async (name: string): Promise<Client> => {
+      saving ??= createTestDatabase(kind).then(async (db) => {
+        try {
+          const env = { DATABASE_URL: db.url, ...ENV, VIGILANCIAS_POR_USUARIO: '2', VIGILANCIAS_HOSTS_PERMITIDOS: 'erp.interno' };
+          return { db, server: await startServer(env, { user: false }) };
+        } catch (error) {
+          await db.drop();
+          throw error;
+        }
+      });
+      const { server } = await saving;
+      await addUser(server.config, name, TEST_PASSWORD);
+      return clientFor(server.base, name);
+    };
+    after(async () => {
+      const made = await saving?.catch(() => undefined);
+      await made?.server.close();
+      await made?.db.drop();
+    });
+
+    test('make, read, list, replace, rotate and delete; fractions normalised; errors in the contract shapes; another user gets 404; the limit', async () => {
+      const client = await savingAs('guarda');
+      const other = await savingAs('otra');
       const made = await client.call('POST', '/api/v1/vigilancias', {
         nombre: 'Catálogo cliente A',
         fracciones: ['0101', '8471.30.01', '84713001', '4011.10.10.01', ' 0201 10 01 '],
@@ -145,8 +175,8 @@ for (const kind of await storeKinds()) {
       assert.equal((await client.call('POST', '/api/v1/vigilancias', body)).status, 201);
     });
 
-    test('a code whose length suggests a dropped leading zero is kept as sent, with a warning in the answer that saved it', async (t) => {
-      const { client } = await service(t, kind);
+    test('a code whose length suggests a dropped leading zero is kept as sent, with a warning in the answer that saved it', async () => {
+      const client = await savingAs('ceros');
       const body = { nombre: 'x', fracciones: ['101.21.01', '0101.21.01', '84713', '0101'], webhook: { url: 'https://erp.example.com/' } };
       const made = await client.call<{ id: string; fracciones: string[]; advertencias?: { tipo: string; fraccion: string; sugerencia: string }[] }>(
         'POST',
@@ -170,8 +200,8 @@ for (const kind of await storeKinds()) {
       assert.equal(again.body.advertencias?.length, 1);
     });
 
-    test('unsafe URLs are refused when saved, each with a 422', async (t) => {
-      const { client } = await service(t, kind, { VIGILANCIAS_HOSTS_PERMITIDOS: 'erp.interno' });
+    test('unsafe URLs are refused when saved, each with a 422', async () => {
+      const client = await savingAs('urls');
       for (const url of [
         'http://erp.example.com/avisos',
         'ftp://erp.example.com/',
@@ -368,11 +398,14 @@ for (const kind of await storeKinds()) {
     await first.exited;
     hook.status = () => 200;
     const failedIds = new Set(hook.received.map((r) => r.headers['webhook-id']));
-    const second = await runService(t, env);
+    // The next start, over the same database: the service in this process (the killed one was another
+    // process, whose leases are taken back as any other's), not a second process, about a CPU-second.
+    const second = await serve(t, env, { user: false });
+    const again = await clientFor(second.base);
     await waitFor(
       'every pending delivery sent',
       async () => {
-        const items = (await (await clientFor(second.base)).call<Entregas>('GET', `/api/v1/vigilancias/${String(made.body['id'])}/entregas`)).body.items;
+        const items = (await again.call<Entregas>('GET', `/api/v1/vigilancias/${String(made.body['id'])}/entregas`)).body.items;
         return items.length === 3 && items.every((e) => e.estado === 'entregada');
       },
       60_000,

@@ -65,13 +65,13 @@ const documentHeaders: onRequestHookHandler = (_request, reply, done) => {
 export const NOT_LIMITED: ReadonlySet<string> = new Set(['/health', '/metrics']);
 
 /** How often under-pressure measures the event-loop delay (its default), as a mean over the interval. */
-const PRESSURE_SAMPLE_MS = 1000;
+export const PRESSURE_SAMPLE_MS = 1000;
 /**
  * Fastify compiles every route's validator and serializer when the app gets ready: a second or more
  * of synchronous work on a slow or busy machine, measured by the load shedding as if it were load.
  * The sample holding it is discarded: pressure counts from two samples after the app is ready.
  */
-const PRESSURE_GRACE_MS = 2 * PRESSURE_SAMPLE_MS;
+export const PRESSURE_GRACE_MS = 2 * PRESSURE_SAMPLE_MS;
 /** Seconds a refused client is asked to wait when the process is saturated. */
 const PRESSURE_RETRY_AFTER = '5';
 /** A saturated process is not also flooded with one warning per refused request. */
