@@ -58,9 +58,9 @@ function* recordsOf(sets: Builders, skip: ReadonlySet<string> = new Set()): Gene
   }
 }
 
-/** Every record of the demo's current version (the LIGIE 2022), record set by record set. */
+/** Every record of the demo's current version (the LIGIE 2022), record set by record set: its version's records, the kept ones included. */
 export function* demoRecords(sourcesDir: string): Generator<DemoRecord> {
-  yield* recordsOf(currentSets(loadSources(sourcesDir), sourcesDir));
+  yield* demoVersions(sourcesDir)[DEMO_VERSION_COUNT - 1]!.records(true);
 }
 
 /** One version of the demo dataset, as the demo build loads it. */
@@ -80,16 +80,21 @@ export const LIGIE_2022_FROM = '2022-12-12';
 /** How many versions demoVersions gives (the demo build starts a worker for each before reading any source). */
 export const DEMO_VERSION_COUNT = 2;
 
+/** The record sets the current version keeps from the older one. */
+const KEPT_2022: readonly string[] = ['fracciones-usa'];
+
 /**
  * The demo's versions, oldest first: the 8-digit TIGIE 2012 in force from 2012-07-02 (tigie2012.ts),
  * then the current LIGIE 2022 in force from 2022-12-12, whose records are exactly those of demoRecords.
- * The sources are read once for both; the older version's identifiers follow the current one's.
+ * The sources are read once for both. The older version's identifiers follow the current one's
+ * records, built all at once for it and then given by the current version too; built for the current
+ * version alone, they are built a record set at a time, as given, and none kept.
  */
 export function demoVersions(sourcesDir: string): DemoVersion[] {
   const src = loadSources(sourcesDir);
   const builders = currentSets(src, sourcesDir);
   let built: Map<string, Rec[]> | null = null;
-  const current = (): Map<string, Rec[]> => (built ??= new Map(builders.filter(([set]) => set !== 'fracciones-usa').map(([set, build]) => [set, build()])));
+  const current = (): Map<string, Rec[]> => (built ??= new Map(builders.filter(([set]) => !KEPT_2022.includes(set)).map(([set, build]) => [set, build()])));
   const of = (set: string): Rec[] => current().get(set) ?? [];
 
   const older = (): Builders => {
@@ -129,11 +134,15 @@ export function demoVersions(sourcesDir: string): DemoVersion[] {
       vigenteDesde: LIGIE_2022_FROM,
       fuente: FUENTE_2022,
       // The HTS 2024 is the only US tariff among the sources: the same lines in both versions.
-      keep: ['fracciones-usa'],
+      keep: KEPT_2022,
+      // In the order of currentSets, a kept record set in its place.
       records: function* (withKept = false) {
-        for (const [recordSet, records] of current()) for (const record of records) yield { recordSet, record };
-        built = null;
-        if (withKept) for (const record of fraccionesUsa(sourcesDir)) yield { recordSet: 'fracciones-usa', record };
+        const sets = built;
+        for (const [recordSet, build] of builders) {
+          const kept = KEPT_2022.includes(recordSet);
+          if (kept && !withKept) continue;
+          for (const record of kept || sets === null ? build() : sets.get(recordSet)!) yield { recordSet, record };
+        }
       },
     },
   ];
