@@ -2,8 +2,13 @@
  * The one least-recently-used map of the service: the response cache (src/http/cache.ts), the SQLite
  * statement cache (src/store/sqlite-statements.ts) and the batch memo keep their entries in it. It is
  * bounded by a number of entries and, when given a weight function, by a total weight (bytes, or
- * characters of SQL); it counts what it drops so /metrics can say so. Map keeps insertion order, so
- * the first key is the least recently used. It imports nothing: the page may use it too.
+ * characters of SQL); it counts what it drops so /metrics can say so. The entries are a list from the
+ * least recently used to the most, linked through the entries themselves, beside a Map that finds
+ * them: a hit moves its entry to the end of the list and allocates nothing. (Before, a hit deleted and
+ * set its key again in the Map, which kept the order; every few hits the Map made itself a new table,
+ * and under load those tables lived long enough to reach the old generation: the largest share of the
+ * garbage the main thread promoted while lookups and a batch ran together, issue 47.) It imports
+ * nothing: the page may use it too.
  */
 
 /** A cache's figures as /metrics shows them (src/store/store.ts' CacheStats has this shape). */
@@ -29,12 +34,18 @@ export interface LruOptions<V> {
 }
 
 interface Held<V> {
-  readonly value: V;
+  readonly key: string;
+  value: V;
   weight: number;
+  older: Held<V> | undefined;
+  newer: Held<V> | undefined;
 }
 
 export class Lru<V> {
   private readonly entries = new Map<string, Held<V>>();
+  /** The ends of the list: the least recently used, and the most. */
+  private oldest: Held<V> | undefined;
+  private newest: Held<V> | undefined;
   private bytes = 0;
   private evictions = 0;
   private readonly options: LruOptions<V>;
@@ -48,8 +59,8 @@ export class Lru<V> {
   get(key: string): V | undefined {
     const held = this.entries.get(key);
     if (held === undefined) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, held);
+    this.unlink(held);
+    this.append(held);
     return held.value;
   }
 
@@ -62,22 +73,32 @@ export class Lru<V> {
   set(key: string, value: V): void {
     const weight = this.options.weight?.(key, value) ?? 0;
     if (this.options.maxEntryBytes !== undefined && weight > this.options.maxEntryBytes) return;
-    this.delete(key);
-    this.entries.set(key, { value, weight });
+    const held = this.entries.get(key);
+    if (held === undefined) {
+      const added: Held<V> = { key, value, weight, older: undefined, newer: undefined };
+      this.entries.set(key, added);
+      this.append(added);
+    } else {
+      this.bytes -= held.weight;
+      held.value = value;
+      held.weight = weight;
+      this.unlink(held);
+      this.append(held);
+    }
     this.bytes += weight;
     this.evict();
   }
 
   delete(key: string): void {
-    const previous = this.entries.get(key);
-    if (previous === undefined) return;
-    this.entries.delete(key);
-    this.bytes -= previous.weight;
+    const held = this.entries.get(key);
+    if (held === undefined) return;
+    this.remove(held);
   }
 
   /** Forgets every entry; the count of evictions stays (a fresh start is not an eviction). */
   clear(): void {
     this.entries.clear();
+    this.oldest = this.newest = undefined;
     this.bytes = 0;
   }
 
@@ -106,11 +127,32 @@ export class Lru<V> {
 
   private evict(): void {
     const { maxEntries, maxBytes = Infinity, keep = 0 } = this.options;
-    for (const [oldest, held] of this.entries) {
-      if (this.entries.size <= keep || (this.entries.size <= maxEntries && this.bytes <= maxBytes)) break;
-      this.entries.delete(oldest);
-      this.bytes -= held.weight;
+    while (this.oldest !== undefined && this.entries.size > keep && (this.entries.size > maxEntries || this.bytes > maxBytes)) {
+      this.remove(this.oldest);
       this.evictions++;
     }
+  }
+
+  private remove(held: Held<V>): void {
+    this.entries.delete(held.key);
+    this.unlink(held);
+    this.bytes -= held.weight;
+  }
+
+  /** Takes `held` out of the list. */
+  private unlink(held: Held<V>): void {
+    if (held.older === undefined) this.oldest = held.newer;
+    else held.older.newer = held.newer;
+    if (held.newer === undefined) this.newest = held.older;
+    else held.newer.older = held.older;
+    held.older = held.newer = undefined;
+  }
+
+  /** Puts `held` at the end of the list, the most recently used. */
+  private append(held: Held<V>): void {
+    held.older = this.newest;
+    if (this.newest === undefined) this.oldest = held;
+    else this.newest.newer = held;
+    this.newest = held;
   }
 }

@@ -54,3 +54,53 @@ test('clear forgets the entries and keeps the count of evictions', () => {
   assert.equal(lru.count, 0);
   assert.equal(lru.stats().bytes, 0);
 });
+
+test('keeps the same entries, order and figures as a plain list would, over many random operations', () => {
+  // The reference: an array from the least recently used to the most, every rule written out.
+  let seed = 47;
+  const random = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) >>> 0) % n;
+  const limits = { maxEntries: 6, maxBytes: 40, weight: (key: string, value: string) => key.length + value.length, maxEntryBytes: 20 };
+  const lru = new Lru<string>(limits);
+  const list: { key: string; value: string; weight: number }[] = [];
+  let evictions = 0;
+  const bytes = (): number => list.reduce((sum, e) => sum + e.weight, 0);
+  const evict = (): void => {
+    while (list.length > 0 && (list.length > limits.maxEntries || bytes() > limits.maxBytes)) {
+      list.shift();
+      evictions++;
+    }
+  };
+  for (let i = 0; i < 20_000; i++) {
+    const key = `k${random(10)}`;
+    const at = list.findIndex((e) => e.key === key);
+    const op = random(5);
+    if (op === 0 || op === 1) {
+      const value = 'v'.repeat(random(25));
+      lru.set(key, value);
+      const weight = limits.weight(key, value);
+      if (weight <= limits.maxEntryBytes) {
+        if (at >= 0) list.splice(at, 1);
+        list.push({ key, value, weight });
+        evict();
+      }
+    } else if (op === 2) {
+      assert.equal(lru.get(key), at >= 0 ? list[at]!.value : undefined);
+      if (at >= 0) list.push(...list.splice(at, 1));
+    } else if (op === 3) {
+      assert.equal(lru.peek(key), at >= 0 ? list[at]!.value : undefined);
+    } else {
+      lru.delete(key);
+      if (at >= 0) list.splice(at, 1);
+    }
+    assert.deepEqual(lru.stats(), { entries: list.length, bytes: bytes(), maxEntries: 6, maxBytes: 40, evictions });
+  }
+  // The order: new entries drop the ones left from the least recently used on, as the list does.
+  const left = list.map((e) => e.key);
+  for (let i = 0; i < limits.maxEntries; i++) {
+    lru.set(`new${i}`, 'v'.repeat(i));
+    list.push({ key: `new${i}`, value: 'v'.repeat(i), weight: limits.weight(`new${i}`, 'v'.repeat(i)) });
+    evict();
+    for (const key of [...left, `new${i}`]) assert.equal(lru.peek(key), list.find((e) => e.key === key)?.value, `${key} after new${i}`);
+  }
+  assert.ok(left.every((key) => lru.peek(key) === undefined));
+});

@@ -4,11 +4,11 @@
  * processes on the port (src/cli/cluster.ts); each of them comes back here and serves.
  */
 import cluster from 'node:cluster';
-import { setFlagsFromString } from 'node:v8';
 import { buildApp } from '../app.js';
 import type { Config } from '../config.js';
 import { workerCount } from '../config-values.js';
 import { prepareStartup } from '../data/startup.js';
+import { tightenHeapForBatches } from '../lotes/heap.js';
 import { runPrimary } from './cluster.js';
 import { drainOnClose } from './shutdown.js';
 
@@ -22,22 +22,8 @@ once on SIGHUP. SIGTERM or SIGINT stops it after the requests in flight (SHUTDOW
 /** Past the shutdown deadline, closing the store and the rest may take this long before the process gives up. */
 const STOP_BACKSTOP_MS = 5000;
 
-/**
- * How far a heap may grow past what it held after its last full collection before V8 collects again,
- * in percent (V8's `--heap-growing-percent`). V8's own choice, 10 to 300 % by how fast it collects,
- * let the main heap carry 100 MB and more of garbage during a batch: each slice's lines and results
- * cross the main thread and live through the slice's writes, long enough to reach the old generation,
- * where nothing collects them until the heap reaches its limit (after a full collection the heap held
- * what it held before the batch). A 100,000-line batch on PostgreSQL (`npm run bench:lotes`) grew the
- * service by 183 and 246 MB with V8's choice, 117 to 140 MB at 25 %, 105 MB at 10 %, at the same lines
- * per second; the service's CPU for the batch rose by 8 % at 10 % (more full collections). Set when the
- * process starts to serve, for the whole process: V8 reads it at every full collection, in the main
- * thread and in the batches' threads.
- */
-export const HEAP_GROWING_PERCENT = 10;
-
 export async function serveCommand(initial: Config): Promise<void> {
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  tightenHeapForBatches();
   // A server process of a cluster: the primary prepared everything and passed on what it prepared.
   if (cluster.isWorker) return serve(initial, []);
   const { config, notes } = await prepareStartup(initial);

@@ -40,6 +40,7 @@ import {
 } from './lotes-schemas.js';
 import { readToFile, spooled } from './lotes-upload.js';
 import { linePieces } from '../lotes/stored-lines.js';
+import { withTightHeap } from '../lotes/heap.js';
 export type { LoteJson } from './lotes-schemas.js';
 
 export interface LotesContext {
@@ -299,14 +300,16 @@ async function send(ctx: LotesContext, request: FastifyRequest<Checked<typeof po
   const gone = (): boolean => request.raw.socket?.destroyed === true;
   let outcome;
   try {
-    outcome = await spooled(request, async (body, dir) => {
-      // The file is read, and its lines written to a local file, outside any transaction: the
-      // transaction then lasts as long as the inserts, never as long as the reading of a large file.
-      const lines = join(dir, 'lineas');
-      const read = await readToFile(format, body, lines);
-      if (gone()) return 'unwanted' as const;
-      return ctx.tables.create(lote, ctx.perUser, { ...read, stored: () => linePieces(lines) }, () => !gone());
-    });
+    outcome = await withTightHeap(() =>
+      spooled(request, async (body, dir) => {
+        // The file is read, and its lines written to a local file, outside any transaction: the
+        // transaction then lasts as long as the inserts, never as long as the reading of a large file.
+        const lines = join(dir, 'lineas');
+        const read = await readToFile(format, body, lines);
+        if (gone()) return 'unwanted' as const;
+        return ctx.tables.create(lote, ctx.perUser, { ...read, stored: () => linePieces(lines) }, () => !gone());
+      }),
+    );
   } catch (error) {
     if (error instanceof FileError) throw fileError(error);
     if (error instanceof TooLarge) throw refusal(error.code, error.params);

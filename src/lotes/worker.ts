@@ -18,6 +18,7 @@ import type { RawLine } from './columns.js';
 import type { LegacyOwner } from '../store/accounts.js';
 import type { Lote, LotesTables, SliceResult } from './tables.js';
 import { MAX_TAKES } from './tables.js';
+import { tightHeap } from './heap.js';
 
 /** How often a copy with nothing to do looks for a batch (one sent to this copy wakes it at once). */
 const POLL_MS = 1000;
@@ -97,17 +98,27 @@ export class LotesWorker {
 
   private async loop(): Promise<void> {
     await this.reclaimDead();
+    // The heap's growth is tightened from a batch taken to the first look that finds none (src/lotes/heap.ts).
+    let loosen: (() => void) | undefined;
     while (!this.stopped) {
       let batch: Lote | undefined;
       try {
         batch = await this.take();
-        if (batch !== undefined) await this.work(batch);
+        if (batch !== undefined) {
+          loosen ??= tightHeap();
+          await this.work(batch);
+        }
       } catch (error) {
         // Taken again once its lease runs out; after MAX_TAKES takes without a slice committed, failed (LotesTables.take).
         this.options.log.error({ err: error, lote: batch?.id }, `batch work failed; retried after its lease, failed after ${MAX_TAKES} takes without progress`);
       }
-      if (batch === undefined && !this.stopped) await this.pause();
+      if (batch === undefined) {
+        loosen?.();
+        loosen = undefined;
+        if (!this.stopped) await this.pause();
+      }
     }
+    loosen?.();
   }
 
   /** On SQLite, batches of this host's processes that were killed are taken back before the first take. */
