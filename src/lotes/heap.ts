@@ -9,7 +9,7 @@
  * batch running, lookups spent more CPU each at 10 % (more full collections for what they promote).
  * V8 reads the flag at every full collection, in every thread of the process. Only a process that
  * serves turns this on (`tariff-lookup serve`, src/cli/serve.ts): one that embeds the app keeps its
- * own heap policy. Figures in docs/lotes.md ("Garbage collected sooner while a batch runs").
+ * own heap policy. Figures in docs/lotes.md ("Garbage the main thread promotes").
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
