@@ -19,7 +19,9 @@ import type { Estado } from './batch-end.js';
 import { ended } from './batch-end.js';
 import { storeKinds } from './stores.js';
 import { database } from './databases.js';
-import { addUser, serve, testConfig } from './servers.js';
+import { serve } from './servers.js';
+import { testConfig } from './service-env.js';
+import { addUser } from './users.js';
 import { TEST_PASSWORD, TEST_USER, clientFor, tokenFor } from './clients.js';
 import { cliInProcess } from './commands.js';
 

@@ -8,7 +8,9 @@ import type { TestDatabase } from './databases.js';
 import type { Running } from './servers.js';
 import { defer, waitFor } from './lifetime.js';
 import { storeKinds } from './stores.js';
-import { TEST_SECRET, addUser, serve, serveFixture } from './servers.js';
+import { serve, serveFixture } from './servers.js';
+import { TEST_SECRET } from './service-env.js';
+import { addUser } from './users.js';
 import { TEST_PASSWORD, TEST_USER, login, tokenFor } from './clients.js';
 
 let server: Running;

@@ -14,7 +14,8 @@ import type { Running } from './servers.js';
 import { temporary, waitFor } from './lifetime.js';
 import { storeKinds } from './stores.js';
 import { database } from './databases.js';
-import { TEST_ENV, serve, serveWithLog } from './servers.js';
+import { serve, serveWithLog } from './servers.js';
+import { TEST_ENV } from './service-env.js';
 import { TEST_PASSWORD, TEST_USER, login } from './clients.js';
 import { cliInProcess } from './commands.js';
 

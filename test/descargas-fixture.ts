@@ -22,7 +22,9 @@ import type { DatasetWriter } from '../src/store/store.js';
 import { fillFixture, fixtureRecords } from './fixtures.js';
 import { defer, temporary, waitFor } from './lifetime.js';
 import { database, keepOriginal } from './databases.js';
-import { addUser, serve, testConfig } from './servers.js';
+import { serve } from './servers.js';
+import { testConfig } from './service-env.js';
+import { addUser } from './users.js';
 import { TEST_PASSWORD, TEST_USER, tokenFor } from './clients.js';
 import { runService } from './process.js';
 

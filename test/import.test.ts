@@ -15,7 +15,7 @@ import type { ImportReport } from '../src/data/import.js';
 import { recordSets } from '../src/record-sets/index.js';
 import { startBuild } from '../src/store/drivers.js';
 import { defer, waitFor } from './lifetime.js';
-import { TEST_ENV } from './servers.js';
+import { TEST_ENV } from './service-env.js';
 import { TEST_PASSWORD, TEST_USER, login } from './clients.js';
 import { outcomeOf } from './commands.js';
 import { ALADI2_GOOD, fileHash, importScene, imported, mainStoreHash, runCli, startCli, summary } from './imports.js';

@@ -17,7 +17,8 @@ import { openStore } from '../src/store/drivers.js';
 import { endedOn } from './batch-end.js';
 import { storeKinds } from './stores.js';
 import { database, fillDemo } from './databases.js';
-import { TEST_SECRET, serve } from './servers.js';
+import { serve } from './servers.js';
+import { TEST_SECRET } from './service-env.js';
 
 const COLUMNS = ['referencia', 'descripcion', 'fraccion', 'pais_origen', 'valor_aduana'] as const;
 

@@ -8,7 +8,8 @@ import { describe, test } from 'node:test';
 import { ended } from './batch-end.js';
 import { storeKinds } from './stores.js';
 import { database } from './databases.js';
-import { addUser, serve } from './servers.js';
+import { serve } from './servers.js';
+import { addUser } from './users.js';
 import { TEST_PASSWORD, tokenFor } from './clients.js';
 
 interface Lote {

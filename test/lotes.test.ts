@@ -19,7 +19,8 @@ import { waitFor } from './lifetime.js';
 import { endedOn } from './batch-end.js';
 import { storeKinds } from './stores.js';
 import { createTestDatabase, fillDemo } from './databases.js';
-import { addUser, startServer } from './servers.js';
+import { startServer } from './servers.js';
+import { addUser } from './users.js';
 import { TEST_PASSWORD, clientFor } from './clients.js';
 
 const CSV = 'text/csv';

@@ -23,7 +23,9 @@ import type { Running } from './servers.js';
 import { defer } from './lifetime.js';
 import { storeKinds } from './stores.js';
 import { createTestDatabase, database } from './databases.js';
-import { TEST_ENV, addUser, serve, serveWithLog, startServer } from './servers.js';
+import { serve, serveWithLog, startServer } from './servers.js';
+import { TEST_ENV } from './service-env.js';
+import { addUser } from './users.js';
 import { TEST_PASSWORD, TEST_USER, clientWith, tokenFor } from './clients.js';
 import { cliInProcess } from './commands.js';
 

@@ -28,7 +28,9 @@ import { database } from './databases.js';
 import type { Running } from './servers.js';
 import { defer, waitFor } from './lifetime.js';
 import { createPostgresDatabase, storeKinds } from './stores.js';
-import { TEST_ENV, TEST_SECRET, addUser, serve, serveFixture, startServer } from './servers.js';
+import { serve, serveFixture, startServer } from './servers.js';
+import { TEST_ENV, TEST_SECRET } from './service-env.js';
+import { addUser } from './users.js';
 import { TEST_PASSWORD, TEST_USER, login } from './clients.js';
 
 const SECRET_PASSWORD = 'hunter2-do-not-show';

@@ -22,10 +22,6 @@ import { defer } from './lifetime.js';
 import { testConfig } from './service-env.js';
 import { addUser } from './users.js';
 
-// What a test's service runs with and its users, in modules of their own (a test that starts the service only as a process loads no app).
-export { TEST_ENV, TEST_SECRET, testConfig } from './service-env.js';
-export { addUser } from './users.js';
-
 export interface Running {
   readonly app: FastifyInstance;
   readonly base: string;

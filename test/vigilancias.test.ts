@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import Fastify from 'fastify';
 import { Webhook } from 'standardwebhooks';
@@ -24,10 +24,11 @@ import { Vigilancias } from '../src/vigilancias/vigilancias.js';
 import { withAladi2 } from './fixtures.js';
 import { defer, temporary, waitFor } from './lifetime.js';
 import { storeKinds } from './stores.js';
-import type { TestDatabase } from './databases.js';
-import { createTestDatabase, database } from './databases.js';
+import { database } from './databases.js';
 import type { Running } from './servers.js';
-import { addUser, captureLog, serve, startServer, testConfig } from './servers.js';
+import { captureLog, serve, serveFixture } from './servers.js';
+import { testConfig } from './service-env.js';
+import { addUser } from './users.js';
 import type { Client } from './clients.js';
 import { TEST_PASSWORD, TEST_USER, clientFor } from './clients.js';
 import { runService } from './process.js';
@@ -77,28 +78,14 @@ for (const kind of await storeKinds()) {
     /**
      * One service of the store for the tests that save and read watch lists and deliver nothing: at
      * most two lists per user, plain http allowed to erp.interno alone. Each test calls as users of
-     * its own (made here, `name`), so that none sees or counts another's lists.
+     * its own (made here, `name`), so that none sees or counts another's lists (serveFixture).
      */
-    let saving: Promise<{ db: TestDatabase; server: Running }> | undefined;
+    let saving: Running;
+    serveFixture(kind, { ...ENV, VIGILANCIAS_POR_USUARIO: '2', VIGILANCIAS_HOSTS_PERMITIDOS: 'erp.interno' }, (server) => (saving = server));
     const savingAs = async (name: string): Promise<Client> => {
-      saving ??= createTestDatabase(kind).then(async (db) => {
-        try {
-          const env = { DATABASE_URL: db.url, ...ENV, VIGILANCIAS_POR_USUARIO: '2', VIGILANCIAS_HOSTS_PERMITIDOS: 'erp.interno' };
-          return { db, server: await startServer(env, { user: false }) };
-        } catch (error) {
-          await db.drop();
-          throw error;
-        }
-      });
-      const { server } = await saving;
-      await addUser(server.config, name, TEST_PASSWORD);
-      return clientFor(server.base, name);
+      await addUser(saving.config, name, TEST_PASSWORD);
+      return clientFor(saving.base, name);
     };
-    after(async () => {
-      const made = await saving?.catch(() => undefined);
-      await made?.server.close();
-      await made?.db.drop();
-    });
 
     test('make, read, list, replace, rotate and delete; fractions normalised; errors in the contract shapes; another user gets 404; the limit', async () => {
       const client = await savingAs('guarda');

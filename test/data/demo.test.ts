@@ -46,6 +46,13 @@ interface Built {
 
 const registry = new Map<string, RecordSet>(recordSets.map((rs) => [rs.path, rs]));
 
+/** `record` at the end of its record set's list. */
+function addTo(bySet: Map<string, DemoRecord['record'][]>, recordSet: string, record: DemoRecord['record']): void {
+  const list = bySet.get(recordSet);
+  if (list) list.push(record);
+  else bySet.set(recordSet, [record]);
+}
+
 function build(demo: Iterable<DemoRecord>): Built {
   const bySet = new Map<string, DemoRecord['record'][]>();
   const hash = createHash('sha256');
@@ -54,9 +61,7 @@ function build(demo: Iterable<DemoRecord>): Built {
     assert.ok(rs, `unknown record set ${recordSet}`);
     // Hashing the checked rows makes the comparison independent of how the generator orders keys.
     hash.update(`${recordSet}\t${JSON.stringify(recordToRow(rs, record))}\n`);
-    const list = bySet.get(recordSet);
-    if (list) list.push(record);
-    else bySet.set(recordSet, [record]);
+    addTo(bySet, recordSet, record);
   }
   return { bySet, hash: hash.digest('hex') };
 }
@@ -95,11 +100,7 @@ test('the demo sources are shipped with the project', () => {
 const versions = demoVersions(sourcesDir);
 const [older, current] = versions;
 const olderBySet = new Map<string, DemoRecord['record'][]>();
-for (const { recordSet, record } of older!.records()) {
-  const list = olderBySet.get(recordSet);
-  if (list) list.push(record);
-  else olderBySet.set(recordSet, [record]);
-}
+for (const { recordSet, record } of older!.records()) addTo(olderBySet, recordSet, record);
 
 const first = build(current!.records(true));
 
@@ -232,8 +233,7 @@ const history = parse<Record<string, string>>(readFileSync(join(sourcesDir, 'lig
 const dayBefore = (iso: string): string => new Date(Date.parse(`${iso}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 
 describe('the demo has history: an older version with the 8-digit TIGIE 2012', () => {
-  const bySet = olderBySet;
-  const olderOf = (set: string): readonly DemoRecord['record'][] => bySet.get(set) ?? [];
+  const olderOf = (set: string): readonly DemoRecord['record'][] => olderBySet.get(set) ?? [];
 
   test('two versions, oldest first, in force from the dates of the SAT code history, named after their decrees', () => {
     assert.equal(versions.length, 2);
@@ -266,7 +266,7 @@ describe('the demo has history: an older version with the 8-digit TIGIE 2012', (
   });
 
   test('every record passes the import validation, has no NICO, and carries the marks of the current version', () => {
-    for (const [set, list] of bySet) {
+    for (const [set, list] of olderBySet) {
       const rs = registry.get(set)!;
       const nico = rs.fields.find((f) => f.name === 'NICO' || f.name === 'NICOACTUAL');
       for (const record of list) {

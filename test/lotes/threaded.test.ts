@@ -12,7 +12,7 @@ import type { RawLine } from '../../src/lotes/columns.js';
 import { ThreadChecker } from '../../src/lotes/threaded.js';
 import { waitFor } from '../lifetime.js';
 import { database } from '../databases.js';
-import { TEST_SECRET } from '../servers.js';
+import { TEST_SECRET } from '../service-env.js';
 
 test('an idle thread ends, and the next slice starts it again with the same answers', { timeout: 300_000 }, async (t) => {
   // The fixture, not the demo: each of the two threads builds its search structures at each start (four

@@ -18,7 +18,7 @@ import { openWorkDb } from '../../src/store/work.js';
 import { newBatch } from '../batch-end.js';
 import { database } from '../databases.js';
 import { defer, waitFor } from '../lifetime.js';
-import { testConfig } from '../servers.js';
+import { testConfig } from '../service-env.js';
 import { storeKinds } from '../stores.js';
 
 const LINES = 2 * SLICE_LINES + 50;

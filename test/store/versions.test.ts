@@ -16,7 +16,7 @@ import { fillFixture, withAladi2 } from '../fixtures.js';
 import { defer } from '../lifetime.js';
 import { storeKinds } from '../stores.js';
 import { database } from '../databases.js';
-import { testConfig } from '../servers.js';
+import { testConfig } from '../service-env.js';
 
 /** Every version the database holds, with a hash of all its rows as read back. */
 async function versionsAndContents(config: Config): Promise<Map<string, string>> {

@@ -9,7 +9,7 @@ import type { WorkDb } from '../../src/store/work.js';
 import { defer } from '../lifetime.js';
 import { storeKinds } from '../stores.js';
 import { database } from '../databases.js';
-import { testConfig } from '../servers.js';
+import { testConfig } from '../service-env.js';
 
 const kinds = await storeKinds();
 
